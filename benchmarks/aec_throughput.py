@@ -1,0 +1,101 @@
+"""Decisions per second of random masked play through the AEC API.
+
+Plays random legal actions through ``agent_iter`` / ``last`` / ``step`` (the
+observation and the mask are built at every decision) for ``raw_env`` and for
+``env()`` (PettingZoo's wrappers), and, when ``open_spiel`` is installed,
+OpenSpiel's ``spades`` the same way in the same process: random legal actions,
+with the observation tensor and the mask built at each decision, and raw
+(legal actions and apply only). Prints decisions per second and the ratios.
+
+    python benchmarks/aec_throughput.py [--seconds 10] [--rules standard] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+
+import numpy as np
+
+import spades_env
+
+
+def run_aec(make, rules: str, seconds: float, seed: int = 0) -> float:
+    """Decisions per second of random masked play through the AEC API."""
+    env = make(rules=rules, episode="hand")
+    rng = random.Random(seed)
+    decisions = 0
+    episode = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                decisions += 1
+            env.step(action)
+    return decisions / (time.perf_counter() - start)
+
+
+def run_openspiel(seconds: float, with_observation: bool, seed: int = 0) -> float | None:
+    """Decisions per second of OpenSpiel's spades under random play (None if not installed)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("spades")
+    num_actions = game.num_distinct_actions()
+    rng = random.Random(seed)
+    decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choice(outcomes)[0])
+                continue
+            legal = state.legal_actions()
+            if with_observation:
+                observation = np.asarray(state.observation_tensor(), dtype=np.float32)
+                mask = np.zeros(num_actions, dtype=np.int8)
+                mask[legal] = 1
+                del observation, mask
+            state.apply_action(rng.choice(legal))
+            decisions += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def main() -> None:
+    """Run every measurement and print a table with ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
+    parser.add_argument("--rules", default="standard", help="rules preset for spades_env")
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    results = {
+        "raw_env": run_aec(spades_env.raw_env, args.rules, args.seconds),
+        "env": run_aec(spades_env.env, args.rules, args.seconds),
+        "openspiel_obs_mask": run_openspiel(args.seconds, with_observation=True),
+        "openspiel_raw": run_openspiel(args.seconds, with_observation=False),
+    }
+    print(f"{'measurement':<22}{'decisions/s':>14}")
+    for name, value in results.items():
+        print(f"{name:<22}{'n/a (open_spiel not installed)' if value is None else f'{value:14,.0f}'}")
+    reference = results["openspiel_obs_mask"]
+    if reference:
+        print(f"raw_env / OpenSpiel (obs+mask): {results['raw_env'] / reference:.2f}x")
+        print(f"env()   / OpenSpiel (obs+mask): {results['env'] / reference:.2f}x")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rules": args.rules, "seconds": args.seconds, **results}, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,359 @@
+"""PettingZoo AEC environment over the rules core (``spades_v0``).
+
+``raw_env(rules="standard", episode="game", reward="hand_points", render_mode=None)``
+is the bare environment; ``env(...)`` adds PettingZoo's usual wrappers (an
+illegal action terminates the episode with reward -1 for the offender, an
+out-of-range action fails an assertion, and the call order is enforced). The
+bare env raises :class:`IllegalActionError` on an illegal action, naming the
+legal ones, and leaves its state unchanged.
+
+* Agents ``player_0 .. player_{n-1}``; seat k is ``player_k``, clockwise;
+  partnerships are seats (0, 2) and (1, 3).
+* ``episode="game"`` plays to the target score (truncated at ``max_hands``);
+  ``episode="hand"`` ends after one hand.
+* Observation: ``{"observation": float32[OBS_SIZE], "action_mask": int8[88]}``,
+  relative to the observer (layout in :mod:`spades_env.encoding`); the mask is
+  all zeros for an agent that is not to act. ``state()`` is the
+  full-information array (``STATE_SIZE``) relative to the seat to act.
+* Actions: the 88 actions of :mod:`spades_env.core.actions` in every variant.
+* Rewards (:mod:`spades_env.rewards`): shared by partners, individual in
+  cutthroat; ``hand_points`` (default) at the end of each hand, ``win_loss``
+  at the end of the episode. The illegal-move wrapper of ``env()`` sets both
+  termination and truncation, as PettingZoo's wrapper does; the bare env only
+  truncates when ``max_hands`` is reached.
+* ``infos[agent]["phase"]`` names the phase (``blind``, ``bid``,
+  ``exchange``, ``play``, ``over``); at the end of each hand every agent's info
+  also holds ``hand_result`` (points, scores, bags per side; bids, tricks per
+  seat; nil outcomes).
+* ``reset(seed=..., options=...)``: ``options`` may hold ``deal`` (one card
+  list per seat, e.g. ``[["AS", "KS", ...], ...]``), ``deals`` (a list of
+  deals used for the first hands in order), ``dealer`` (a seat), ``scores``
+  and ``bags`` (one value per side). Without a deal, deals come from the
+  seed: the same seed gives the same game. Bad values raise ``ValueError``
+  and leave the env as it was; unknown keys are ignored with a warning
+  (PettingZoo's ``api_test`` resets with a dummy option).
+* ``game_record()`` exports the game (rules, seed, deals, every action) as a
+  JSON-ready dict; :func:`spades_env.records.replay` reproduces it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .config_io import load_rules
+from .core.actions import NUM_ACTIONS
+from .core.deal import Deal, make_deal
+from .core.game import Game, GameError, HandResult
+from .core.hand import IllegalActionError, Phase
+from .core.rules import Rules
+from .encoding import OBS_SIZE, STATE_SIZE, ObservationTracker, encode_state
+from .render import render_text
+from .rewards import RewardScheme, hand_winner, make_reward
+
+ENV_NAME = "spades_v0"
+EPISODE_MODES = ("game", "hand")
+PHASE_NAMES = {Phase.BLIND: "blind", Phase.BID: "bid", Phase.EXCHANGE: "exchange", Phase.PLAY: "play", Phase.OVER: "over"}
+RESET_OPTIONS = ("deal", "deals", "dealer", "scores", "bags")
+ILLEGAL_ACTION_REWARD = -1
+
+_ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_MASK_BYTES = (NUM_ACTIONS + 7) // 8
+assert _MASK_BYTES * 8 == NUM_ACTIONS  # mask_array unpacks whole bytes
+
+
+_MASK_CACHE: dict[int, np.ndarray] = {}
+_MASK_CACHE_LIMIT = 50_000  # follow-suit masks repeat across hands; ~12 MB at the limit
+
+
+def mask_array(legal: int) -> np.ndarray:
+    """A fresh int8 action mask (length 88) of a legal-action bitmask."""
+    cached = _MASK_CACHE.get(legal)
+    if cached is None:
+        cached = np.unpackbits(np.frombuffer(legal.to_bytes(_MASK_BYTES, "little"), dtype=np.uint8),
+                               bitorder="little").view(np.int8)
+        if len(_MASK_CACHE) >= _MASK_CACHE_LIMIT:
+            _MASK_CACHE.clear()
+        _MASK_CACHE[legal] = cached
+    return cached.copy()
+
+
+def hand_result_info(result: HandResult) -> dict[str, Any]:
+    """The ``hand_result`` info: plain lists and ints (JSON-ready)."""
+    return {
+        "hand_index": result.hand_index,
+        "rules": result.rules_name,
+        "dealer": result.dealer,
+        "points": list(result.points),
+        "scores": list(result.scores),
+        "bags": list(result.bags),
+        "bids": [str(b) for b in result.bids],
+        "tricks": list(result.tricks),
+        "contracts": [s.contract for s in result.score.sides],
+        "made": [s.made for s in result.score.sides],
+        "bag_penalties": [s.bag_penalties for s in result.score.sides],
+        "nil_made": list(result.score.nil_made),
+    }
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Spades AEC env with PettingZoo's standard wrappers."""
+    environment = raw_env(**kwargs)
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=ILLEGAL_ACTION_REWARD)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
+    """Spades as a PettingZoo AEC environment; see the module docstring."""
+
+    metadata = {"name": ENV_NAME, "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str = "standard",
+        episode: str = "game",
+        reward: str | RewardScheme = "hand_points",
+        render_mode: str | None = None,
+    ):
+        EzPickle.__init__(self, rules=rules, episode=episode, reward=reward, render_mode=render_mode)
+        super().__init__()
+        self.rules = load_rules(rules)
+        self._rules_dict = self.rules.to_dict()
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.episode = episode
+        self.reward_scheme = make_reward(reward)
+        self.render_mode = render_mode
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{s}" for s in range(n)]
+        self.agents = list(self.possible_agents)
+        self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self._observation_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self._action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self.state_space = gymnasium.spaces.Box(-np.inf, np.inf, (STATE_SIZE,), np.float32)
+        self._rng: np.random.Generator | None = None
+        self._seed: int | None = None
+        self._game: Game | None = None
+        self._hand = None
+        self._hand_index = 0
+        self._episode_over = False
+        self._tracker = ObservationTracker()
+        self._record: dict[str, Any] = {}
+        self._actions = []
+        self._rewards_pending = False
+        self._info_stale = False
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The same Dict space for every agent."""
+        return self._observation_space
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """Discrete(88) for every agent and variant."""
+        return self._action_space
+
+    # ----------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game (or hand); see the module docstring for ``options``."""
+        rng = np.random.default_rng(seed) if seed is not None else (self._rng or np.random.default_rng())
+        game = self._new_game(rng, options or {})  # raises before anything changes
+        if seed is not None:
+            self._seed = int(seed)
+        self._rng = rng
+        self._game = game
+        self._hand = game.hand
+        self._hand_index = 0
+        self._episode_over = False
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        phase = PHASE_NAMES[game.hand.phase]
+        self.infos = {a: {"phase": phase} for a in self.agents}
+        self._tracker.start_hand(game.hand, game.scores, game.bags, self.rules)
+        self.agent_selection = self.possible_agents[game.hand.current]
+        self._actions: list[int] = []
+        self._rewards_pending = False
+        self._info_stale = False
+        self._record = {
+            "env": ENV_NAME,
+            "rules": self._rules_dict,
+            "episode": self.episode,
+            "seed": self._seed if seed is not None else None,
+            "dealer": game.dealer,
+            "scores": list(game.scores),
+            "bags": list(game.bags),
+        }
+
+    def _new_game(self, rng: np.random.Generator, options: dict[str, Any]) -> Game:
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            # A warning, not an error: PettingZoo's api_test resets with a dummy option.
+            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=3)
+        if "deal" in options and "deals" in options:
+            raise ValueError("give either 'deal' or 'deals', not both")
+        deals: list[Deal] | None = None
+        try:
+            if "deal" in options:
+                deals = [make_deal(self.rules.hand_rules(0), options["deal"])]
+            elif "deals" in options:
+                if not isinstance(options["deals"], (list, tuple)):
+                    raise ValueError("'deals' must be a list of deals")
+                deals = [make_deal(self.rules.hand_rules(i), d) for i, d in enumerate(options["deals"])]
+            return Game(self.rules, rng, dealer=options.get("dealer"), scores=options.get("scores"),
+                        bags=options.get("bags"), deals=deals)
+        except (GameError, ValueError) as exc:
+            raise ValueError(f"invalid reset options: {exc}") from None
+
+    # ------------------------------------------------------------------ step
+    def step(self, action: int | None) -> None:
+        """Take ``action`` for ``agent_selection``; see the module docstring."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._game
+        hand = game.hand
+        seat = hand.current
+        phase_before = hand.phase
+        try:
+            result = game.apply(action)
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"{agent}: {exc}") from None
+        self._actions.append(int(action))
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewards_pending:  # only the step that ends a hand pays rewards
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+            self._rewards_pending = False
+        if result is None:
+            new_hand = game.hand
+            self._tracker.update(new_hand, seat, action, phase_before)
+            if new_hand.phase != phase_before or self._info_stale:
+                phase = PHASE_NAMES[new_hand.phase]
+                for a in self.agents:
+                    self.infos[a] = {"phase": phase}
+                self._info_stale = False
+            self.agent_selection = self.possible_agents[new_hand.current]
+        else:
+            self._end_of_hand(hand, result)
+            self._accumulate_rewards()
+            self._rewards_pending = True
+            self._info_stale = True
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_of_hand(self, finished_hand, result: HandResult) -> None:
+        game = self._game
+        rules = self.rules
+        per_seat = self.reward_scheme.hand_end(finished_hand.rules, np.asarray(result.points))
+        episode_over = game.over or self.episode == "hand"
+        if episode_over:
+            if self.episode == "hand":
+                winner = int(hand_winner(np.asarray(result.points)))
+            else:
+                winner = -1 if game.winner is None else game.winner
+            per_seat = per_seat + self.reward_scheme.episode_end(rules, np.asarray(winner))
+            self._hand = finished_hand
+            self._hand_index = result.hand_index
+            self._episode_over = True
+        else:
+            self._hand = game.hand
+            self._hand_index = game.hand_index
+        for s, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(per_seat[s])
+        info = hand_result_info(result)
+        phase = PHASE_NAMES[self._hand.phase]
+        for a in self.agents:
+            self.infos[a] = {"phase": phase, "hand_result": info}
+        self._tracker.start_hand(self._hand, game.scores, game.bags, rules)
+        if episode_over:
+            truncated = self.episode == "game" and game.truncated
+            for a in self.agents:
+                self.terminations[a] = not truncated
+                self.truncations[a] = truncated
+            self._record["results"] = [hand_result_info(r) for r in game.results]
+        else:
+            self.agent_selection = self.possible_agents[game.hand.current]
+
+    # --------------------------------------------------------------- observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation and action mask (zeros unless it is to act)."""
+        seat = self._seat[agent]
+        hand = self._hand
+        obs = self._tracker.observe(hand, seat)
+        if hand.current == seat and not (self.terminations.get(agent) or self.truncations.get(agent)):
+            mask = mask_array(hand.legal_mask())
+        else:
+            mask = _ZERO_MASK.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """Full-information array relative to the seat to act (seat 0 once the hand is over)."""
+        hand = self._hand
+        seat = hand.current if hand.current >= 0 else 0
+        return encode_state(hand, self._game.scores, self._game.bags, self.rules, seat)
+
+    # ------------------------------------------------------------ inspection
+    @property
+    def game(self) -> Game:
+        """The underlying core game (read it, do not mutate it)."""
+        return self._game
+
+    @property
+    def hand(self):
+        """The hand being observed (the finished one at the end of an episode)."""
+        return self._hand
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of ``agent_selection`` (empty once the episode is over)."""
+        if self.terminations.get(self.agent_selection) or self.truncations.get(self.agent_selection):
+            return []
+        return self._hand.legal_actions()
+
+    def game_record(self) -> dict[str, Any]:
+        """The game so far as a JSON-ready dict: rules, seed, deals, every action, results."""
+        game = self._game
+        record = dict(self._record)
+        record["rules"] = dict(self._rules_dict)
+        record["actions"] = list(self._actions)
+        hands = len(game.results) + (0 if self._episode_over else 1)
+        record["deals"] = [d.to_strings() for d in game.deals[:hands]]
+        record.setdefault("results", [hand_result_info(r) for r in game.results])
+        return record
+
+    # ---------------------------------------------------------------- render
+    def render(self) -> str | None:
+        """``ansi``: return the table as text; ``human``: print it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self._game is None:
+            return None
+        text = render_text(self._hand, self._game.scores, self._game.bags, self.rules, self._hand_index,
+                           self.possible_agents)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,131 @@
+"""The one action space, constant across every variant.
+
+=========  =====================  ===============================================
+actions    name                   meaning
+=========  =====================  ===============================================
+0..51      ``2C`` .. ``AS``       play (or pass, in an exchange) a card:
+                                  ``suit * 13 + rank``, suits C D H S, ranks 2..A
+52         ``LJ``                 the Little Joker
+53         ``BJ``                 the Big Joker
+54..71     ``nil``, ``bid 1..17`` bid n tricks; bid 0 is Nil
+72         ``blind nil``          bid Nil before looking at the cards
+73         ``see cards``          look at the cards (declines every blind option)
+74         ``10 for 200``         the partnership bids 10 for 200
+75..87     ``blind 1`` .. ``13``  the partnership bids blind n (Barmore)
+=========  =====================  ===============================================
+
+``NUM_ACTIONS`` is 88 in every variant. Which actions are legal is decided only
+by the legal-action mask of the hand state.
+"""
+
+from __future__ import annotations
+
+from .cards import CARD_NAMES, NUM_CARDS, CardError, parse_card
+
+MAX_BID = 17  # 17 tricks in three-player cutthroat
+CARD_ACTIONS = range(0, NUM_CARDS)
+BID_OFFSET = NUM_CARDS  # 54
+BID_ACTIONS = range(BID_OFFSET, BID_OFFSET + MAX_BID + 1)
+BLIND_NIL = BID_OFFSET + MAX_BID + 1  # 72
+SEE_CARDS = BLIND_NIL + 1  # 73
+TEN_FOR_200 = SEE_CARDS + 1  # 74
+BLIND_BID_OFFSET = TEN_FOR_200 + 1  # 75; action for blind n is BLIND_BID_OFFSET + n - 1
+MAX_BLIND_BID = 13
+BLIND_BID_ACTIONS = range(BLIND_BID_OFFSET, BLIND_BID_OFFSET + MAX_BLIND_BID)
+NUM_ACTIONS = BLIND_BID_OFFSET + MAX_BLIND_BID  # 88
+
+CARD_ACTION_MASK = (1 << NUM_CARDS) - 1  # bits of the card actions in a legal-action bitmask
+
+
+class ActionError(ValueError):
+    """An action id or name that is not in the action space."""
+
+
+def card_action(card: str | int) -> int:
+    """Action id playing a card, from its string (``"AS"``) or card id."""
+    if isinstance(card, str):
+        return parse_card(card)
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
+        raise CardError(f"card id must be an int in 0..{NUM_CARDS - 1}, got {card!r}")
+    return card
+
+
+def bid_action(n: int) -> int:
+    """Action id bidding n tricks (n=0 is Nil)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_BID:
+        raise ActionError(f"a bid must be an int in 0..{MAX_BID}, got {n!r}")
+    return BID_OFFSET + n
+
+
+def blind_bid_action(n: int) -> int:
+    """Action id of the Barmore blind bid of n tricks (1..13)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_BLIND_BID:
+        raise ActionError(f"a blind bid must be an int in 1..{MAX_BLIND_BID}, got {n!r}")
+    return BLIND_BID_OFFSET + n - 1
+
+
+def is_card_action(action: int) -> bool:
+    """Whether the action plays or passes a card."""
+    return 0 <= action < NUM_CARDS
+
+
+def bid_value(action: int) -> int:
+    """Tricks bid by a bid action (``bid n``)."""
+    return action - BID_OFFSET
+
+
+def blind_bid_value(action: int) -> int:
+    """Tricks of a blind bid action."""
+    return action - BLIND_BID_OFFSET + 1
+
+
+def _build_action_names() -> tuple[str, ...]:
+    names = list(CARD_NAMES)
+    names += ["nil"] + [f"bid {n}" for n in range(1, MAX_BID + 1)]
+    names += ["blind nil", "see cards", "10 for 200"]
+    names += [f"blind {n}" for n in range(1, MAX_BLIND_BID + 1)]
+    assert len(names) == NUM_ACTIONS
+    return tuple(names)
+
+
+ACTION_NAMES = _build_action_names()
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id (``"AS"``, ``"nil"``, ``"bid 4"``, ``"blind nil"``)."""
+    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        try:
+            action = int(action)  # numpy integers
+        except (TypeError, ValueError):
+            raise ActionError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}") from None
+        if not 0 <= action < NUM_ACTIONS:
+            raise ActionError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+    return ACTION_NAMES[action]
+
+
+def action_names(mask: int) -> list[str]:
+    """Names of the actions set in a legal-action bitmask."""
+    out = []
+    action = 0
+    while mask:
+        if mask & 1:
+            out.append(ACTION_NAMES[action])
+        mask >>= 1
+        action += 1
+    return out
+
+
+_NAME_TO_ACTION = {name: a for a, name in enumerate(ACTION_NAMES)}
+
+
+def parse_action(name: str) -> int:
+    """Action id of an action name (``"AS"``, ``"10D"``, ``"nil"``, ``"bid 4"``, ``"blind 7"``)."""
+    if isinstance(name, str):
+        key = " ".join(name.strip().lower().split())
+        if key in _NAME_TO_ACTION:
+            return _NAME_TO_ACTION[key]
+        try:
+            return parse_card(name)
+        except CardError:
+            pass
+    raise ActionError(f"unknown action name {name!r}; examples: 'AS', '10D', 'nil', 'bid 4', 'blind nil', 'see cards', '10 for 200', 'blind 7'")

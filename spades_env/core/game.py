@@ -1,0 +1,159 @@
+"""The game: hands played to the target score.
+
+``Game`` owns the running scores and bags (one entry per side: two
+partnerships, or one per player in cutthroat), the dealer, the hand counter
+and the current :class:`HandState`. When a hand's last card is played it is
+scored with :func:`score_hand`, the game-end rules are checked (RULES.md
+section 6) and, unless the game is over, the deal passes clockwise and the next
+hand is dealt.
+
+Game end, after each hand: if a side has reached ``target_score`` or fallen to
+``lose_score``, the side with the strictly highest score wins; if the highest
+score is shared, another hand is played. After ``max_hands`` hands without a
+winner the game is *truncated* (no winner).
+
+Randomness: the first dealer (unless given) and every deal come from the
+``numpy.random.Generator`` passed in; ``deals`` may supply the deals instead
+(records replay this way).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .deal import Deal, deal_cards
+from .hand import HandState
+from .rules import Rules
+from .scoring import Bid, HandScore, score_hand
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """A finished hand: bids, tricks, scoring and the game's scores and bags after it."""
+
+    hand_index: int
+    dealer: int
+    rules_name: str
+    bids: tuple[Bid, ...]
+    tricks: tuple[int, ...]
+    score: HandScore
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Score change of each side this hand."""
+        return self.score.points
+
+
+class GameError(ValueError):
+    """Invalid game set-up (scores, bags, dealer)."""
+
+
+class Game:
+    """A game of Spades to the target score."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        rng: np.random.Generator,
+        *,
+        dealer: int | None = None,
+        scores: Sequence[int] | None = None,
+        bags: Sequence[int] | None = None,
+        deals: Iterable[Deal] | None = None,
+    ):
+        self.rules = rules
+        self.rng = rng
+        sides = rules.num_sides
+        self.scores = _checked_per_side("scores", scores, sides, allow_negative=True)
+        self.bags = _checked_per_side("bags", bags, sides, allow_negative=False)
+        if dealer is None:
+            dealer = int(rng.integers(rules.num_players))
+        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < rules.num_players:
+            raise GameError(f"dealer must be a seat in 0..{rules.num_players - 1}, got {dealer!r}")
+        self.dealer = int(dealer)
+        self._deals: Iterator[Deal] | None = iter(deals) if deals is not None else None
+        self.hand_index = 0
+        self.results: list[HandResult] = []
+        self.deals: list[Deal] = []
+        self.winner: int | None = None  # winning side
+        self.truncated = False
+        self.hand = self._new_hand()
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (won or truncated)."""
+        return self.winner is not None or self.truncated
+
+    @property
+    def hand_rules(self) -> Rules:
+        """Rules of the hand in progress (differs from ``rules`` in a crazy rotation)."""
+        return self.hand.rules
+
+    def _new_hand(self, deal: Deal | None = None) -> HandState:
+        hand_rules = self.rules.hand_rules(self.hand_index)
+        if deal is None and self._deals is not None:
+            deal = next(self._deals, None)
+        if deal is None:
+            deal = deal_cards(hand_rules, self.rng, self.dealer)
+        self.deals.append(deal)
+        return HandState(hand_rules, deal, self.dealer, self.scores)
+
+    def apply(self, action: int) -> HandResult | None:
+        """Take the action of the seat to act; return the hand's result when it ends the hand."""
+        if self.over:
+            raise GameError("the game is over; no action is legal")
+        hand = self.hand
+        hand.apply(action)
+        if not hand.is_over:
+            return None
+        return self._finish_hand()
+
+    def _finish_hand(self) -> HandResult:
+        hand = self.hand
+        score = score_hand(hand.rules, hand.bids, hand.tricks_won, self.bags)
+        self.scores = [s + p for s, p in zip(self.scores, score.points)]
+        self.bags = list(score.bags)
+        result = HandResult(self.hand_index, self.dealer, hand.rules.name, hand.bids, tuple(hand.tricks_won),
+                            score, tuple(self.scores), tuple(self.bags))
+        self.results.append(result)
+        self.hand_index += 1
+        self.winner = game_winner(self.rules, self.scores)
+        if self.winner is None and self.hand_index >= self.rules.max_hands:
+            self.truncated = True
+        if not self.over:
+            self.dealer = (self.dealer + 1) % self.rules.num_players
+            self.hand = self._new_hand()
+        return result
+
+
+def game_winner(rules: Rules, scores: Sequence[int]) -> int | None:
+    """Winning side after a hand, or None when the game goes on (RULES.md section 6)."""
+    ended = any(s >= rules.target_score for s in scores)
+    if rules.lose_score is not None:
+        ended = ended or any(s <= rules.lose_score for s in scores)
+    if not ended:
+        return None
+    best = max(scores)
+    leaders = [side for side, s in enumerate(scores) if s == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def _checked_per_side(what: str, values: Sequence[int] | None, sides: int, allow_negative: bool) -> list[int]:
+    if values is None:
+        return [0] * sides
+    values = list(values)
+    if len(values) != sides:
+        raise GameError(f"{what} needs one value per side ({sides}), got {len(values)}")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise GameError(f"{what} must be integers, got {v!r}")
+        if not allow_negative and v < 0:
+            raise GameError(f"{what} must not be negative, got {v}")
+        out.append(int(v))
+    return out

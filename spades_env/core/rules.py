@@ -1,0 +1,316 @@
+"""The rules config: one frozen dataclass holding every option of RULES.md.
+
+``Rules()`` is the ``standard`` preset. Every field is validated when the
+object is built; a bad value raises :class:`RulesError` naming the field.
+``Rules.from_dict`` is strict about unknown keys. Presets are plain data in
+:data:`PRESETS` (the YAML files under ``configs/rules/`` are written from them
+and a test keeps the two equal). Only the standard library is used here: the
+YAML reader lives outside the core (``spades_env.config_io``).
+
+Option reference (RULES.md section in brackets):
+
+=============================  =========  ==================================================
+field                          default    meaning
+=============================  =========  ==================================================
+num_players                    4          4, or 3 (cutthroat only) [2, 7]
+partnerships                   True       seats (0, 2) and (1, 3) play together [7]
+jokers                         False      2C and 2H out, Big and Little Joker in [1]
+deuce_of_spades_high           False      2S ranks above AS (below the jokers) [1]
+nil                            True       nil and blind nil may be bid [3]
+nil_value                      100        points for a made / failed nil [5]
+blind_nil                      True       blind nil may be bid [3]
+blind_nil_value                None       points for blind nil; None = 2 x nil_value [5]
+blind_nil_requires_deficit     100        blind nil only when behind by this; None = always
+blind_nil_exchange             0          cards passed each way after a blind nil: 0, 2, 3
+nil_tricks_count_for_partner   False      a nil bidder's tricks count toward the contract
+max_team_bid                   None       cap on partners' bids together (13 in openspiel)
+ten_for_200                    False      the "10 for 200" partnership bid [3, 5]
+blind_bids                     False      Barmore blind bids of blind_bid_min..13 [3, 5]
+blind_bid_min                  7          smallest blind bid
+mirror                         False      forced bid = trumps held [3]
+suicide                        False      exactly one partner bids nil [3]
+bids_may_total_tricks          True       False = no-hook: the last bid may not make the
+                                          total equal the number of tricks [3]
+first_trick                    standard   "standard": left of dealer leads a non-spade;
+                                          "lowest_club": holder of the lowest club leads it
+dealer_leads_any               False      dealer leads first; any card may be led anytime
+bag_value                      1          points per overtrick [5]
+bag_limit                      10         bags that cost bag_penalty; None = no penalty
+bag_penalty                    100        points lost each time bags reach bag_limit
+boston_bonus                   0          points for taking every trick
+target_score                   500        a side reaching it ends the game [6]
+lose_score                     None       a side at or below it ends the game [6]
+max_hands                      100        the game is truncated after this many hands [6]
+crazy                          None       rotation of preset names, one per hand [8]
+name                           custom     a label; not a rule
+=============================  =========  ==================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
+
+FIRST_TRICK_STANDARD = "standard"
+FIRST_TRICK_LOWEST_CLUB = "lowest_club"
+FIRST_TRICK_CHOICES = (FIRST_TRICK_STANDARD, FIRST_TRICK_LOWEST_CLUB)
+BLIND_NIL_EXCHANGE_CHOICES = (0, 2, 3)
+TEN_FOR_200_TRICKS = 10
+TEN_FOR_200_POINTS = 200
+POINTS_PER_BID_TRICK = 10
+BLIND_BID_MULTIPLIER = 2
+MAX_BLIND_BID = 13
+
+# Settings of the whole game, as opposed to one hand; a crazy rotation takes
+# them from its own config (RULES.md section 8).
+GAME_LEVEL_FIELDS = ("num_players", "partnerships", "target_score", "lose_score", "max_hands", "bag_limit", "bag_penalty")
+STRUCTURAL_FIELDS = ("num_players", "partnerships")
+
+
+class RulesError(ValueError):
+    """An invalid rules config; the message names the offending option."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule option of RULES.md; see the module docstring for the table."""
+
+    num_players: int = 4
+    partnerships: bool = True
+    jokers: bool = False
+    deuce_of_spades_high: bool = False
+    nil: bool = True
+    nil_value: int = 100
+    blind_nil: bool = True
+    blind_nil_value: int | None = None
+    blind_nil_requires_deficit: int | None = 100
+    blind_nil_exchange: int = 0
+    nil_tricks_count_for_partner: bool = False
+    max_team_bid: int | None = None
+    ten_for_200: bool = False
+    blind_bids: bool = False
+    blind_bid_min: int = 7
+    mirror: bool = False
+    suicide: bool = False
+    bids_may_total_tricks: bool = True
+    first_trick: str = FIRST_TRICK_STANDARD
+    dealer_leads_any: bool = False
+    bag_value: int = 1
+    bag_limit: int | None = 10
+    bag_penalty: int = 100
+    boston_bonus: int = 0
+    target_score: int = 500
+    lose_score: int | None = None
+    max_hands: int = 100
+    crazy: tuple[str, ...] | None = None
+    name: str = field(default="custom", compare=True)
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player (13, or 17 with three players)."""
+        return 52 // self.num_players
+
+    @property
+    def num_tricks(self) -> int:
+        """Tricks in a hand (equal to the hand size)."""
+        return self.hand_size
+
+    @property
+    def num_sides(self) -> int:
+        """Scoring units: 2 partnerships, or one per player in cutthroat."""
+        return 2 if self.partnerships else self.num_players
+
+    @property
+    def blind_nil_points(self) -> int:
+        """Points won or lost by a blind nil."""
+        return 2 * self.nil_value if self.blind_nil_value is None else self.blind_nil_value
+
+    def side_of(self, seat: int) -> int:
+        """Scoring side of a seat: seat % 2 in partnerships, the seat itself otherwise."""
+        return seat % 2 if self.partnerships else seat
+
+    def partner_of(self, seat: int) -> int | None:
+        """The partner's seat, or None in cutthroat."""
+        return (seat + 2) % 4 if self.partnerships else None
+
+    def hand_rules(self, hand_index: int) -> "Rules":
+        """Rules of hand ``hand_index`` (0-based): itself, or the crazy rotation's preset."""
+        if self.crazy is None:
+            return self
+        return _crazy_hand_rules(self, self.crazy[hand_index % len(self.crazy)])
+
+    # --------------------------------------------------------------- validation
+    def __post_init__(self) -> None:
+        _check_types(self)
+        _check_values(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
+        """Rules from a mapping of option names; unknown keys are errors."""
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules must be a mapping of option names to values, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesError(f"unknown rules option(s) {unknown}; known options: {sorted(known)}")
+        values = dict(data)
+        if isinstance(values.get("crazy"), list):
+            values["crazy"] = tuple(values["crazy"])
+        if values.get("crazy") is not None:
+            # Per-hand options at their default values are accepted, so that to_dict() round-trips.
+            defaults = {f.name: f.default for f in fields(cls)}
+            ignored = sorted(k for k in values
+                             if k not in GAME_LEVEL_FIELDS + ("crazy", "name") and values[k] != defaults[k])
+            if ignored:
+                raise RulesError(
+                    f"option(s) {ignored} have no effect with 'crazy': each hand takes its preset's rules; "
+                    f"only {list(GAME_LEVEL_FIELDS)} may be set beside it"
+                )
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain mapping of every option (lists instead of tuples), loadable by ``from_dict``."""
+        out = dataclasses.asdict(self)
+        if out["crazy"] is not None:
+            out["crazy"] = list(out["crazy"])
+        return out
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A validated copy with some options changed."""
+        return dataclasses.replace(self, **changes)
+
+
+_OPTIONAL_INT = (int, type(None))
+
+
+def _check_types(rules: Rules) -> None:
+    for f in fields(rules):
+        value = getattr(rules, f.name)
+        expected = f.type if isinstance(f.type, str) else str(f.type)
+        if expected == "bool":
+            ok = isinstance(value, bool)
+        elif expected == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif expected == "int | None":
+            ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
+        elif expected == "str":
+            ok = isinstance(value, str)
+        elif expected == "tuple[str, ...] | None":
+            ok = value is None or (isinstance(value, tuple) and all(isinstance(v, str) for v in value))
+        else:  # pragma: no cover - a new field with an unhandled annotation
+            raise AssertionError(f"no type check for field {f.name}: {expected}")
+        if not ok:
+            raise RulesError(f"rules option '{f.name}' must be {expected}, got {value!r} ({type(value).__name__})")
+
+
+def _require(condition: bool, key: str, message: str) -> None:
+    if not condition:
+        raise RulesError(f"rules option '{key}': {message}")
+
+
+def _check_values(r: Rules) -> None:
+    _require(r.num_players in (3, 4), "num_players", f"must be 3 or 4, got {r.num_players}")
+    _require(not (r.partnerships and r.num_players != 4), "partnerships", "partnership play needs num_players 4")
+    _require(0 <= r.nil_value <= 1000, "nil_value", f"must be in 0..1000, got {r.nil_value}")
+    _require(r.blind_nil_value is None or 0 <= r.blind_nil_value <= 2000, "blind_nil_value",
+             f"must be null or in 0..2000, got {r.blind_nil_value}")
+    _require(r.blind_nil_requires_deficit is None or 0 <= r.blind_nil_requires_deficit <= 10000,
+             "blind_nil_requires_deficit", f"must be null or in 0..10000, got {r.blind_nil_requires_deficit}")
+    _require(r.blind_nil_exchange in BLIND_NIL_EXCHANGE_CHOICES, "blind_nil_exchange",
+             f"must be one of {BLIND_NIL_EXCHANGE_CHOICES}, got {r.blind_nil_exchange}")
+    _require(not (r.blind_nil and not r.nil), "blind_nil", "needs nil: true")
+    _require(not (r.blind_nil_exchange and not r.blind_nil), "blind_nil_exchange", "needs blind_nil: true")
+    min_team_bid = 1 if r.nil else 2
+    _require(r.max_team_bid is None or min_team_bid <= r.max_team_bid <= 13, "max_team_bid",
+             f"must be null or in {min_team_bid}..13, got {r.max_team_bid}")
+    _require(1 <= r.blind_bid_min <= MAX_BLIND_BID, "blind_bid_min", f"must be in 1..13, got {r.blind_bid_min}")
+    if r.blind_bids and r.max_team_bid is not None:
+        _require(r.blind_bid_min <= r.max_team_bid, "blind_bid_min", "exceeds max_team_bid: no blind bid would be legal")
+    _require(r.first_trick in FIRST_TRICK_CHOICES, "first_trick", f"must be one of {FIRST_TRICK_CHOICES}, got {r.first_trick!r}")
+    _require(not (r.dealer_leads_any and r.first_trick == FIRST_TRICK_LOWEST_CLUB), "dealer_leads_any",
+             "cannot be combined with first_trick: lowest_club")
+    if not r.partnerships:
+        for key in ("ten_for_200", "blind_bids", "suicide"):
+            _require(not getattr(r, key), key, "needs partnerships: true")
+        _require(r.max_team_bid is None, "max_team_bid", "needs partnerships: true")
+        _require(r.blind_nil_exchange == 0, "blind_nil_exchange", "needs partnerships: true (no exchange in cutthroat)")
+    if r.mirror:
+        for key in ("blind_nil", "ten_for_200", "blind_bids", "suicide"):
+            _require(not getattr(r, key), key, "cannot be combined with mirror")
+        _require(r.max_team_bid is None, "max_team_bid", "cannot be combined with mirror (bids are forced)")
+    if r.suicide:
+        _require(r.nil, "suicide", "needs nil: true")
+        for key in ("ten_for_200", "blind_bids"):
+            _require(not getattr(r, key), key, "cannot be combined with suicide")
+    if not r.bids_may_total_tricks:
+        for key in ("mirror", "suicide"):
+            _require(not getattr(r, key), "bids_may_total_tricks", f"false cannot be combined with {key} (forced bids)")
+    _require(-10 <= r.bag_value <= 10, "bag_value", f"must be in -10..10, got {r.bag_value}")
+    _require(r.bag_limit is None or 1 <= r.bag_limit <= 100, "bag_limit", f"must be null or in 1..100, got {r.bag_limit}")
+    _require(0 <= r.bag_penalty <= 1000, "bag_penalty", f"must be in 0..1000, got {r.bag_penalty}")
+    _require(0 <= r.boston_bonus <= 1000, "boston_bonus", f"must be in 0..1000, got {r.boston_bonus}")
+    _require(1 <= r.target_score <= 10000, "target_score", f"must be in 1..10000, got {r.target_score}")
+    _require(r.lose_score is None or -10000 <= r.lose_score < 0, "lose_score",
+             f"must be null or a negative number down to -10000, got {r.lose_score}")
+    _require(1 <= r.max_hands <= 10000, "max_hands", f"must be in 1..10000, got {r.max_hands}")
+    if r.crazy is not None:
+        _require(len(r.crazy) > 0, "crazy", "must list at least one preset")
+        for name in r.crazy:
+            _require(name in PRESETS, "crazy", f"unknown preset {name!r}; presets: {sorted(PRESETS)}")
+            _require(PRESETS[name].get("crazy") is None, "crazy", f"preset {name!r} is itself a rotation")
+            hand = preset(name)
+            for key in STRUCTURAL_FIELDS:
+                _require(getattr(hand, key) == getattr(r, key), "crazy",
+                         f"preset {name!r} has {key}={getattr(hand, key)!r} but the rotation has {getattr(r, key)!r}; "
+                         "a rotation cannot mix partnership and individual play")
+
+
+@functools.lru_cache(maxsize=None)
+def _crazy_hand_rules(rotation: Rules, name: str) -> Rules:
+    game_level = {key: getattr(rotation, key) for key in GAME_LEVEL_FIELDS}
+    return preset(name).replace(**game_level)
+
+
+# Presets of RULES.md section 9, as overrides of Rules() (the standard rules).
+PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "pagat": {
+        "nil_value": 50,
+        "nil_tricks_count_for_partner": True,
+        "blind_nil_exchange": 2,
+        "first_trick": FIRST_TRICK_LOWEST_CLUB,
+    },
+    "online": {"blind_nil_requires_deficit": None, "ten_for_200": True},
+    "openspiel": {
+        "nil_tricks_count_for_partner": True,
+        "blind_nil": False,
+        "max_team_bid": 13,
+        "lose_score": -350,
+    },
+    "jokers": {"jokers": True},
+    "barmore": {
+        "jokers": True,
+        "deuce_of_spades_high": True,
+        "dealer_leads_any": True,
+        "nil": False,
+        "blind_nil": False,
+        "blind_bids": True,
+        "blind_bid_min": 7,
+    },
+    "cutthroat": {"partnerships": False},
+    "cutthroat3": {"partnerships": False, "num_players": 3},
+    "mirror": {"mirror": True, "blind_nil": False},
+    "suicide": {"suicide": True},
+    "crazy": {"crazy": ("standard", "jokers", "mirror", "suicide")},
+}
+
+
+@functools.lru_cache(maxsize=None)
+def preset(name: str) -> Rules:
+    """The named preset of RULES.md section 9."""
+    if name not in PRESETS:
+        raise RulesError(f"unknown rules preset {name!r}; presets: {sorted(PRESETS)}")
+    return Rules(name=name, **PRESETS[name])

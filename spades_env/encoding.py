@@ -1,0 +1,492 @@
+"""Observation and state encoding: named slices of one flat float32 array.
+
+Everything is relative to the observer. *Slot* ``k`` is the player ``k`` seats
+to the observer's left (clockwise): with four players slot 0 is me, 1 my left
+opponent, 2 my partner (or the player opposite in cutthroat), 3 my right
+opponent; with three players slots 0, 1, 2 are me, left, right and slot 3 is
+always zero. Scores and bags of a slot are those of its side.
+
+Observation layout (``OBS_SIZE`` = 755; offsets in ``OBS_SLICES``):
+
+=================  =======  ======================================================
+name               size     content
+=================  =======  ======================================================
+phase              5        one-hot: BLIND, BID, EXCHANGE, PLAY, OVER
+to_act             4        one-hot slot of the seat to act (zero when none)
+dealer             4        one-hot slot of the dealer
+trick_leader       4        one-hot slot that led the current trick (zero if none)
+bids               4 x 26   per slot: bid kind one-hot (8, ``BidKind`` order:
+                            none, number, nil, blind nil, 10 for 200, blind,
+                            skipped, cancelled), then tricks bid one-hot 0..17
+                            (number, blind n, 10 for 200 = 10, cancelled bid)
+tricks_won         4        per slot: tricks taken / hand size
+spades_broken      1        1 once a spade (or joker) has been played
+scores             4        per slot: its side's score / target_score
+bags               4        per slot: its side's bags / bag_limit (10 if none)
+target_score       1        target_score / 1000
+rules              26       options that change play (see ``RULE_FEATURES``)
+hand               54       my cards (all zero until I have looked at them)
+trick              4 x 54   per slot: the card it played to the current trick
+played             4 x 54   per slot: every card it played this hand
+passed             54       cards I passed in a blind-nil exchange
+received           54       cards I received in a blind-nil exchange
+=================  =======  ======================================================
+
+The eleven 54-card blocks are contiguous (``CARD_BLOCKS``) so that encoders
+can write them in one go. Card ``c`` is at offset ``c`` of a block (actions
+0..53, jokers at 52 and 53).
+
+The *state* (``STATE_SIZE`` = 1025) is the full-information array for a
+centralized critic: the observation of the given seat with its hand shown,
+followed by ``hands`` (4 x 54, every slot's current cards) and ``set_aside``
+(54, the card set aside in three-player cutthroat).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .core.cards import NUM_CARDS, cards_of
+from .core.hand import HandState, Phase
+from .core.rules import Rules
+from .core.scoring import BidKind
+
+NUM_SLOTS = 4
+NUM_PHASES = len(Phase)
+NUM_BID_KINDS = len(BidKind)
+MAX_BID_ONE_HOT = 18
+BID_FEATURES = NUM_BID_KINDS + MAX_BID_ONE_HOT
+SCORE_SCALE_TARGET = 1000.0
+DEFAULT_BAG_SCALE = 10.0
+
+RULE_FEATURES: tuple[tuple[str, float], ...] = (
+    # (name, divisor); booleans have divisor 1
+    ("partnerships", 1), ("three_players", 1), ("jokers", 1), ("deuce_of_spades_high", 1), ("nil", 1),
+    ("blind_nil", 1), ("blind_nil_always", 1), ("nil_tricks_count_for_partner", 1), ("ten_for_200", 1),
+    ("blind_bids", 1), ("mirror", 1), ("suicide", 1), ("no_hook", 1), ("first_trick_lowest_club", 1),
+    ("dealer_leads_any", 1), ("nil_value", 100), ("blind_nil_points", 200), ("blind_nil_requires_deficit", 100),
+    ("blind_nil_exchange", 3), ("max_team_bid", 13), ("blind_bid_min", 13), ("bag_value", 10),
+    ("bag_limit", 10), ("bag_penalty", 100), ("boston_bonus", 100), ("lose_score", 1000),
+)
+
+_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("phase", NUM_PHASES),
+    ("to_act", NUM_SLOTS),
+    ("dealer", NUM_SLOTS),
+    ("trick_leader", NUM_SLOTS),
+    ("bids", NUM_SLOTS * BID_FEATURES),
+    ("tricks_won", NUM_SLOTS),
+    ("spades_broken", 1),
+    ("scores", NUM_SLOTS),
+    ("bags", NUM_SLOTS),
+    ("target_score", 1),
+    ("rules", len(RULE_FEATURES)),
+    ("hand", NUM_CARDS),
+    ("trick", NUM_SLOTS * NUM_CARDS),
+    ("played", NUM_SLOTS * NUM_CARDS),
+    ("passed", NUM_CARDS),
+    ("received", NUM_CARDS),
+)
+
+
+def _slices(layout: Sequence[tuple[str, int]], start: int = 0) -> dict[str, slice]:
+    out, offset = {}, start
+    for name, size in layout:
+        out[name] = slice(offset, offset + size)
+        offset += size
+    return out
+
+
+OBS_SLICES: dict[str, slice] = _slices(_LAYOUT)
+OBS_SIZE = OBS_SLICES["received"].stop
+assert OBS_SIZE == 755, OBS_SIZE
+CARD_BLOCKS = slice(OBS_SLICES["hand"].start, OBS_SLICES["received"].stop)
+NUM_CARD_BLOCKS = 11
+assert CARD_BLOCKS.stop - CARD_BLOCKS.start == NUM_CARD_BLOCKS * NUM_CARDS
+
+STATE_SLICES: dict[str, slice] = {**OBS_SLICES, **_slices((("hands", NUM_SLOTS * NUM_CARDS), ("set_aside", NUM_CARDS)), OBS_SIZE)}
+STATE_SIZE = STATE_SLICES["set_aside"].stop
+assert STATE_SIZE == 1025, STATE_SIZE
+
+# Offsets used by encoders.
+_PHASE = OBS_SLICES["phase"].start
+_TO_ACT = OBS_SLICES["to_act"].start
+_DEALER = OBS_SLICES["dealer"].start
+_LEADER = OBS_SLICES["trick_leader"].start
+_BIDS = OBS_SLICES["bids"].start
+_TRICKS = OBS_SLICES["tricks_won"].start
+_BROKEN = OBS_SLICES["spades_broken"].start
+_SCORES = OBS_SLICES["scores"].start
+_BAGS = OBS_SLICES["bags"].start
+_TARGET = OBS_SLICES["target_score"].start
+_RULES = OBS_SLICES["rules"]
+_HAND = OBS_SLICES["hand"].start
+_TRICK = OBS_SLICES["trick"].start
+_PLAYED = OBS_SLICES["played"].start
+_PASSED = OBS_SLICES["passed"].start
+_RECEIVED = OBS_SLICES["received"].start
+
+
+def rule_features(rules: Rules) -> np.ndarray:
+    """The ``rules`` block for a hand's rules (float32, length ``len(RULE_FEATURES)``)."""
+    return _rule_features(rules).copy()
+
+
+_RULE_CACHE: dict[Rules, np.ndarray] = {}
+
+
+def _rule_features(rules: Rules) -> np.ndarray:
+    cached = _RULE_CACHE.get(rules)
+    if cached is not None:
+        return cached
+    raw = {
+        "partnerships": rules.partnerships,
+        "three_players": rules.num_players == 3,
+        "jokers": rules.jokers,
+        "deuce_of_spades_high": rules.deuce_of_spades_high,
+        "nil": rules.nil,
+        "blind_nil": rules.blind_nil,
+        "blind_nil_always": rules.blind_nil and rules.blind_nil_requires_deficit is None,
+        "nil_tricks_count_for_partner": rules.nil_tricks_count_for_partner,
+        "ten_for_200": rules.ten_for_200,
+        "blind_bids": rules.blind_bids,
+        "mirror": rules.mirror,
+        "suicide": rules.suicide,
+        "no_hook": not rules.bids_may_total_tricks,
+        "first_trick_lowest_club": rules.first_trick == "lowest_club",
+        "dealer_leads_any": rules.dealer_leads_any,
+        "nil_value": rules.nil_value,
+        "blind_nil_points": rules.blind_nil_points,
+        "blind_nil_requires_deficit": rules.blind_nil_requires_deficit or 0,
+        "blind_nil_exchange": rules.blind_nil_exchange,
+        "max_team_bid": rules.max_team_bid or 0,
+        "blind_bid_min": rules.blind_bid_min if rules.blind_bids else 0,
+        "bag_value": rules.bag_value,
+        "bag_limit": rules.bag_limit or 0,
+        "bag_penalty": rules.bag_penalty,
+        "boston_bonus": rules.boston_bonus,
+        "lose_score": rules.lose_score or 0,
+    }
+    vec = np.array([float(raw[name]) / div for name, div in RULE_FEATURES], dtype=np.float32)
+    vec.setflags(write=False)
+    if len(_RULE_CACHE) > 256:
+        _RULE_CACHE.clear()
+    _RULE_CACHE[rules] = vec
+    return vec
+
+
+def bag_scale(rules: Rules) -> float:
+    """Divisor of the bags block."""
+    return float(rules.bag_limit) if rules.bag_limit else DEFAULT_BAG_SCALE
+
+
+def bid_offset(kind: int, value: int) -> int | None:
+    """Offset of the tricks-bid one-hot within a slot's bid features, or None."""
+    if kind in (BidKind.NUMBER, BidKind.BLIND, BidKind.TEN_FOR_200, BidKind.CANCELLED):
+        return NUM_BID_KINDS + value
+    return None
+
+
+def encode_observation(
+    hand: HandState,
+    scores: Sequence[int],
+    bags: Sequence[int],
+    game_rules: Rules,
+    observer: int,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """The observation of ``observer`` (reference encoder; see the module docstring)."""
+    obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
+    if out is not None:
+        obs[:] = 0.0
+    rules = hand.rules
+    n = hand.num_players
+    side_of = rules.side_of
+    obs[_PHASE + int(hand.phase)] = 1.0
+    if hand.current >= 0:
+        obs[_TO_ACT + (hand.current - observer) % n] = 1.0
+    obs[_DEALER + (hand.dealer - observer) % n] = 1.0
+    if hand.trick_cards:
+        obs[_LEADER + (hand.leader - observer) % n] = 1.0
+    target = float(game_rules.target_score)
+    scale = bag_scale(game_rules)
+    size = float(rules.hand_size)
+    for seat in range(n):
+        slot = (seat - observer) % n
+        base = _BIDS + slot * BID_FEATURES
+        kind, value = hand.bid_kinds[seat], hand.bid_values[seat]
+        obs[base + int(kind)] = 1.0
+        off = bid_offset(kind, value)
+        if off is not None:
+            obs[base + off] = 1.0
+        obs[_TRICKS + slot] = hand.tricks_won[seat] / size
+        obs[_SCORES + slot] = scores[side_of(seat)] / target
+        obs[_BAGS + slot] = bags[side_of(seat)] / scale
+        for card in cards_of(hand.played[seat]):
+            obs[_PLAYED + slot * NUM_CARDS + card] = 1.0
+    obs[_BROKEN] = float(hand.spades_broken)
+    obs[_TARGET] = target / SCORE_SCALE_TARGET
+    obs[_RULES] = _rule_features(rules)
+    if hand.looked[observer]:
+        for card in cards_of(hand.hands[observer]):
+            obs[_HAND + card] = 1.0
+    for seat, card in zip(hand.trick_seats, hand.trick_cards):
+        obs[_TRICK + ((seat - observer) % n) * NUM_CARDS + card] = 1.0
+    for card in cards_of(hand.passed[observer]):
+        obs[_PASSED + card] = 1.0
+    for card in cards_of(hand.received[observer]):
+        obs[_RECEIVED + card] = 1.0
+    return obs
+
+
+def encode_state(
+    hand: HandState,
+    scores: Sequence[int],
+    bags: Sequence[int],
+    game_rules: Rules,
+    observer: int,
+) -> np.ndarray:
+    """Full-information state relative to ``observer``: its observation, its hand shown, every hand."""
+    state = np.zeros(STATE_SIZE, np.float32)
+    encode_observation(hand, scores, bags, game_rules, observer, out=state[:OBS_SIZE])
+    n = hand.num_players
+    state[_HAND:_HAND + NUM_CARDS] = 0.0
+    for card in cards_of(hand.hands[observer]):
+        state[_HAND + card] = 1.0
+    hands_start = STATE_SLICES["hands"].start
+    for seat in range(n):
+        slot = (seat - observer) % n
+        for card in cards_of(hand.hands[seat]):
+            state[hands_start + slot * NUM_CARDS + card] = 1.0
+    for card in hand.deal.set_aside:
+        state[STATE_SLICES["set_aside"].start + card] = 1.0
+    return state
+
+
+# ----------------------------------------------------------------- decoding
+@dataclass(frozen=True)
+class ObservationView:
+    """Readable fields of an observation array (for rule-based agents and tests)."""
+
+    phase: Phase
+    to_act: int | None  # slot
+    dealer: int  # slot
+    trick_leader: int | None  # slot
+    bid_kinds: tuple[BidKind, ...]  # per slot
+    bid_values: tuple[int, ...]  # per slot
+    tricks_won: tuple[int, ...]  # per slot
+    spades_broken: bool
+    scores: tuple[int, ...]  # per slot (its side's score)
+    bags: tuple[int, ...]  # per slot
+    target_score: int
+    rules: dict[str, float]  # RULE_FEATURES by name, unscaled
+    hand: int  # bitboard
+    trick: tuple[int | None, ...]  # per slot: card played to the current trick
+    played: tuple[int, ...]  # per slot: bitboard
+    passed: int
+    received: int
+
+    @property
+    def num_players(self) -> int:
+        """3 or 4."""
+        return 3 if self.rules["three_players"] else 4
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player."""
+        return 52 // self.num_players
+
+
+def _bits(block: np.ndarray) -> int:
+    mask = 0
+    for card in np.flatnonzero(block > 0.5):
+        mask |= 1 << int(card)
+    return mask
+
+
+def _one_hot(block: np.ndarray) -> int | None:
+    nz = np.flatnonzero(block > 0.5)
+    return int(nz[0]) if len(nz) else None
+
+
+def decode_observation(obs: np.ndarray) -> ObservationView:
+    """Decode an observation array into an :class:`ObservationView`."""
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.shape != (OBS_SIZE,) and obs.shape != (STATE_SIZE,):
+        raise ValueError(f"expected an observation of size {OBS_SIZE}, got shape {obs.shape}")
+    s = OBS_SLICES
+    rules = {name: float(v) * div for (name, div), v in zip(RULE_FEATURES, obs[s["rules"]])}
+    rules = {k: round(v) for k, v in rules.items()}
+    target = round(float(obs[s["target_score"].start]) * SCORE_SCALE_TARGET)
+    bag_div = rules["bag_limit"] or DEFAULT_BAG_SCALE
+    num_players = 3 if rules["three_players"] else 4
+    size = 52 // num_players
+    bids = obs[s["bids"]].reshape(NUM_SLOTS, BID_FEATURES)
+    kinds, values = [], []
+    for row in bids:
+        kind = _one_hot(row[:NUM_BID_KINDS])
+        kinds.append(BidKind(kind if kind is not None else 0))
+        value = _one_hot(row[NUM_BID_KINDS:])
+        values.append(value if value is not None else 0)
+    trick_block = obs[s["trick"]].reshape(NUM_SLOTS, NUM_CARDS)
+    played_block = obs[s["played"]].reshape(NUM_SLOTS, NUM_CARDS)
+    return ObservationView(
+        phase=Phase(_one_hot(obs[s["phase"]])),
+        to_act=_one_hot(obs[s["to_act"]]),
+        dealer=_one_hot(obs[s["dealer"]]) or 0,
+        trick_leader=_one_hot(obs[s["trick_leader"]]),
+        bid_kinds=tuple(kinds),
+        bid_values=tuple(values),
+        tricks_won=tuple(round(float(x) * size) for x in obs[s["tricks_won"]]),
+        spades_broken=bool(obs[s["spades_broken"].start] > 0.5),
+        scores=tuple(round(float(x) * target) for x in obs[s["scores"]]),
+        bags=tuple(round(float(x) * bag_div) for x in obs[s["bags"]]),
+        target_score=target,
+        rules=rules,
+        hand=_bits(obs[s["hand"]]),
+        trick=tuple(_one_hot(row) for row in trick_block),
+        played=tuple(_bits(row) for row in played_block),
+        passed=_bits(obs[s["passed"]]),
+        received=_bits(obs[s["received"]]),
+    )
+
+
+# ------------------------------------------------------- incremental encoder
+# The tracker keeps one *absolute* buffer per game (slot k = seat k, every
+# seat's private blocks side by side) and builds an observer's array with one
+# gather through a precomputed permutation. Updates touch a handful of cells
+# per action, so observing costs one take() instead of a full re-encode.
+_PRIV_HAND = OBS_SIZE
+_PRIV_PASSED = _PRIV_HAND + NUM_SLOTS * NUM_CARDS
+_PRIV_RECEIVED = _PRIV_PASSED + NUM_SLOTS * NUM_CARDS
+_ZERO = _PRIV_RECEIVED + NUM_SLOTS * NUM_CARDS  # a cell that stays 0
+BUFFER_SIZE = _ZERO + 1
+
+_PLAY_PHASE, _EXCHANGE_PHASE = Phase.PLAY, Phase.EXCHANGE
+_SLOT_BLOCKS = ("to_act", "dealer", "trick_leader", "bids", "tricks_won", "scores", "bags", "trick", "played")
+
+
+def _build_perm(num_players: int, observer: int, hand_visible: bool) -> np.ndarray:
+    perm = np.arange(OBS_SIZE, dtype=np.intp)
+    for name in _SLOT_BLOCKS:
+        sl = OBS_SLICES[name]
+        width = (sl.stop - sl.start) // NUM_SLOTS
+        for slot in range(NUM_SLOTS):
+            dst = np.arange(sl.start + slot * width, sl.start + (slot + 1) * width)
+            if slot < num_players:
+                seat = (observer + slot) % num_players
+                perm[dst] = np.arange(sl.start + seat * width, sl.start + (seat + 1) * width)
+            else:
+                perm[dst] = _ZERO
+    cards = np.arange(NUM_CARDS)
+    perm[OBS_SLICES["hand"]] = _PRIV_HAND + observer * NUM_CARDS + cards if hand_visible else _ZERO
+    perm[OBS_SLICES["passed"]] = _PRIV_PASSED + observer * NUM_CARDS + cards
+    perm[OBS_SLICES["received"]] = _PRIV_RECEIVED + observer * NUM_CARDS + cards
+    return perm
+
+
+# PERMS[num_players][observer][hand_visible]
+PERMS: dict[int, tuple[tuple[np.ndarray, np.ndarray], ...]] = {
+    n: tuple((_build_perm(n, o, False), _build_perm(n, o, True)) for o in range(n)) for n in (3, 4)
+}
+
+
+def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
+    """Fill an absolute buffer (``BUFFER_SIZE``) from a hand: every block by seat, private blocks included."""
+    encode_observation(hand, scores, bags, game_rules, 0, out=buf[:OBS_SIZE])
+    buf[OBS_SIZE:] = 0.0
+    buf[OBS_SLICES["hand"]] = 0.0
+    buf[OBS_SLICES["passed"]] = 0.0
+    buf[OBS_SLICES["received"]] = 0.0
+    for seat in range(hand.num_players):
+        for card in cards_of(hand.hands[seat]):
+            buf[_PRIV_HAND + seat * NUM_CARDS + card] = 1.0
+        for card in cards_of(hand.passed[seat]):
+            buf[_PRIV_PASSED + seat * NUM_CARDS + card] = 1.0
+        for card in cards_of(hand.received[seat]):
+            buf[_PRIV_RECEIVED + seat * NUM_CARDS + card] = 1.0
+
+
+class ObservationTracker:
+    """Keeps every seat's observation of one game up to date, action by action.
+
+    Call ``start_hand`` when a hand is dealt, ``update`` after each action, and
+    ``observe(hand, seat)`` for a fresh observation array. The result equals
+    :func:`encode_observation` (a test checks it at every decision).
+    """
+
+    def __init__(self) -> None:
+        self.buf = np.zeros(BUFFER_SIZE, np.float32)
+        self._perms = PERMS[4]
+        self._to_act = -1
+        self._phase = -1
+        self._leader = -1
+        self._size = 13.0
+
+    def start_hand(self, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
+        """Encode a freshly dealt hand (or any hand state) from scratch."""
+        write_absolute(self.buf, hand, scores, bags, game_rules)
+        self._perms = PERMS[hand.num_players]
+        self._to_act = hand.current
+        self._phase = int(hand.phase)
+        self._leader = hand.leader if hand.trick_cards else -1
+        self._size = float(hand.rules.hand_size)
+
+    def update(self, hand: HandState, seat: int, action: int, phase_before: int) -> None:
+        """Record ``seat``'s ``action``, already applied to ``hand`` (taken in ``phase_before``)."""
+        buf = self.buf
+        if phase_before == _PLAY_PHASE:
+            base = seat * NUM_CARDS + action
+            buf[_PLAYED + base] = 1.0
+            buf[_PRIV_HAND + base] = 0.0
+            if hand.trick_cards:
+                buf[_TRICK + base] = 1.0
+            else:
+                buf[_TRICK:_TRICK + NUM_SLOTS * NUM_CARDS] = 0.0
+                winner = hand.last_trick[3]  # type: ignore[index]
+                buf[_TRICKS + winner] = hand.tricks_won[winner] / self._size
+            if hand.spades_broken:
+                buf[_BROKEN] = 1.0
+        elif phase_before == _EXCHANGE_PHASE:
+            for s in range(hand.num_players):
+                for start, board in ((_PRIV_HAND, hand.hands[s]), (_PRIV_PASSED, hand.passed[s]),
+                                     (_PRIV_RECEIVED, hand.received[s])):
+                    block = buf[start + s * NUM_CARDS:start + (s + 1) * NUM_CARDS]
+                    block[:] = 0.0
+                    for card in cards_of(board):
+                        block[card] = 1.0
+        else:
+            bids = buf[_BIDS:_BIDS + NUM_SLOTS * BID_FEATURES]
+            bids[:] = 0.0
+            for s in range(hand.num_players):
+                kind, value = hand.bid_kinds[s], hand.bid_values[s]
+                bids[s * BID_FEATURES + int(kind)] = 1.0
+                off = bid_offset(kind, value)
+                if off is not None:
+                    bids[s * BID_FEATURES + off] = 1.0
+        phase = int(hand.phase)
+        if phase != self._phase:
+            buf[_PHASE + self._phase] = 0.0
+            buf[_PHASE + phase] = 1.0
+            self._phase = phase
+        current = hand.current
+        if current != self._to_act:
+            if self._to_act >= 0:
+                buf[_TO_ACT + self._to_act] = 0.0
+            if current >= 0:
+                buf[_TO_ACT + current] = 1.0
+            self._to_act = current
+        leader = hand.leader if hand.trick_cards else -1
+        if leader != self._leader:
+            if self._leader >= 0:
+                buf[_LEADER + self._leader] = 0.0
+            if leader >= 0:
+                buf[_LEADER + leader] = 1.0
+            self._leader = leader
+
+    def observe(self, hand: HandState, observer: int) -> np.ndarray:
+        """A fresh observation array for ``observer``."""
+        return self.buf.take(self._perms[observer][hand.looked[observer]])

@@ -1,0 +1,190 @@
+"""Single-agent Gymnasium wrapper: the learner plays one seat, given agents play the others.
+
+``SingleAgentSpadesEnv(rules="standard", episode="game", reward="hand_points",
+seat=0, opponents=None, illegal_action="terminate")`` is a ``gymnasium.Env``
+over the AEC env (it re-implements no rule):
+
+* Observation: the learner's flat float32 observation (``OBS_SIZE``; layout in
+  :mod:`spades_env.encoding`), or the AEC env's dict when
+  ``observation_format="dict"``. ``action_masks()`` returns the current int8
+  mask (SB3-contrib's ``MaskablePPO`` reads it); ``info["action_mask"]`` too.
+* Action space: ``Discrete(88)``, as in the AEC env.
+* ``seat``: the learner's seat, or ``"random"`` for a seeded random seat at
+  every reset. Partners share rewards, so a learner at seat 0 is rewarded for
+  its partnership.
+* ``opponents``: one agent per other seat (a list in seat order skipping the
+  learner, or a dict seat -> agent); an agent has ``act(observation_dict)``.
+  Default: uniformly random legal actions, seeded from ``reset``'s seed.
+* Reward: everything the AEC env paid the learner's seat since its last
+  decision (hand ends that happen during the opponents' moves included).
+* An illegal action (SB3's ``check_env`` sends unmasked random ones) ends the
+  episode with reward ``ILLEGAL_ACTION_REWARD`` (-1) and
+  ``info["illegal_action"] = True`` by default; ``illegal_action="raise"``
+  raises instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import gymnasium
+import numpy as np
+
+from .aec import ILLEGAL_ACTION_REWARD, PHASE_NAMES, raw_env
+from .core.actions import NUM_ACTIONS
+from .core.hand import IllegalActionError
+from .core.rules import Rules
+from .encoding import OBS_SIZE
+from .rewards import RewardScheme
+
+GYM_ENV_ID = "spades_env/Spades-v0"
+OBSERVATION_FORMATS = ("flat", "dict")
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+
+
+class _UniformLegal:
+    """Uniformly random legal actions (the default opponent)."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[self.rng.integers(len(legal))])
+
+
+class SingleAgentSpadesEnv(gymnasium.Env):
+    """One learner seat against fixed agents; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str = "standard",
+        episode: str = "game",
+        reward: str | RewardScheme = "hand_points",
+        seat: int | str = 0,
+        opponents: Sequence[Any] | Mapping[int, Any] | None = None,
+        observation_format: str = "flat",
+        illegal_action: str = "terminate",
+        render_mode: str | None = None,
+    ):
+        self.aec = raw_env(rules=rules, episode=episode, reward=reward, render_mode=render_mode)
+        self.render_mode = render_mode
+        n = self.aec.rules.num_players
+        if not (seat == "random" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n)):
+            raise ValueError(f"seat must be 'random' or a seat in 0..{n - 1}, got {seat!r}")
+        if observation_format not in OBSERVATION_FORMATS:
+            raise ValueError(f"observation_format must be one of {OBSERVATION_FORMATS}, got {observation_format!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.seat_option = seat
+        self.observation_format = observation_format
+        self.illegal_action = illegal_action
+        self._opponent_option = opponents
+        self.opponents: dict[int, Any] = {}
+        self.seat = 0 if seat == "random" else seat
+        self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        if observation_format == "flat":
+            self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32)
+        else:
+            self.observation_space = self.aec.observation_space("player_0")
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._done = True
+
+    # ----------------------------------------------------------------- helpers
+    def _agent(self, seat: int) -> str:
+        return self.aec.possible_agents[seat]
+
+    def _setup_opponents(self, rng: np.random.Generator) -> None:
+        n = self.aec.rules.num_players
+        others = [s for s in range(n) if s != self.seat]
+        option = self._opponent_option
+        if option is None:
+            self.opponents = {s: _UniformLegal(np.random.default_rng(rng.integers(2**63))) for s in others}
+        elif isinstance(option, Mapping):
+            missing = [s for s in others if s not in option]
+            if missing:
+                raise ValueError(f"opponents has no agent for seat(s) {missing}")
+            self.opponents = {s: option[s] for s in others}
+        else:
+            option = list(option)
+            if len(option) != len(others):
+                raise ValueError(f"need {len(others)} opponents (seats {others}), got {len(option)}")
+            self.opponents = dict(zip(others, option))
+
+    def _observation(self) -> tuple[Any, dict[str, Any]]:
+        obs = self.aec.observe(self._agent(self.seat))
+        self._mask = obs["action_mask"]
+        info = dict(self.aec.infos.get(self._agent(self.seat), {}))
+        info["action_mask"] = self._mask
+        info["seat"] = self.seat
+        return (obs["observation"] if self.observation_format == "flat" else obs), info
+
+    def _advance(self) -> float:
+        """Let the other seats act until the learner must act or the episode ends; return the learner's reward."""
+        aec = self.aec
+        learner = self._agent(self.seat)
+        reward = 0.0
+        while not (aec.terminations[learner] or aec.truncations[learner]):
+            agent = aec.agent_selection
+            if agent == learner:
+                break
+            action = self.opponents[aec._seat[agent]].act(aec.observe(agent))
+            aec.step(action)
+            reward += aec.rewards[learner]
+        return reward
+
+    # ---------------------------------------------------------------- gym API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start an episode (``options`` as in the AEC env's reset) and play until the learner acts."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.seat_option == "random":
+            self.seat = int(rng.integers(self.aec.rules.num_players))
+        self._setup_opponents(rng)
+        self.aec.reset(seed=int(rng.integers(2**63)), options=options)
+        self._done = False
+        self._advance()
+        learner = self._agent(self.seat)
+        self._done = self.aec.terminations[learner] or self.aec.truncations[learner]
+        return self._observation()
+
+    def step(self, action: int):
+        """Play the learner's action, then the others' until the learner acts again or the episode ends."""
+        if self._done:
+            raise RuntimeError("step() called on a finished episode; call reset()")
+        aec = self.aec
+        learner = self._agent(self.seat)
+        try:
+            aec.step(int(action))
+        except (IllegalActionError, TypeError, ValueError) as exc:
+            if self.illegal_action == "raise":
+                raise
+            self._done = True
+            obs, info = self._observation()
+            info.update(illegal_action=True, error=str(exc))
+            return obs, float(ILLEGAL_ACTION_REWARD), True, False, info
+        reward = aec.rewards[learner] + self._advance()
+        terminated = aec.terminations[learner]
+        truncated = aec.truncations[learner]
+        self._done = terminated or truncated
+        obs, info = self._observation()
+        return obs, float(reward), bool(terminated), bool(truncated), info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's current int8 action mask (all zero once the episode is over)."""
+        return self._mask.copy()
+
+    def render(self):
+        """Delegates to the AEC env's text rendering."""
+        return self.aec.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
+        self.aec.close()
+
+
+def phase_name(env: SingleAgentSpadesEnv) -> str:
+    """Name of the phase the learner is in (for logging)."""
+    return PHASE_NAMES[env.aec.hand.phase]

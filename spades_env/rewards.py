@@ -1,0 +1,113 @@
+"""Reward schemes: chosen in the RL layer, never in the rules.
+
+A scheme turns a finished hand and a finished episode into one reward per
+seat. Partners always share their side's reward (in cutthroat every player is
+its own side). Both hooks work on numpy arrays with any leading batch
+dimensions, so the AEC env and the batch engine use the very same code.
+
+=============  ============================================================
+name           reward
+=============  ============================================================
+hand_points    at the end of each hand: (own side's points - the mean of
+               the other sides' points) x ``scale`` (default 1/100)
+win_loss       at the end of the episode: +1 to the winning side, -1 to
+               each other side in partnerships (-1/(n-1) in cutthroat, so
+               rewards sum to 0); 0 to everyone when truncated or tied
+=============  ============================================================
+
+With ``episode="hand"`` the episode's winner is the side that scored the
+most points in that hand (none on a tie).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from .core.rules import Rules
+
+
+def seat_sides(rules: Rules) -> np.ndarray:
+    """Side index of every seat."""
+    return np.array([rules.side_of(s) for s in range(rules.num_players)], dtype=np.intp)
+
+
+class RewardScheme(Protocol):
+    """Turns hand points and episode winners into per-seat rewards."""
+
+    name: str
+
+    def hand_end(self, rules: Rules, points: np.ndarray) -> np.ndarray:
+        """Rewards (..., num_players) from this hand's points per side (..., num_sides)."""
+
+    def episode_end(self, rules: Rules, winner: np.ndarray) -> np.ndarray:
+        """Rewards (..., num_players) from the winning side (..., ) with -1 for none."""
+
+
+def relative_points(points: np.ndarray) -> np.ndarray:
+    """Each side's points minus the mean of the other sides' points."""
+    points = np.asarray(points, dtype=np.float64)
+    k = points.shape[-1]
+    total = points.sum(axis=-1, keepdims=True)
+    return points - (total - points) / (k - 1)
+
+
+class HandPoints:
+    """Reward the hand's points difference, scaled, at the end of each hand."""
+
+    name = "hand_points"
+
+    def __init__(self, scale: float = 0.01):
+        self.scale = float(scale)
+
+    def hand_end(self, rules: Rules, points: np.ndarray) -> np.ndarray:
+        """See :class:`RewardScheme`."""
+        return (relative_points(points) * self.scale)[..., seat_sides(rules)]
+
+    def episode_end(self, rules: Rules, winner: np.ndarray) -> np.ndarray:
+        """No reward at the end of the episode."""
+        winner = np.asarray(winner)
+        return np.zeros(winner.shape + (rules.num_players,))
+
+
+class WinLoss:
+    """+1 / -1 (0 if truncated or tied) at the end of the episode."""
+
+    name = "win_loss"
+
+    def hand_end(self, rules: Rules, points: np.ndarray) -> np.ndarray:
+        """No reward per hand."""
+        points = np.asarray(points)
+        return np.zeros(points.shape[:-1] + (rules.num_players,))
+
+    def episode_end(self, rules: Rules, winner: np.ndarray) -> np.ndarray:
+        """See :class:`RewardScheme`."""
+        winner = np.asarray(winner)
+        k = rules.num_sides
+        sides = seat_sides(rules)
+        won = winner[..., None] == sides
+        out = np.where(won, 1.0, -1.0 / (k - 1))
+        return np.where(winner[..., None] >= 0, out, 0.0)
+
+
+REWARD_SCHEMES = {"hand_points": HandPoints, "win_loss": WinLoss}
+
+
+def make_reward(reward: str | RewardScheme) -> RewardScheme:
+    """A reward scheme from its name (``hand_points``, ``win_loss``) or a scheme object."""
+    if isinstance(reward, str):
+        if reward not in REWARD_SCHEMES:
+            raise ValueError(f"unknown reward scheme {reward!r}; choose one of {sorted(REWARD_SCHEMES)}")
+        return REWARD_SCHEMES[reward]()
+    if not (hasattr(reward, "hand_end") and hasattr(reward, "episode_end")):
+        raise TypeError(f"reward must be a scheme name or an object with hand_end and episode_end, got {reward!r}")
+    return reward
+
+
+def hand_winner(points: np.ndarray) -> np.ndarray:
+    """Side with the strictly highest points (-1 on a tie): the winner of a one-hand episode."""
+    points = np.asarray(points)
+    best = points.max(axis=-1, keepdims=True)
+    count = (points == best).sum(axis=-1)
+    return np.where(count == 1, points.argmax(axis=-1), -1)
