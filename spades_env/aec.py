@@ -220,7 +220,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 deals = [make_deal(self.rules.hand_rules(i), d) for i, d in enumerate(options["deals"])]
             return Game(self.rules, rng, dealer=options.get("dealer"), scores=options.get("scores"),
                         bags=options.get("bags"), deals=deals)
-        except (GameError, ValueError) as exc:
+        except (GameError, ValueError, TypeError) as exc:  # TypeError: e.g. scores=5 (not a sequence)
             raise ValueError(f"invalid reset options: {exc}") from None
 
     # ------------------------------------------------------------------ step

@@ -58,7 +58,7 @@ def rules_from_mapping(data: Any, source: str = "rules", default_name: str = "cu
     else:
         merged = preset(base_name).to_dict()
     merged.update(data)
-    merged.setdefault("name", default_name)
+    merged["name"] = data.get("name", default_name)  # a file is named after itself, not its base
     try:
         return Rules.from_dict(merged)
     except (RulesError, TypeError) as exc:

@@ -163,6 +163,10 @@ class SingleAgentSpadesEnv(gymnasium.Env):
                 raise
             self._done = True
             obs, info = self._observation()
+            self._mask = np.zeros(NUM_ACTIONS, np.int8)  # the episode is over: nothing is legal
+            info["action_mask"] = self._mask
+            if self.observation_format == "dict":
+                obs["action_mask"] = self._mask.copy()
             info.update(illegal_action=True, error=str(exc))
             return obs, float(ILLEGAL_ACTION_REWARD), True, False, info
         reward = aec.rewards[learner] + self._advance()

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .core.rules import Rules
+from .rewards import make_reward
 
 RECORD_KEYS = ("env", "rules", "episode", "seed", "dealer", "scores", "bags", "deals", "actions", "results")
 
@@ -91,10 +92,16 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
     from .aec import raw_env  # local import: records are also read without the env
 
     check_record(record)
-    rules = Rules.from_dict(record["rules"])
-    env = raw_env(rules=rules, episode=record["episode"], reward=reward)
-    env.reset(options={"deals": record["deals"], "dealer": record["dealer"], "scores": record["scores"],
-                       "bags": record["bags"]})
+    scheme = make_reward(reward)  # a bad scheme is the caller's error, not the record's
+    try:
+        rules = Rules.from_dict(record["rules"])
+        env = raw_env(rules=rules, episode=record["episode"], reward=scheme)
+        env.reset(options={"deals": record["deals"], "dealer": record["dealer"], "scores": record["scores"],
+                           "bags": record["bags"]})
+    except (ValueError, TypeError) as exc:
+        raise RecordError(f"the record does not set up a game: {exc}") from None
+    if not isinstance(record["actions"], list):
+        raise RecordError(f"'actions' must be a list of action ids, got {type(record['actions']).__name__}")
     for i, action in enumerate(record["actions"]):
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -102,7 +109,7 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
         obs = env.observe(agent)
         try:
             env.step(int(action))
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise RecordError(f"action {i} ({action}) does not replay: {exc}") from None
         yield Step(agent, obs["observation"], obs["action_mask"], int(action), dict(env.rewards))
     out.scores = list(env.game.scores)

@@ -36,6 +36,8 @@ from __future__ import annotations
 import enum
 from typing import Sequence
 
+import numpy as np
+
 from . import actions as A
 from .cards import (
     CARD_SUIT,
@@ -200,15 +202,14 @@ class HandState:
     def apply(self, action: int) -> None:
         """Take a legal action for the seat to act; raise IllegalActionError otherwise."""
         legal = self.legal_mask()
-        if not (isinstance(action, int) and action >= 0 and (legal >> action) & 1):
-            try:
-                valid_int = int(action) == action and not isinstance(action, bool)
-            except (TypeError, ValueError):
-                valid_int = False
-            if valid_int and int(action) >= 0 and (legal >> int(action)) & 1:
-                action = int(action)  # numpy integer
+        if type(action) is not int:
+            # numpy integers are accepted; bools, floats and anything else are not actions
+            if isinstance(action, np.integer):
+                action = int(action)
             else:
                 raise IllegalActionError(self._illegal_message(action, legal))
+        if action < 0 or not (legal >> action) & 1:
+            raise IllegalActionError(self._illegal_message(action, legal))
         seat = self.current
         self.history.append((seat, action))
         self._legal = None
@@ -265,7 +266,8 @@ class HandState:
             for n in range(r.blind_bid_min, top + 1):
                 mask |= 1 << A.blind_bid_action(n)
         if mask and not r.bids_may_total_tricks:
-            mask = self._no_hook_filter(seat, mask)
+            # Never forced: SEE CARDS is always there, so a hooking blind option is simply dropped.
+            mask = self._no_hook_filter(seat, mask, keep_if_forced=False)
         return mask
 
     def _bid_mask(self, seat: int) -> int:
@@ -298,7 +300,7 @@ class HandState:
             mask = self._no_hook_filter(seat, mask)
         return mask
 
-    def _no_hook_filter(self, seat: int, mask: int) -> int:
+    def _no_hook_filter(self, seat: int, mask: int, keep_if_forced: bool = True) -> int:
         """Drop bids that end the bidding with a total equal to the number of tricks."""
         kept = 0
         for action in range(A.BID_OFFSET, A.NUM_ACTIONS):
@@ -309,7 +311,7 @@ class HandState:
                 if any(kinds[s] == BidKind.NONE for s in later) or _bid_total(kinds, values) != self.rules.num_tricks:
                     kept |= 1 << action
         # A forced total (every legal bid would hook) keeps the unfiltered bids.
-        return kept or mask
+        return kept or (mask if keep_if_forced else 0)
 
     def _record_bid(self, seat: int, action: int, kinds: list, values: list) -> None:
         """Write a bid into kinds/values, including its effect on the partner."""

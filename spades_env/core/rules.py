@@ -159,16 +159,6 @@ class Rules:
         values = dict(data)
         if isinstance(values.get("crazy"), list):
             values["crazy"] = tuple(values["crazy"])
-        if values.get("crazy") is not None:
-            # Per-hand options at their default values are accepted, so that to_dict() round-trips.
-            defaults = {f.name: f.default for f in fields(cls)}
-            ignored = sorted(k for k in values
-                             if k not in GAME_LEVEL_FIELDS + ("crazy", "name") and values[k] != defaults[k])
-            if ignored:
-                raise RulesError(
-                    f"option(s) {ignored} have no effect with 'crazy': each hand takes its preset's rules; "
-                    f"only {list(GAME_LEVEL_FIELDS)} may be set beside it"
-                )
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
@@ -238,6 +228,7 @@ def _check_values(r: Rules) -> None:
         _require(r.max_team_bid is None, "max_team_bid", "needs partnerships: true")
         _require(r.blind_nil_exchange == 0, "blind_nil_exchange", "needs partnerships: true (no exchange in cutthroat)")
     if r.mirror:
+        _require(r.nil, "mirror", "needs nil: true (a player without trumps must bid nil)")
         for key in ("blind_nil", "ten_for_200", "blind_bids", "suicide"):
             _require(not getattr(r, key), key, "cannot be combined with mirror")
         _require(r.max_team_bid is None, "max_team_bid", "cannot be combined with mirror (bids are forced)")
@@ -258,6 +249,11 @@ def _check_values(r: Rules) -> None:
     _require(1 <= r.max_hands <= 10000, "max_hands", f"must be in 1..10000, got {r.max_hands}")
     if r.crazy is not None:
         _require(len(r.crazy) > 0, "crazy", "must list at least one preset")
+        # Per-hand options must stay at their defaults (so to_dict() round-trips): each hand takes its preset's.
+        ignored = sorted(f.name for f in fields(r) if f.name not in GAME_LEVEL_FIELDS + ("crazy", "name")
+                         and getattr(r, f.name) != f.default)
+        _require(not ignored, "crazy", f"option(s) {ignored} have no effect with a rotation: each hand takes its "
+                                       f"preset's rules; only {list(GAME_LEVEL_FIELDS)} may be set beside it")
         for name in r.crazy:
             _require(name in PRESETS, "crazy", f"unknown preset {name!r}; presets: {sorted(PRESETS)}")
             _require(PRESETS[name].get("crazy") is None, "crazy", f"preset {name!r} is itself a rotation")
