@@ -1,0 +1,159 @@
+"""Decisions per second of the vectorized batch engine (``spades_env.batch.BatchEnv``).
+
+Random legal play at every table, measured in steady state (after a warm-up, the
+tables are spread over every phase of a hand). For each rules preset and batch
+size it reports:
+
+* ``obs+mask``: ``step`` building the observation tensor (float32, 755) and the
+  action mask (int8, 88) of every table; ``raw``: ``step(..., observe=False)``,
+  legal-action masks only (OpenSpiel's raw loop has legal actions + apply);
+* the engine's own time (random action selection excluded) and an end-to-end
+  figure that includes choosing the random actions with numpy;
+* OpenSpiel's ``spades`` in the same run (``run_openspiel`` of
+  ``aec_throughput.py``: random play, with the observation tensor and a mask
+  built at each decision, and raw), measured before and after the engine, and
+  the ratios to the mean of the two;
+* peak memory: the engine's own allocations (tracemalloc, obs+mask mode at the
+  largest batch size) and the process's peak resident size.
+
+The first preset of ``--rules`` is measured at every ``--sizes``; the others at
+``--others-size``.
+
+    python benchmarks/batch_throughput.py [--seconds 5] [--sizes 256,1024,4096]
+        [--rules standard,pagat,...|all] [--others-size 1024] [--output-buffers 2] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aec_throughput import run_openspiel  # noqa: E402
+
+from spades_env.batch import BatchEnv  # noqa: E402
+from spades_env.core.rules import PRESETS  # noqa: E402
+
+
+def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+    """A uniformly random legal action per table (k-th legal action, k uniform)."""
+    counts = mask.cumsum(axis=1, dtype=np.int8)
+    k = (rng.random(len(mask)) * counts[:, -1]).astype(np.int8)
+    return (counts > k[:, None]).argmax(axis=1)
+
+
+def measure(rules: str, size: int, seconds: float, observe: bool, warmup: float, buffers: int = 2,
+            seed: int = 0) -> dict[str, float]:
+    """Steady-state decisions per second: engine step only, and end to end."""
+    env = BatchEnv(size, rules, seed=seed, observations=observe, output_buffers=buffers)
+    rng = np.random.default_rng(seed)
+    _, mask, _ = env.reset()
+    start = time.perf_counter()
+    while time.perf_counter() - start < warmup:
+        _, mask, *_ = env.step(random_legal(rng, mask))
+    engine = 0.0
+    steps = 0
+    start = time.perf_counter()
+    while True:
+        actions = random_legal(rng, mask)
+        t0 = time.perf_counter()
+        _, mask, *_ = env.step(actions)
+        engine += time.perf_counter() - t0
+        steps += 1
+        wall = time.perf_counter() - start
+        if wall >= seconds:
+            break
+    return {"engine": steps * size / engine, "end_to_end": steps * size / wall, "steps": steps}
+
+
+def engine_peak_memory(rules: str, size: int, steps: int = 200) -> float:
+    """Peak bytes allocated while building the engine and stepping it with observations (tracemalloc)."""
+    tracemalloc.start()
+    env = BatchEnv(size, rules, seed=0)
+    rng = np.random.default_rng(0)
+    _, mask, _ = env.reset()
+    for _ in range(steps):
+        _, mask, *_ = env.step(random_legal(rng, mask))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del env
+    return peak
+
+
+def main() -> None:
+    """Run every measurement and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    parser.add_argument("--sizes", default="256,1024,4096", help="batch sizes for the first preset")
+    parser.add_argument("--rules", default="standard", help="comma-separated presets, or 'all'")
+    parser.add_argument("--others-size", type=int, default=1024, help="batch size for the other presets")
+    parser.add_argument("--warmup", type=float, default=None, help="warm-up seconds (default: seconds / 2)")
+    parser.add_argument("--output-buffers", type=int, default=2, choices=(1, 2),
+                        help="BatchEnv output_buffers (2, the default: obs stay valid during the next step)")
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+    names = list(PRESETS) if args.rules == "all" else args.rules.split(",")
+    warmup = args.seconds / 2 if args.warmup is None else args.warmup
+
+    # OpenSpiel is measured before and after the engine (the machine's load can drift during the run);
+    # the ratios use the mean of the two.
+    before = {"obs_mask": run_openspiel(args.seconds, with_observation=True),
+              "raw": run_openspiel(args.seconds, with_observation=False)}
+    print(f"OpenSpiel spades (before): obs+mask {before['obs_mask'] or 0:,.0f} decisions/s, "
+          f"raw {before['raw'] or 0:,.0f} decisions/s"
+          + ("" if before["raw"] else "  (open_spiel not installed: no ratios)"), flush=True)
+    rows = []
+    results = []
+    header = (f"{'rules':<11}{'tables':>7} | {'obs+mask':>11}{'x OS':>7}{'end2end':>11} | "
+              f"{'raw':>11}{'x OS':>7}{'end2end':>11}")
+    for i, name in enumerate(names):
+        for size in (sizes if i == 0 else [args.others_size]):
+            obs = measure(name, size, args.seconds, True, warmup, args.output_buffers)
+            raw = measure(name, size, args.seconds, False, warmup, args.output_buffers)
+            results.append((name, size, obs, raw))
+            print(f"  measured {name} x {size}: obs+mask {obs['engine']:,.0f}, raw {raw['engine']:,.0f}", flush=True)
+    after = {"obs_mask": run_openspiel(args.seconds, with_observation=True),
+             "raw": run_openspiel(args.seconds, with_observation=False)}
+    openspiel = {key: (before[key] + after[key]) / 2 if before[key] else None for key in before}
+    print(f"OpenSpiel spades (after): obs+mask {after['obs_mask'] or 0:,.0f} decisions/s, "
+          f"raw {after['raw'] or 0:,.0f} decisions/s")
+    print(f"OpenSpiel spades (mean, used for the ratios): obs+mask {openspiel['obs_mask'] or 0:,.0f}, "
+          f"raw {openspiel['raw'] or 0:,.0f}")
+    print(f"\ndecisions/s (engine step only, random action selection excluded; end2end includes it; "
+          f"output_buffers={args.output_buffers})")
+    print(header)
+    print("-" * len(header))
+    for name, size, obs, raw in results:
+        row = {"rules": name, "tables": size, "obs_mask": obs["engine"], "obs_mask_end_to_end": obs["end_to_end"],
+               "raw": raw["engine"], "raw_end_to_end": raw["end_to_end"]}
+        if openspiel["raw"]:
+            row["obs_mask_vs_openspiel"] = obs["engine"] / openspiel["obs_mask"]
+            row["raw_vs_openspiel"] = raw["engine"] / openspiel["raw"]
+        rows.append(row)
+        print(f"{name:<11}{size:>7} | {obs['engine']:>11,.0f}{row.get('obs_mask_vs_openspiel', 0):>6.1f}x"
+              f"{obs['end_to_end']:>11,.0f} | {raw['engine']:>11,.0f}{row.get('raw_vs_openspiel', 0):>6.1f}x"
+              f"{raw['end_to_end']:>11,.0f}")
+    largest = max(sizes)
+    peak = engine_peak_memory(names[0], largest)
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    print(f"\npeak memory: engine {peak / 2**20:.1f} MiB ({names[0]}, {largest} tables, obs+mask, tracemalloc); "
+          f"process peak RSS {maxrss / 2**20:.1f} MiB")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"seconds": args.seconds, "warmup": warmup, "output_buffers": args.output_buffers,
+                       "openspiel": openspiel,
+                       "openspiel_before": before, "openspiel_after": after, "rows": rows,
+                       "engine_peak_bytes": peak, "engine_peak_tables": largest, "process_peak_rss_bytes": maxrss},
+                      fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()
