@@ -25,3 +25,7 @@ from .registration import register_envs  # noqa: E402
 register_envs()
 
 __all__ += ["ENV_NAME", "GYM_ENV_ID", "SingleAgentSpadesEnv", "env", "raw_env"]
+
+from .agents import make_agent  # noqa: E402
+
+__all__ += ["make_agent"]

@@ -8,8 +8,9 @@ from the deal, so the rules are never re-implemented by the caller.
 
 Supported phases: ``PLAY`` (the usual case: every bid made, any exchange
 done) and ``BID`` (some bids made; the seat to bid follows from the bidding
-order). What the builder cannot know is filled in as follows and documented
-on the returned state:
+order and has looked at its cards; later seats decide blind options when
+their turn comes). What the builder cannot know is filled in as follows and
+documented on the returned state:
 
 * ``deal`` holds, per seat, its current cards plus the cards it has played
   (its hand after any exchange), and ``set_aside`` the cards no seat holds or
@@ -141,8 +142,8 @@ def build_position(
         state.bid_pos = pos
         state.current = state.bid_order[pos]
         state.looked = [kinds[s] != BidKind.NONE for s in range(n)]
+        state.looked[state.current] = True  # the seat to bid has looked: a BID decision, not a blind one
         state.phase = Phase.BID
-        state._begin_bid_turn()
     else:
         raise PositionError(f"phase must be PLAY or BID, got {phase!r}")
     return state

@@ -1,0 +1,94 @@
+"""The agent protocol: act from an observation dict (observation + action mask).
+
+An agent is any object with ``act(observation) -> int`` where ``observation``
+is the env's dict ``{"observation": float32[755], "action_mask": int8[88]}``
+(the AEC env's ``observe``/``last``, the Gymnasium wrapper's observation, or
+one row of the batch engine's arrays). The returned action is legal under the
+mask. :class:`Agent` is a convenience base class: it holds a seeded
+``numpy.random.Generator`` and gives ``act_batch(obs, mask)`` as a loop over
+rows, which agents with a vectorised policy override.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..core.actions import NUM_ACTIONS
+
+
+@runtime_checkable
+class AgentProtocol(Protocol):
+    """What the env, the evaluation tool and the training code need from an agent."""
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        """A legal action for the observation dict."""
+
+
+def make_rng(seed: int | None = None, rng: np.random.Generator | None = None) -> np.random.Generator:
+    """The generator an agent uses: ``rng`` if given, else one seeded with ``seed``."""
+    if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        return rng
+    return np.random.default_rng(seed)
+
+
+def legal_actions(mask: np.ndarray) -> np.ndarray:
+    """Indices of the legal actions of an action mask."""
+    return np.flatnonzero(np.asarray(mask))
+
+
+def mask_bits(mask: np.ndarray) -> int:
+    """A legal-action bitmask (bit ``a`` set = action ``a`` legal) of an int8 mask array."""
+    packed = np.packbits(np.asarray(mask, dtype=np.uint8) != 0, bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
+
+
+class Agent:
+    """Base class: a name, a seeded generator, ``act`` and a looping ``act_batch``."""
+
+    name = "agent"
+
+    def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None):
+        self.seed = seed
+        self.rng = make_rng(seed, rng)
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        """A legal action for ``{"observation": ..., "action_mask": ...}``."""
+        raise NotImplementedError
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions for a batch: ``obs`` (B, 755) and ``mask`` (B, 88) -> int64 (B,)."""
+        obs = np.asarray(obs)
+        mask = np.asarray(mask)
+        if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0] or mask.shape[1] != NUM_ACTIONS:
+            raise ValueError(f"act_batch needs obs (B, OBS_SIZE) and mask (B, {NUM_ACTIONS}), "
+                             f"got {obs.shape} and {mask.shape}")
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        for i in range(obs.shape[0]):
+            out[i] = self.act({"observation": obs[i], "action_mask": mask[i]})
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """Name and options, for evaluation records."""
+        return {"name": self.name, "seed": self.seed}
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.describe().items() if k != "name")
+        return f"{type(self).__name__}({opts})"
+
+
+def check_observation(observation: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The (observation array, mask array) of an observation dict, with a clear error otherwise."""
+    try:
+        obs = observation["observation"]
+        mask = observation["action_mask"]
+    except (KeyError, TypeError, IndexError):
+        raise TypeError("an agent acts on the env's observation dict with keys 'observation' and 'action_mask'") \
+            from None
+    mask = np.asarray(mask)
+    if not mask.any():
+        raise ValueError("the action mask has no legal action: this agent is not to act")
+    return np.asarray(obs), mask

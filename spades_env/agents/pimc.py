@@ -1,0 +1,505 @@
+"""PIMC: perfect-information Monte Carlo search for card play and bids.
+
+At each card play with more than one sensibly different choice, the agent
+
+1. samples deals of the unseen cards to the other players
+   (:func:`sample_hands`), consistent with everything it has seen: its own
+   hand, every card played, the trick on the table, the number of cards each
+   player still holds, the cards it passed in a blind-nil exchange (still
+   held by the partner unless played) and the known voids (from
+   :class:`~spades_env.agents.knowledge.VoidTracker`); in three-player
+   cutthroat one unseen card is set aside;
+2. draws ``oversample`` times more deals than it searches and keeps
+   ``samples`` of them with probability proportional to how well they
+   explain the other players' bids (:func:`bid_weight`: the heuristic's
+   trick estimate against each number bid, its nil risk against each nil)
+   and their plays in the last ``play_depth`` tricks (:class:`PlayModel`:
+   each play among several legal cards that the heuristic would not have
+   made costs a factor ``play_eps``): the other players are modelled as the
+   heuristic, a prior that stays usable against any player;
+3. builds the core position of each sample with
+   :func:`spades_env.core.position.build_position`, plays every candidate
+   card in every sample and finishes the hand with the heuristic's play logic
+   working directly on the core state (every player plays from its own cards
+   and the public information, as the heuristic does at the table);
+4. scores each finished hand with the core scoring and picks the card with
+   the best mean utility: the side's points minus the mean of the other
+   sides' points (bag penalties of this hand included), each new bag charged
+   ``bag_cost`` more (default 0: plain points).
+
+Cards of one suit with no unseen card between them are equivalent and only
+the lowest is searched. With ``margin`` > 0 the heuristic's card is kept
+unless the search finds one better by at least that much.
+
+Bids (``bid_samples`` > 0) are searched the same way among the heuristic's
+bid, one trick more or less and nil: each sampled deal plays the rest of the
+bidding and the whole hand with the heuristic. Blind decisions and the
+exchange are the heuristic's. The budget is ``samples`` (and
+``bid_samples``) per decision, optionally cut by ``time_limit`` seconds for
+card play (at least ``min_samples`` are always searched).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..core.actions import BID_OFFSET, MAX_BID
+from ..core.cards import CARD_SUIT, SUIT_MASKS, cards_of
+from ..core.hand import HandState, Phase, trick_winner
+from ..core.position import build_position
+from ..core.rules import Rules
+from ..core.scoring import BidKind, score_hand
+from ..encoding import decode_observation
+from .base import Agent, check_observation, mask_bits
+from .heuristic import (
+    DEFAULT_BID_PARAMS,
+    act_from_state,
+    TABLES,
+    BidParams,
+    choose_card,
+    decide,
+    estimate_tricks,
+    nil_risk,
+    table_from_state,
+    table_from_view,
+)
+from .knowledge import PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, trick_slots, trick_voids
+
+
+class SamplingError(RuntimeError):
+    """No deal of the unseen cards satisfies the constraints (should not happen with true observations)."""
+
+
+def sample_hands(
+    rng: np.random.Generator,
+    unseen: int,
+    counts: Sequence[int],
+    voids: Sequence[int],
+    known: Sequence[int] | None = None,
+    max_tries: int = 100,
+) -> list[int]:
+    """Deal the ``unseen`` cards: ``counts[p]`` to player p (0 for the agent itself), never a card of a suit
+    p is void in (``voids[p]`` suit bitmask); ``known[p]`` cards are p's for sure. Cards left over (the
+    set-aside card) are dealt to nobody. Returns one bitboard per player."""
+    n = len(counts)
+    known = list(known) if known is not None else [0] * n
+    fixed = 0
+    for m in known:
+        fixed |= m
+    free = cards_of(unseen & ~fixed)
+    need = [counts[p] - known[p].bit_count() for p in range(n)]
+    if any(x < 0 for x in need):
+        raise SamplingError(f"known cards exceed the hand sizes: {need}")
+    spare = len(free) - sum(need)
+    if spare < 0:
+        raise SamplingError(f"{len(free)} unseen cards for {sum(need)} places")
+    suits_left = 0
+    for suit in range(4):
+        if unseen & ~fixed & SUIT_MASKS[suit]:
+            suits_left |= 1 << suit
+    if not any(need[p] > 0 and voids[p] & suits_left for p in range(n)):
+        # No void matters: a shuffled pack dealt out in order is a uniform deal.
+        order = rng.permutation(len(free))
+        hands = list(known)
+        i = 0
+        for p in range(n):
+            for j in order[i:i + need[p]]:
+                hands[p] |= 1 << free[j]
+            i += need[p]
+        return hands
+    allowed_by_suit = []
+    for suit in range(4):
+        allowed_by_suit.append([p for p in range(n) if need[p] > 0 and not voids[p] >> suit & 1])
+    for _ in range(max_tries):
+        left = list(need)
+        spare_left = spare
+        hands = list(known)
+        order = list(rng.permutation(len(free)))
+        # Most constrained suits first, random within.
+        order.sort(key=lambda i: len(allowed_by_suit[CARD_SUIT[free[i]]]))
+        ok = True
+        for i in order:
+            card = free[i]
+            players = [p for p in allowed_by_suit[CARD_SUIT[card]] if left[p] > 0]
+            weights = [left[p] for p in players]
+            total = sum(weights) + spare_left
+            if total <= 0:
+                ok = False
+                break
+            pick = rng.random() * total
+            chosen = -1
+            for p, w in zip(players, weights):
+                if pick < w:
+                    chosen = p
+                    break
+                pick -= w
+            if chosen < 0:
+                spare_left -= 1
+                continue
+            hands[chosen] |= 1 << card
+            left[chosen] -= 1
+        if ok and not any(left):
+            return hands
+    raise SamplingError("could not deal the unseen cards consistently with the known voids")
+
+
+def equivalent_choices(legal: int, unseen: int, deuce_high: bool) -> list[int]:
+    """One card per run of legal cards of a suit with no unseen card between them (the lowest)."""
+    tables = TABLES[deuce_high]
+    power = tables.power
+    out = []
+    for suit in range(4):
+        cards = sorted(cards_of(legal & SUIT_MASKS[suit]), key=lambda c: power[c])
+        prev = -1
+        for c in cards:
+            if prev >= 0:
+                between = unseen & tables.higher[prev] & ~tables.higher[c] & ~(1 << c)
+                if not between:
+                    prev = c
+                    continue
+            out.append(c)
+            prev = c
+    return out
+
+
+def _representative(card: int, choices: Sequence[int], unseen: int, deuce_high: bool) -> int:
+    """The searched card equivalent to ``card`` (same suit, no unseen card between them)."""
+    if card in choices:
+        return card
+    higher = TABLES[deuce_high].higher
+    for c in choices:
+        if CARD_SUIT[c] == CARD_SUIT[card]:
+            lo, hi = (c, card) if higher[c] >> card & 1 else (card, c)
+            if not unseen & higher[lo] & ~higher[hi] & ~(1 << hi):
+                return c
+    raise ValueError(f"card {card} has no equivalent among {choices}")
+
+
+def rollout(state: HandState, voids: list[int], bags_by_seat: Sequence[int]) -> None:
+    """Finish the hand's play with the heuristic for every seat (in place)."""
+    while state.phase == Phase.PLAY:
+        seat = state.current
+        legal = state.legal_mask()
+        if not legal & (legal - 1):
+            card = legal.bit_length() - 1
+        else:
+            card = choose_card(table_from_state(state, voids, bags_by_seat))
+        if state.trick_cards:
+            led = CARD_SUIT[state.trick_cards[0]]
+            if CARD_SUIT[card] != led:
+                voids[seat] |= 1 << led
+        state.apply(card)
+
+
+def bid_weight(rules: Rules, hands: Sequence[int], kinds: Sequence[int], values: Sequence[int],
+               params: BidParams = DEFAULT_BID_PARAMS, sigma: float = 1.0) -> float:
+    """How well a deal explains the other players' bids, by the heuristic's bidding model.
+
+    ``hands`` are the players' cards at the start of play (bitboards, slot 0 ignored). A number bid is
+    compared with the heuristic's trick estimate (Gaussian, ``sigma`` tricks); a nil with its nil risk.
+    """
+    weight = 1.0
+    for p in range(1, len(hands)):
+        kind = kinds[p]
+        if kind == BidKind.NUMBER:
+            expected = estimate_tricks(hands[p], rules) + params.bias - 0.5
+            gap = (expected - values[p]) / sigma
+            weight *= math.exp(-0.5 * gap * gap)
+        elif kind == BidKind.NIL:
+            if nil_risk(hands[p], rules) * params.nil_risk_scale >= params.nil_risk_max:
+                weight *= 0.1
+    return weight
+
+
+def history_window(history: Mapping[int, tuple[tuple[int, ...], tuple[int, ...]]], tricks_done: int,
+                   depth: int) -> int:
+    """First trick of the last run of known tricks (at most ``depth``) before the current one."""
+    t = tricks_done - 1
+    while t >= max(0, tricks_done - depth) and t in history:
+        t -= 1
+    return t + 1
+
+
+class PlayModel:
+    """Weights deals by how well they explain the other players' recent plays under the heuristic's play.
+
+    Built once per decision from the observation and the tracked trick history; :meth:`weight` replays
+    the last ``depth`` tricks and the trick on the table from the sampled hands and multiplies ``eps``
+    for each play (among several legal cards) that the heuristic would not have made.
+    """
+
+    def __init__(self, rules: Rules, view, history, depth: int, eps: float, bags_by_seat: Sequence[int]):
+        n = view.num_players
+        self.rules, self.n, self.eps, self.bags = rules, n, eps, list(bags_by_seat)
+        done = sum(view.tricks_won[:n])
+        start = history_window(history, done, depth)
+        self.plays: list[tuple[int, int]] = []
+        later = [0] * n
+        won = list(view.tricks_won[:n])
+        for t in range(start, done):
+            seats, cards = history[t]
+            self.plays += list(zip(seats, cards))
+            won[trick_winner(rules, seats, cards)] -= 1
+        current = trick_slots(view)
+        self.plays += [(s, view.trick[s]) for s in current]
+        for seat, card in self.plays:
+            later[seat] |= 1 << card
+        self.later = later
+        self.active = any(seat != 0 for seat, _ in self.plays)
+        self.won = won
+        self.played = [view.played[s] & ~later[s] for s in range(n)]
+        if start < done:
+            self.leader = history[start][0][0]
+        else:
+            self.leader = current[0] if current else 0
+        voids = [0] * n
+        gone = 0
+        for t in sorted(k for k in history if k < start):
+            seats, cards = history[t]
+            trick_voids(rules, list(seats), list(cards), gone, t == 0, voids)
+            for c in cards:
+                gone |= 1 << c
+        self.voids = voids
+        self.dealer = view.dealer
+        self.kinds = list(view.bid_kinds[:n])
+        self.values = list(view.bid_values[:n])
+
+    def weight(self, hands_now: Sequence[int]) -> float:
+        """The likelihood factor of a deal (``hands_now``: every slot's current cards)."""
+        if not self.active:
+            return 1.0
+        n = self.n
+        hands = [hands_now[s] | self.later[s] for s in range(n)]
+        state = build_position(self.rules, self.dealer, hands, bid_kinds=self.kinds, bid_values=self.values,
+                               tricks_won=self.won, played=self.played, leader=self.leader, validate=False)
+        voids = list(self.voids)
+        weight = 1.0
+        for seat, card in self.plays:
+            legal = state.legal_mask()
+            if not legal >> card & 1:
+                return 0.0
+            if seat != 0 and legal & (legal - 1):
+                if choose_card(table_from_state(state, voids, self.bags)) != card:
+                    weight *= self.eps
+            if state.trick_cards:
+                led = CARD_SUIT[state.trick_cards[0]]
+                if CARD_SUIT[card] != led:
+                    voids[seat] |= 1 << led
+            state.apply(card)
+        return weight
+
+
+class PIMCAgent(Agent):
+    """Perfect-information Monte Carlo over sampled hands for card play and bids (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None, samples: int = 16,
+                 time_limit: float | None = None, min_samples: int = 4, bag_cost: float = 0.0,
+                 oversample: int = 5, bid_sigma: float = 0.6, margin: float = 0.0, play_depth: int = 13,
+                 play_eps: float = 0.1, bid_samples: int = 32):
+        super().__init__(seed, rng)
+        if samples < 1 or min_samples < 1:
+            raise ValueError("samples and min_samples must be >= 1")
+        self.samples = int(samples)
+        self.time_limit = time_limit
+        self.min_samples = int(min_samples)
+        self.bag_cost = float(bag_cost)
+        if oversample < 1:
+            raise ValueError("oversample must be >= 1")
+        self.oversample = int(oversample)
+        self.bid_sigma = float(bid_sigma)
+        self.margin = float(margin)
+        self.play_depth = int(play_depth)
+        self.play_eps = float(play_eps)
+        if bid_samples < 0:
+            raise ValueError("bid_samples must be >= 0")
+        self.bid_samples = int(bid_samples)
+        self.tracker = VoidTracker()
+        self.bid_params = DEFAULT_BID_PARAMS
+        self.last_values: dict[int, float] = {}  # mean utility per searched card at the last search
+
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Use a new generator (the evaluation tool reseeds agents per task)."""
+        self.rng = rng
+
+    def describe(self) -> dict[str, Any]:
+        """Name and budget."""
+        return {"name": self.name, "samples": self.samples, "time_limit": self.time_limit,
+                "min_samples": self.min_samples, "bag_cost": self.bag_cost, "oversample": self.oversample,
+                "bid_sigma": self.bid_sigma, "margin": self.margin, "play_depth": self.play_depth,
+                "play_eps": self.play_eps, "bid_samples": self.bid_samples}
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        """A legal action: searched for card play and bids, the heuristic's otherwise."""
+        obs, mask = check_observation(observation)
+        legal = mask_bits(mask)
+        forced = not legal & (legal - 1)
+        if forced and not in_play_phase(obs):
+            return legal.bit_length() - 1
+        view = decode_observation(obs)
+        rules = rules_from_observation(obs, view)
+        voids = self.tracker.voids(view, rules)
+        if forced:  # seen by the tracker only, so that no trick is missed
+            return legal.bit_length() - 1
+        if view.phase == Phase.PLAY:
+            return int(self.search(view, rules, legal, voids))
+        if view.phase == Phase.BID and self.bid_samples:
+            return int(self.search_bid(view, rules, legal))
+        return int(decide(view, rules, legal, voids, self.bid_params))
+
+    # ------------------------------------------------------------------ search
+    def search(self, view, rules: Rules, legal: int, voids: Sequence[int]) -> int:
+        """The card with the best mean utility over sampled deals."""
+        n = view.num_players
+        hand = view.hand
+        gone = 0
+        for m in view.played[:n]:
+            gone |= m
+        unseen = PACK_MASK[rules.jokers] & ~gone & ~hand
+        choices = equivalent_choices(legal, unseen, rules.deuce_of_spades_high)
+        self.last_values = {}
+        if len(choices) == 1:
+            return choices[0]
+        seats = trick_slots(view)
+        trick_cards = [view.trick[s] for s in seats]
+        done = sum(view.tricks_won[:n])
+        counts = [0] + [rules.hand_size - done - (1 if s in seats else 0) for s in range(1, n)]
+        known = [0] * n
+        if rules.partnerships:
+            known[2] = view.passed & unseen  # cards passed to the partner and not played yet
+        scores, bags, bags_by_seat = _side_context(view, rules)
+        bag_cost = self.bag_cost
+        model = None
+        if self.play_depth > 0 and self.oversample > 1:
+            model = PlayModel(rules, view, self.tracker.history, self.play_depth, self.play_eps, bags_by_seat)
+        deals = self._draw_deals(rules, view, unseen, counts, voids, known, model)
+        leader = seats[0] if seats else 0
+        base: HandState | None = None
+        totals = {c: 0.0 for c in choices}
+        start = time.perf_counter()
+        drawn = 0
+        for hands in deals:
+            if (self.time_limit is not None and drawn >= self.min_samples
+                    and time.perf_counter() - start > self.time_limit):
+                break
+            hands[0] = hand
+            if base is None:
+                base = build_position(rules, view.dealer, hands, bid_kinds=view.bid_kinds[:n],
+                                      bid_values=view.bid_values[:n], tricks_won=view.tricks_won[:n],
+                                      played=view.played[:n], trick_cards=trick_cards, leader=leader,
+                                      spades_broken=view.spades_broken, scores=scores,
+                                      passed=[view.passed] + [0] * (n - 1),
+                                      received=[view.received] + [0] * (n - 1))
+                sample = base
+            else:
+                sample = base.clone()
+                sample.hands = hands
+                sample._legal = None
+            for card in choices:
+                state = sample.clone()
+                state.apply(card)
+                rollout(state, list(voids), bags_by_seat)
+                totals[card] += _utility(rules, state, bags, bag_cost)
+            drawn += 1
+        self.last_values = {c: totals[c] / drawn for c in choices}
+        best = max(choices, key=lambda c: (self.last_values[c], -c))
+        if self.margin > 0:
+            # Keep the heuristic's card unless the search finds a clearly better one.
+            prior = choose_card(table_from_view(view, rules, legal, voids))
+            rep = _representative(prior, choices, unseen, rules.deuce_of_spades_high)
+            if self.last_values[best] - self.last_values[rep] < self.margin:
+                return prior
+        return best
+
+    def search_bid(self, view, rules: Rules, legal: int) -> int:
+        """The bid with the best mean utility over sampled deals, among the heuristic's bid, one trick more
+        or less, and nil; each sample plays the rest of the bidding and the hand with the heuristic."""
+        n = view.num_players
+        prior = decide(view, rules, legal, None, self.bid_params)
+        choices = {prior}
+        if BID_OFFSET <= prior <= BID_OFFSET + MAX_BID:
+            for delta in (-1, 1):
+                action = prior + delta
+                if BID_OFFSET < action <= BID_OFFSET + MAX_BID and legal >> action & 1:
+                    choices.add(action)
+        if legal >> BID_OFFSET & 1 and nil_risk(view.hand, rules) * self.bid_params.nil_risk_scale < 0.9:
+            choices.add(BID_OFFSET)
+        choices_list = sorted(choices)
+        self.last_values = {}
+        if len(choices_list) == 1:
+            return prior
+        unseen = PACK_MASK[rules.jokers] & ~view.hand
+        counts = [0] + [rules.hand_size] * (n - 1)
+        scores, bags, bags_by_seat = _side_context(view, rules)
+        kinds, values = view.bid_kinds[:n], view.bid_values[:n]
+        if self.oversample > 1 and any(k != BidKind.NONE for k in kinds[1:]):
+            pool = [sample_hands(self.rng, unseen, counts, [0] * n)
+                    for _ in range(self.bid_samples * self.oversample)]
+            weights = [bid_weight(rules, hands, kinds, values, self.bid_params, self.bid_sigma) for hands in pool]
+            deals = self._resample(pool, weights, self.bid_samples)
+        else:
+            deals = [sample_hands(self.rng, unseen, counts, [0] * n) for _ in range(self.bid_samples)]
+        totals = {a: 0.0 for a in choices_list}
+        zero_voids = [0] * n
+        for hands in deals:
+            hands[0] = view.hand
+            base = build_position(rules, view.dealer, hands, bid_kinds=kinds, bid_values=values, scores=scores,
+                                  phase=Phase.BID)
+            for action in choices_list:
+                state = base.clone()
+                state.apply(action)
+                while state.phase != Phase.PLAY and not state.is_over:
+                    state.apply(act_from_state(state, zero_voids, bags_by_seat, self.bid_params))
+                rollout(state, list(zero_voids), bags_by_seat)
+                totals[action] += _utility(rules, state, bags, self.bag_cost)
+        self.last_values = {a: totals[a] / len(deals) for a in choices_list}
+        return max(choices_list, key=lambda a: (self.last_values[a], a == prior))
+
+    def _draw_deals(self, rules: Rules, view, unseen: int, counts: list[int], voids: Sequence[int],
+                    known: list[int], model: PlayModel | None = None) -> list[list[int]]:
+        """``samples`` deals of the unseen cards; with ``oversample`` > 1, chosen among that many times more
+        by how well they explain the bids and recent plays (sampling-importance-resampling)."""
+        n = view.num_players
+        pool = [sample_hands(self.rng, unseen, counts, voids, known) for _ in range(self.samples * self.oversample)]
+        if self.oversample == 1:
+            return pool
+        kinds, values = view.bid_kinds[:n], view.bid_values[:n]
+        played = view.played[:n]
+        weights = [bid_weight(rules, [h | played[p] for p, h in enumerate(hands)], kinds, values,
+                              self.bid_params, self.bid_sigma) for hands in pool]
+        if model is not None and model.active:
+            hand = view.hand
+            for i, hands in enumerate(pool):
+                if weights[i] > 0:
+                    weights[i] *= model.weight([hand] + hands[1:])
+        return self._resample(pool, weights, self.samples)
+
+    def _resample(self, pool: list[list[int]], weights: Sequence[float], k: int) -> list[list[int]]:
+        """``k`` distinct deals of the pool, drawn with probability proportional to their weights."""
+        w = np.asarray(weights, dtype=np.float64)
+        w = w + 1e-9 * max(float(w.max()), 1e-300)  # every deal stays possible
+        pick = self.rng.choice(len(pool), size=k, replace=False, p=w / w.sum())
+        return [pool[i] for i in pick]
+
+
+def _side_context(view, rules: Rules) -> tuple[list[int], list[int], list[int]]:
+    """Scores and bags per side, and each slot's side's bags, from an observation."""
+    n = view.num_players
+    side_slot = [next(s for s in range(n) if rules.side_of(s) == side) for side in range(rules.num_sides)]
+    scores = [view.scores[slot] for slot in side_slot]
+    bags = [view.bags[slot] for slot in side_slot]
+    return scores, bags, [view.bags[s] for s in range(n)]
+
+
+def _utility(rules: Rules, state: HandState, bags_before: Sequence[int], bag_cost: float) -> float:
+    """Slot 0's side points minus the mean of the other sides', bags charged ``bag_cost`` each."""
+    score = score_hand(rules, state.bids, state.tricks_won, bags_before)
+    mine = rules.side_of(0)
+    values = [s.points - bag_cost * s.new_bags for s in score.sides]
+    others = [v for side, v in enumerate(values) if side != mine]
+    return values[mine] - sum(others) / len(others)

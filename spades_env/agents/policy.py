@@ -1,0 +1,87 @@
+"""Trained policies as agents (the ``ppo`` agent and the checkpoint loader of policy files).
+
+Importing this module registers:
+
+* a checkpoint loader for policy files written by :func:`spades_env.nn.save_policy`
+  (``make_agent("runs/.../policy.pt")``), and
+* the agent ``ppo``: ``make_agent("ppo")`` plays the released policy shipped
+  as ``spades_env/policies/ppo.pt``; ``make_agent("ppo", path=...)`` another
+  policy file.
+
+A policy agent plays the most probable legal action by default
+(``greedy=False`` samples, with ``temperature``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+
+from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, load_policy, masked_logits, safe_load
+from .base import Agent, check_observation
+from .registry import POLICY_DIR, register_agent, register_checkpoint_loader
+
+RELEASED_POLICY = POLICY_DIR / "ppo.pt"
+
+
+class PolicyAgent(Agent):
+    """Plays a :class:`PolicyNet`: greedy by default, or sampling with a temperature."""
+
+    name = "ppo"
+
+    def __init__(self, policy: PolicyNet, greedy: bool = True, temperature: float = 1.0, seed: int | None = None,
+                 rng: np.random.Generator | None = None, device: str = "cpu", path: str | None = None):
+        super().__init__(seed=seed, rng=rng)
+        if temperature <= 0:
+            raise ValueError(f"temperature must be positive, got {temperature}")
+        self.policy = policy.to(device).eval()
+        self.greedy = bool(greedy)
+        self.temperature = float(temperature)
+        self.device = device
+        self.path = path
+
+    @torch.no_grad()
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One legal action per row of (obs, mask)."""
+        x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
+        m = torch.as_tensor(np.asarray(mask), device=self.device)
+        logits = masked_logits(self.policy(x), m).cpu()
+        if self.greedy:
+            return logits.argmax(dim=-1).numpy().astype(np.int64)
+        probs = torch.softmax(logits / self.temperature, dim=-1).numpy().astype(np.float64)
+        probs /= probs.sum(axis=1, keepdims=True)
+        return np.array([self.rng.choice(len(p), p=p) for p in probs], dtype=np.int64)
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        """The action for one observation dict."""
+        obs, mask = check_observation(observation)
+        return int(self.act_batch(obs[None], mask[None])[0])
+
+    def describe(self) -> dict[str, Any]:
+        """Name, file and options, for evaluation records."""
+        return {"name": self.name, "path": self.path, "greedy": self.greedy, "temperature": self.temperature,
+                "seed": self.seed}
+
+
+def load_policy_agent(path: str | os.PathLike | None = None, **options: Any) -> PolicyAgent:
+    """A PolicyAgent from a policy file (default: the released policy)."""
+    path = RELEASED_POLICY if path is None else path
+    if not os.path.isfile(path):
+        raise CheckpointError(f"policy file not found: {path}" +
+                              ("; the released policy is missing from this installation" if path == RELEASED_POLICY else ""))
+    policy, _meta = load_policy(path)
+    return PolicyAgent(policy, path=os.fspath(path), **options)
+
+
+def _checkpoint_loader(path: str, **options: Any) -> PolicyAgent | None:
+    payload = safe_load(path)
+    if payload.get("format") != POLICY_FORMAT:
+        return None  # not ours: let another loader try
+    return load_policy_agent(path, **options)
+
+
+register_checkpoint_loader("spades_env.policy", _checkpoint_loader)
+register_agent("ppo", load_policy_agent, "trained PPO policy: the released one, or path=<policy.pt>", overwrite=True)

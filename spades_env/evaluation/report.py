@@ -1,0 +1,117 @@
+"""Presenting an evaluation report: a terminal table, JSON and a PNG chart."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+
+def _fmt(x: Any, digits: int = 3, pct: bool = False) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if pct:
+        return f"{100 * x:.1f}%"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """A plain-text table of the report."""
+    cfg = report["config"]
+    a = cfg["agent_a"] + (f" {cfg['a_options']}" if cfg["a_options"] else "")
+    b = cfg["agent_b"] + (f" {cfg['b_options']}" if cfg["b_options"] else "")
+    lines = [f"A = {a}", f"B = {b}",
+             f"rules {cfg['rules_name']}, seed {cfg['seed']}, orientations {' '.join(cfg['orientations'])}"
+             + (f", cross-play with {cfg['partner']}" if cfg["cross_play"] else "")]
+    if "deals" in report:
+        d = report["deals"]
+        ci = d["points_diff"]
+        lines.append("")
+        lines.append(f"Duplicate deals: {d['n']} (context {cfg['context']})")
+        lines.append(f"  points per deal, A - B: {ci['mean']:+.2f}  95% CI [{ci['low']:+.2f}, {ci['high']:+.2f}]"
+                     f"  (sd {_fmt(ci['sd'], 1)})")
+        lines.append(f"  A points per deal {d['a_points']:+.2f}, B points per deal {d['b_points']:+.2f}")
+        adj = d["bag_adjusted_diff"]
+        lines.append(f"  with each new bag costing {d['bag_cost']:g} points (its share of the bag penalty): "
+                     f"{adj['mean']:+.2f}  95% CI [{adj['low']:+.2f}, {adj['high']:+.2f}]")
+    if "games" in report:
+        g = report["games"]
+        w = g["a_win_rate"]
+        lines.append("")
+        lines.append(f"Games to {cfg['rules']['target_score']}: {g['n_games']} ({g['n_seeds']} seeds x "
+                     f"{len(cfg['orientations'])} orientations), mean {_fmt(g['mean_hands'], 1)} hands")
+        lines.append(f"  A wins {g['a_wins']}, B wins {g['b_wins']}, undecided {g['undecided']}")
+        lines.append(f"  A win rate {_fmt(w['rate'], pct=True)}  95% Wilson CI [{_fmt(w['low'], pct=True)}, "
+                     f"{_fmt(w['high'], pct=True)}]  (fair: {_fmt(g['fair_a_win_rate'], pct=True)})")
+    rows = [("points per hand", "points_per_hand", False), ("set rate", "set_rate", True),
+            ("exact-bid rate", "exact_bid_rate", True), ("bags per hand", "bags_per_hand", False),
+            ("mean contract", "mean_contract", False), ("mean bid (seat)", "mean_bid", False),
+            ("nil bids", "nil_bids", False), ("nil success", "nil_success", True),
+            ("blind nil bids", "blind_nil_bids", False), ("blind nil success", "blind_nil_success", True)]
+    for mode, sides in report.get("sides", {}).items():
+        lines.append("")
+        lines.append(f"Per side ({mode}): {'':14s} {'A':>10s} {'B':>10s}")
+        for label, key, pct in rows:
+            lines.append(f"  {label:30s} {_fmt(sides['A'][key], 2, pct):>10s} {_fmt(sides['B'][key], 2, pct):>10s}")
+    if report.get("timing"):
+        lines.append("")
+        lines.append("Time per decision:")
+        for role, t in report["timing"].items():
+            lines.append(f"  {role}: {_fmt(t['ms_per_decision'], 3)} ms per decision, "
+                         f"{_fmt(t['ms_per_play'], 3)} ms per card play ({t['decisions']} decisions)")
+    return "\n".join(lines)
+
+
+def write_json(report: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write the report as indented JSON."""
+    with open(path, "w") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+
+
+def write_png(report: dict[str, Any], path: str | os.PathLike) -> None:
+    """A chart: points per deal and win rate with their intervals, and per-side statistics."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cfg = report["config"]
+    panels = [name for name in ("deals", "games") if name in report] + ["sides"]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.8 * len(panels), 4.2), squeeze=False)
+    axes = dict(zip(panels, axes[0]))
+    fig.suptitle(f"A = {cfg['agent_a']} vs B = {cfg['agent_b']} ({cfg['rules_name']})")
+    if "deals" in report:
+        ax = axes["deals"]
+        ci = report["deals"]["points_diff"]
+        ax.errorbar([0], [ci["mean"]], yerr=[[ci["mean"] - ci["low"]], [ci["high"] - ci["mean"]]], fmt="o",
+                    capsize=8, color="tab:blue")
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xticks([0], [f"{report['deals']['n']} deals"])
+        ax.set_ylabel("A - B points per deal (95% CI)")
+    if "games" in report:
+        ax = axes["games"]
+        w = report["games"]["a_win_rate"]
+        ax.bar([0], [w["rate"]], yerr=[[w["rate"] - w["low"]], [w["high"] - w["rate"]]], capsize=8,
+               color="tab:green")
+        ax.axhline(report["games"]["fair_a_win_rate"], color="grey", lw=0.8, ls="--")
+        ax.set_ylim(0, 1)
+        ax.set_xticks([0], [f"{report['games']['n_games']} games"])
+        ax.set_ylabel("A win rate (95% Wilson CI)")
+    ax = axes["sides"]
+    sides = report["sides"].get("deals") or report["sides"].get("games")
+    keys = [("set_rate", "set"), ("exact_bid_rate", "exact bid"), ("nil_success", "nil made"),
+            ("bags_per_hand", "bags/hand")]
+    xs = range(len(keys))
+    for k, (role, color) in enumerate((("A", "tab:blue"), ("B", "tab:orange"))):
+        vals = [sides[role][key] or 0.0 for key, _ in keys]
+        ax.bar([x + 0.4 * k for x in xs], vals, width=0.4, label=role, color=color)
+    ax.set_xticks([x + 0.2 for x in xs], [label for _, label in keys])
+    ax.legend()
+    ax.set_title("per side")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

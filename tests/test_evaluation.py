@@ -1,0 +1,176 @@
+"""The evaluation harness: statistics, duplicate orientations, reproducibility, the command line."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from spades_env.agents import HeuristicAgent, registry
+from spades_env.agents.registry import register_agent
+from spades_env.core import BidKind, HandState, make_deal, preset, score_hand
+from spades_env.core.scoring import Bid
+from spades_env.encoding import decode_observation
+from spades_env.evaluation import EvalConfig, evaluate, mean_interval, orientations, tally_hand, win_interval
+from spades_env.evaluation.__main__ import main, parse_options
+from spades_env.evaluation.duplicate import deal_context
+
+SHORT = preset("standard").replace(target_score=150)
+
+
+def strip_timing(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k != "timing"}
+
+
+# ---------------------------------------------------------------- statistics
+def test_mean_interval_matches_scipy_t_interval():
+    x = [12.0, -3.0, 7.5, 0.0, 22.0, -8.0, 4.0, 9.0]
+    got = mean_interval(x)
+    low, high = sps.t.interval(0.95, len(x) - 1, loc=np.mean(x), scale=sps.sem(x))
+    assert got["mean"] == pytest.approx(np.mean(x))
+    assert got["low"] == pytest.approx(low) and got["high"] == pytest.approx(high)
+    assert got["sd"] == pytest.approx(np.std(x, ddof=1))
+
+
+@pytest.mark.parametrize("wins,n", [(0, 10), (3, 10), (50, 100), (499, 500), (500, 500)])
+def test_win_interval_matches_scipy_wilson(wins, n):
+    got = win_interval(wins, n)
+    ci = sps.binomtest(wins, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert got["rate"] == pytest.approx(wins / n)
+    assert got["low"] == pytest.approx(ci.low, abs=1e-9) and got["high"] == pytest.approx(ci.high, abs=1e-9)
+
+
+def test_tally_hand_on_a_scripted_hand():
+    rules = preset("standard")
+    suit = lambda s: " ".join(r + s for r in "23456789TJQKA")  # noqa: E731
+    state = HandState(rules, make_deal(rules, [suit("C"), suit("D"), suit("H"), suit("S")]), dealer=3)
+    for action in (54, 57, 58, 59):  # seat 0 nil, seat 1 bids 3, seat 2 bids 4, seat 3 bids 5
+        state.apply(action)
+    while not state.is_over:
+        state.apply(state.legal_actions()[0])
+    assert state.tricks_won == [0, 0, 0, 13]  # the spades take every trick
+    score = score_hand(rules, state.bids, state.tricks_won, [0, 0])
+    result = SimpleNamespace(bids=state.bids, tricks=tuple(state.tricks_won), score=score)
+    side0 = tally_hand(rules, result, 0).summary()
+    assert side0["set_rate"] == 1.0 and side0["nil_bids"] == 1 and side0["nil_success"] == 1.0
+    assert side0["points_per_hand"] == 100 - 40 and side0["mean_contract"] == 4 and side0["mean_bid"] == 4
+    side1 = tally_hand(rules, result, 1).summary()
+    assert side1["set_rate"] == 0.0 and side1["exact_bid_rate"] == 0.0 and side1["bags_per_hand"] == 5
+    assert side1["mean_bid"] == 4 and side1["mean_contract"] == 8
+    exact = SimpleNamespace(bids=(Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 4),
+                                  Bid(BidKind.NUMBER, 1)), tricks=(4, 4, 4, 1),
+                            score=score_hand(rules, [Bid(BidKind.NUMBER, v) for v in (4, 4, 4, 1)], (4, 4, 4, 1),
+                                             [0, 0]))
+    assert tally_hand(rules, exact, 0).exact == 1 and tally_hand(rules, exact, 1).exact == 1
+
+
+# --------------------------------------------------------------- orientations
+def test_orientations_swap_and_rotate_seats():
+    assert orientations(preset("standard"), False) == [tuple("ABAB"), tuple("BABA")]
+    assert [("".join(o)) for o in orientations(preset("standard"), True)] == ["ABPP", "BAPP", "PPAB", "PPBA"]
+    assert ["".join(o) for o in orientations(preset("cutthroat"), False)] == ["ABBB", "BABB", "BBAB", "BBBA"]
+    assert ["".join(o) for o in orientations(preset("cutthroat3"), False)] == ["ABB", "BAB", "BBA"]
+    with pytest.raises(ValueError, match="partnership"):
+        orientations(preset("cutthroat"), True)
+
+
+class Spy(HeuristicAgent):
+    """The heuristic, remembering the cards it was dealt in each episode."""
+
+    seen: list[int] = []
+
+    def act(self, observation):
+        view = decode_observation(observation["observation"])
+        if view.hand and not any(view.played) and sum(view.tricks_won) == 0:
+            self.seen.append(view.hand | view.played[0])
+        return super().act(observation)
+
+
+@pytest.fixture
+def spies(monkeypatch):
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
+    monkeypatch.setattr(registry, "_DESCRIPTIONS", dict(registry._DESCRIPTIONS))
+    made = {}
+
+    def factory(role):
+        def make(**options):
+            agent = Spy(**options)
+            agent.seen = []
+            made[role] = agent
+            return agent
+        return make
+
+    register_agent("spy_a", factory("A"))
+    register_agent("spy_b", factory("B"))
+    return made
+
+
+def test_duplicate_deals_give_each_agent_every_hand(spies):
+    report = evaluate(EvalConfig("spy_a", "spy_b", deals=3, workers=1, progress=False))
+    for role in ("A", "B"):
+        union = 0
+        for hand in spies[role].seen:
+            union |= hand
+        assert union == (1 << 52) - 1, role  # over both orientations, each agent held all four hands
+    # Identical deterministic agents: every per-deal difference is exactly 0.
+    assert report["deals"]["per_deal_diff"] == [0.0, 0.0, 0.0]
+
+
+def test_identical_agents_are_even_in_cutthroat_and_games():
+    report = evaluate(EvalConfig("heuristic", "heuristic", rules="cutthroat3", deals=2, workers=1, progress=False))
+    assert report["deals"]["per_deal_diff"] == pytest.approx([0.0, 0.0], abs=1e-9)
+    report = evaluate(EvalConfig("heuristic", "heuristic", rules=SHORT, deals=0, games=2, workers=1,
+                                 progress=False))
+    g = report["games"]
+    assert g["a_wins"] == g["b_wins"] and g["n_games"] == 4
+
+
+# ------------------------------------------------------------ reproducibility
+def test_same_seed_same_numbers_whatever_the_workers():
+    cfg = dict(agent_a="heuristic", agent_b="random", rules=SHORT, deals=4, games=1, seed=5, progress=False)
+    one = evaluate(EvalConfig(**cfg, workers=1))
+    again = evaluate(EvalConfig(**cfg, workers=1))
+    two = evaluate(EvalConfig(**cfg, workers=2))
+    assert strip_timing(one) == strip_timing(again) == strip_timing(two)
+    other = evaluate(EvalConfig(**{**cfg, "seed": 6}, workers=1))
+    assert other["deals"]["seeds"] != one["deals"]["seeds"]
+    assert one["config"]["rules"]["target_score"] == 150 and one["config"]["seed"] == 5
+    assert len(one["deals"]["per_deal_diff"]) == 4 and one["games"]["n_games"] == 2
+
+
+def test_cross_play_and_sampled_contexts():
+    report = evaluate(EvalConfig("random", "random", a_options={"seed": 1}, deals=2, cross_play=True,
+                                 context="sampled", workers=1, progress=False))
+    assert report["config"]["orientations"] == ["ABPP", "BAPP", "PPAB", "PPBA"]
+    assert report["config"]["partner"] == "heuristic"
+    ctx = deal_context(preset("standard"), 123, "sampled")
+    assert ctx == deal_context(preset("standard"), 123, "sampled")
+    assert all((s - b) % 10 == 0 for s, b in zip(ctx["scores"], ctx["bags"]))
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_writes_table_json_and_png(tmp_path, capsys):
+    out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
+    rules_path = tmp_path / "short.yaml"
+    rules_path.write_text("base: standard\ntarget_score: 150\n")
+    code = main(["heuristic", "random", "--deals", "3", "--games", "1", "--rules", str(rules_path), "--seed", "2",
+                 "--workers", "1", "--json", str(out_json), "--png", str(out_png), "--no-progress",
+                 "--b-opt", "seed=4"])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "points per deal, A - B" in text and "A win rate" in text and "set rate" in text
+    report = json.loads(out_json.read_text())
+    assert report["config"]["b_options"] == {"seed": 4}
+    assert report["config"]["rules_name"] == "short" and len(report["deals"]["seeds"]) == 3
+    assert report["config"]["rules"]["target_score"] == 150
+    assert out_png.stat().st_size > 1000
+
+
+def test_parse_options():
+    assert parse_options(["samples=4", "time_limit=0.5", "name=abc", "flag=true"]) == {
+        "samples": 4, "time_limit": 0.5, "name": "abc", "flag": True}
+    with pytest.raises(SystemExit):
+        parse_options(["oops"])
