@@ -300,16 +300,28 @@ class ObservationView:
         return 52 // self.num_players
 
 
-def _bits(block: np.ndarray) -> int:
-    mask = 0
-    for card in np.flatnonzero(block > 0.5):
-        mask |= 1 << int(card)
-    return mask
+def _one_hot(values: list[float]) -> int | None:
+    for i, v in enumerate(values):
+        if v > 0.5:
+            return i
+    return None
 
 
-def _one_hot(block: np.ndarray) -> int | None:
-    nz = np.flatnonzero(block > 0.5)
-    return int(nz[0]) if len(nz) else None
+_DECODED_RULES: dict[bytes, dict[str, int]] = {}
+
+
+def _decode_rules(block: np.ndarray) -> dict[str, int]:
+    key = block.tobytes()
+    rules = _DECODED_RULES.get(key)
+    if rules is None:
+        rules = {name: round(float(v) * div) for (name, div), v in zip(RULE_FEATURES, block)}
+        if len(_DECODED_RULES) > 256:
+            _DECODED_RULES.clear()
+        _DECODED_RULES[key] = rules
+    return rules
+
+
+_SMALL_END = OBS_SLICES["rules"].start  # the blocks before the rules are decoded from one Python list
 
 
 def decode_observation(obs: np.ndarray) -> ObservationView:
@@ -318,39 +330,47 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     if obs.shape != (OBS_SIZE,) and obs.shape != (STATE_SIZE,):
         raise ValueError(f"expected an observation of size {OBS_SIZE}, got shape {obs.shape}")
     s = OBS_SLICES
-    rules = {name: float(v) * div for (name, div), v in zip(RULE_FEATURES, obs[s["rules"]])}
-    rules = {k: round(v) for k, v in rules.items()}
-    target = round(float(obs[s["target_score"].start]) * SCORE_SCALE_TARGET)
+    rules = _decode_rules(obs[s["rules"]])
+    small = obs[:_SMALL_END].tolist()
+
+    def block(name: str) -> list[float]:
+        sl = s[name]
+        return small[sl.start:sl.stop]
+
+    target = round(small[s["target_score"].start] * SCORE_SCALE_TARGET)
     bag_div = rules["bag_limit"] or DEFAULT_BAG_SCALE
-    num_players = 3 if rules["three_players"] else 4
-    size = 52 // num_players
-    bids = obs[s["bids"]].reshape(NUM_SLOTS, BID_FEATURES)
+    size = 52 // (3 if rules["three_players"] else 4)
+    bids = block("bids")
     kinds, values = [], []
-    for row in bids:
+    for slot in range(NUM_SLOTS):
+        row = bids[slot * BID_FEATURES:(slot + 1) * BID_FEATURES]
         kind = _one_hot(row[:NUM_BID_KINDS])
         kinds.append(BidKind(kind if kind is not None else 0))
         value = _one_hot(row[NUM_BID_KINDS:])
         values.append(value if value is not None else 0)
-    trick_block = obs[s["trick"]].reshape(NUM_SLOTS, NUM_CARDS)
-    played_block = obs[s["played"]].reshape(NUM_SLOTS, NUM_CARDS)
+    # Card blocks -> bitboards: pack each 54-card row into bytes, then into an int.
+    cards = obs[CARD_BLOCKS].reshape(NUM_CARD_BLOCKS, NUM_CARDS) > 0.5
+    packed = np.packbits(cards, axis=1, bitorder="little")
+    boards = [int.from_bytes(row.tobytes(), "little") for row in packed]
+    hand, trick_boards, played, passed, received = boards[0], boards[1:5], boards[5:9], boards[9], boards[10]
     return ObservationView(
-        phase=Phase(_one_hot(obs[s["phase"]])),
-        to_act=_one_hot(obs[s["to_act"]]),
-        dealer=_one_hot(obs[s["dealer"]]) or 0,
-        trick_leader=_one_hot(obs[s["trick_leader"]]),
+        phase=Phase(_one_hot(block("phase"))),
+        to_act=_one_hot(block("to_act")),
+        dealer=_one_hot(block("dealer")) or 0,
+        trick_leader=_one_hot(block("trick_leader")),
         bid_kinds=tuple(kinds),
         bid_values=tuple(values),
-        tricks_won=tuple(round(float(x) * size) for x in obs[s["tricks_won"]]),
-        spades_broken=bool(obs[s["spades_broken"].start] > 0.5),
-        scores=tuple(round(float(x) * target) for x in obs[s["scores"]]),
-        bags=tuple(round(float(x) * bag_div) for x in obs[s["bags"]]),
+        tricks_won=tuple(round(x * size) for x in block("tricks_won")),
+        spades_broken=small[s["spades_broken"].start] > 0.5,
+        scores=tuple(round(x * target) for x in block("scores")),
+        bags=tuple(round(x * bag_div) for x in block("bags")),
         target_score=target,
         rules=rules,
-        hand=_bits(obs[s["hand"]]),
-        trick=tuple(_one_hot(row) for row in trick_block),
-        played=tuple(_bits(row) for row in played_block),
-        passed=_bits(obs[s["passed"]]),
-        received=_bits(obs[s["received"]]),
+        hand=hand,
+        trick=tuple((b.bit_length() - 1) if b else None for b in trick_boards),
+        played=tuple(played),
+        passed=passed,
+        received=received,
     )
 
 

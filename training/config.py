@@ -1,0 +1,164 @@
+"""Training configuration: one typed dataclass, every field documented.
+
+The defaults *are* the embedded default config (the README's main job: about
+10 minutes on 2 CPU cores). ``configs/train/*.yaml`` override some fields; a
+YAML file with an unknown key is an error. The resolved config is saved beside
+every run as ``config.yaml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def _f(default: Any, help: str) -> Any:  # noqa: A002 - the word argparse uses
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass
+class TrainConfig:
+    """Every hyperparameter of self-play PPO (see each field's help)."""
+
+    exp_name: str = _f("ppo", "experiment name; the run folder is <runs_dir>/<exp_name>-<rules>-seed<seed>")
+    runs_dir: str = _f("runs", "folder holding run folders")
+    seed: int = _f(1, "seed of the tables, the networks and the opponent draws")
+    rules: str = _f("standard", "rules preset or YAML path")
+    device: str = _f("cpu", "torch device: cpu, or cuda when available")
+    threads: int = _f(1, "torch CPU threads (1 is fastest when other processes share the cores)")
+    eval_workers: int = _f(2, "processes of the duplicate evaluations")
+    # scale
+    total_decisions: int = _f(1_000_000, "stop after this many learner decisions (trained on)")
+    num_envs: int = _f(256, "tables stepped in lockstep")
+    rollout_steps: int = _f(64, "table steps per rollout (each step is one decision per table)")
+    # network
+    hidden: list = _f([256, 256], "hidden layer sizes of the policy and value MLPs")
+    critic_input: str = _f("state", "'state' (full information, centralized critic) or 'observation'")
+    # PPO
+    learning_rate: float = _f(3e-4, "Adam learning rate (imitation and PPO)")
+    anneal_lr: bool = _f(True, "decay the learning rate linearly to 0")
+    gamma: float = _f(1.0, "discount within a hand (a hand is one episode for credit assignment)")
+    gae_lambda: float = _f(0.95, "GAE lambda")
+    update_epochs: int = _f(3, "passes over each batch")
+    minibatch_size: int = _f(2048, "decisions per gradient step")
+    clip_coef: float = _f(0.2, "PPO ratio clip")
+    ent_coef: float = _f(0.01, "entropy bonus")
+    vf_coef: float = _f(0.5, "value loss weight")
+    max_grad_norm: float = _f(0.5, "gradient norm clip")
+    target_kl: float = _f(0.05, "stop an update's epochs early above this approximate KL (0 = never)")
+    reward_scale: float = _f(0.01, "points -> reward scale (hand_points reward)")
+    bag_cost: bool = _f(True, "charge bag_penalty/bag_limit per bag when taken instead of the penalty when paid")
+    # opponents
+    selfplay_fraction: float = _f(0.3, "share of tables where every seat is the current policy")
+    heuristic_fraction: float = _f(0.5, "share of tables where the learner's side plays the heuristic")
+    snapshot_every: int = _f(10, "updates between snapshots added to the opponent pool")
+    pool_size: int = _f(8, "snapshots kept in the pool (the rest of the tables play a random snapshot)")
+    # warm start
+    bc_decisions: int = _f(150_000, "heuristic decisions to imitate before PPO (0 = none)")
+    bc_epochs: int = _f(6, "passes over the imitation data")
+    # logging, evaluation, checkpoints
+    eval_every: int = _f(20, "updates between evaluations (0 = only at the end)")
+    eval_deals: int = _f(50, "duplicate deals per evaluation during training")
+    final_eval_deals: int = _f(200, "duplicate deals of the final evaluation")
+    final_eval_games: int = _f(0, "duplicate game pairs to the target in the final evaluation")
+    eval_opponents: list = _f(["random", "heuristic"], "agents evaluated against")
+    checkpoint_every: int = _f(10, "updates between checkpoints")
+    progress: bool = _f(True, "show a progress bar")
+
+    @property
+    def run_name(self) -> str:
+        """Reproducible run name."""
+        rules = Path(self.rules).stem
+        return f"{self.exp_name}-{rules}-seed{self.seed}"
+
+    def validate(self) -> "TrainConfig":
+        """Raise ValueError naming the first bad field."""
+        positive = ("total_decisions", "num_envs", "rollout_steps", "update_epochs", "minibatch_size", "threads", "eval_workers",
+                    "snapshot_every", "pool_size", "checkpoint_every", "eval_deals")
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
+        if self.critic_input not in ("state", "observation"):
+            raise ValueError(f"train config 'critic_input' must be 'state' or 'observation', got {self.critic_input!r}")
+        if not 0 <= self.selfplay_fraction + self.heuristic_fraction <= 1 or min(self.selfplay_fraction, self.heuristic_fraction) < 0:
+            raise ValueError("train config 'selfplay_fraction' and 'heuristic_fraction' must be >= 0 and sum to at most 1")
+        if not self.hidden or any(int(h) <= 0 for h in self.hidden):
+            raise ValueError(f"train config 'hidden' must list positive sizes, got {self.hidden}")
+        for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef", "reward_scale"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of every field."""
+        return dataclasses.asdict(self)
+
+
+def from_mapping(data: dict[str, Any], base: TrainConfig | None = None) -> TrainConfig:
+    """A config from a mapping (strict about unknown keys and types)."""
+    base = base or TrainConfig()
+    known = {f.name: f for f in fields(TrainConfig)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ValueError(f"unknown train config key(s) {unknown}; known: {sorted(known)}")
+    values = base.to_dict()
+    for key, value in data.items():
+        expected = type(values[key])
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ValueError(f"train config '{key}' must be {expected.__name__}, got {value!r}")
+        values[key] = value
+    return TrainConfig(**values).validate()
+
+
+def load_config(path: str | None) -> TrainConfig:
+    """The embedded default, or it overridden by a YAML file."""
+    if path is None:
+        return TrainConfig().validate()
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"cannot read train config {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a train config must be a mapping")
+    return from_mapping(data)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """One ``--field`` option per config field (typed, with its help), overriding the config file."""
+    for f in fields(TrainConfig):
+        kind = type(f.default) if f.default is not dataclasses.MISSING else list
+        flag = "--" + f.name.replace("_", "-")
+        if kind is bool:
+            parser.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=None, help=f.metadata["help"])
+        elif kind is list:
+            parser.add_argument(flag, type=str, default=None, help=f.metadata["help"] + " (comma-separated)")
+        else:
+            parser.add_argument(flag, type=kind, default=None, help=f.metadata["help"])
+
+
+def overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Config fields given on the command line."""
+    out: dict[str, Any] = {}
+    for f in fields(TrainConfig):
+        value = getattr(args, f.name, None)
+        if value is None:
+            continue
+        if f.default is dataclasses.MISSING:  # list field
+            items = [v.strip() for v in value.split(",") if v.strip()]
+            value = [int(v) for v in items] if f.name == "hidden" else items
+        out[f.name] = value
+    return out
+
+
+def dump(config: TrainConfig) -> str:
+    """YAML of the resolved config."""
+    return yaml.safe_dump(config.to_dict(), sort_keys=False)

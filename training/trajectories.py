@@ -1,0 +1,115 @@
+"""Turn-based trajectory bookkeeping for self-play PPO over many tables.
+
+Seats act in turn, so each (table, seat) pair is its own trajectory: a
+decision's successor is the same seat's next decision at that table. Rewards
+arrive at hand ends (``hand_points``) and each hand is one episode for credit
+assignment (``done`` at the hand end): a decision is *complete* once its hand
+has ended, and only complete decisions are trained on. Decisions of hands
+still in progress when a rollout stops are carried into the next rollout
+(their log-probabilities are one update old; PPO's ratio accounts for it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class TrajectoryStore:
+    """Decisions of the recorded seats, linked per (table, seat), with hand-end rewards."""
+
+    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, critic_size: int):
+        self.num_envs = num_envs
+        self.num_players = num_players
+        self.shapes = {"obs": (obs_size,), "mask": (num_actions,), "critic": (critic_size,)}
+        self.last = np.full((num_envs, num_players), -1, dtype=np.int64)  # open decision per (table, seat)
+        self.hand_uid = np.arange(num_envs, dtype=np.int64)  # id of each table's current hand
+        self.next_uid = num_envs
+        self.hand_finished: list[bool] = [False] * num_envs
+        self._chunks: list[dict[str, np.ndarray]] = []
+        self._carried: dict[str, np.ndarray] | None = None
+        self.size = 0
+        self._reward: list[float] = []
+        self._done: list[bool] = []
+        self._next: list[int] = []
+
+    def add(self, rows: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, critic: np.ndarray,
+            actions: np.ndarray, logp: np.ndarray, values: np.ndarray) -> None:
+        """Record one decision per row (table) for the given acting seats."""
+        k = len(rows)
+        if k == 0:
+            return
+        ids = np.arange(self.size, self.size + k)
+        prev = self.last[rows, seats]
+        self._reward.extend([0.0] * k)
+        self._done.extend([False] * k)
+        self._next.extend([-1] * k)
+        for p, i in zip(prev.tolist(), ids.tolist()):
+            if p >= 0:
+                self._next[p] = i
+        self.last[rows, seats] = ids
+        self._chunks.append({
+            "obs": obs, "mask": mask, "critic": critic, "action": actions.astype(np.int64), "logp": logp.astype(np.float32),
+            "value": values.astype(np.float32), "uid": self.hand_uid[rows], "table": rows.astype(np.int64),
+            "seat": seats.astype(np.int64),
+        })
+        self.size += k
+
+    def end_hands(self, tables: np.ndarray, rewards: np.ndarray) -> None:
+        """Close the hands of ``tables``: add each seat's reward (rows of ``rewards``) to its last decision."""
+        for t, row in zip(tables.tolist(), rewards):
+            for seat in range(self.num_players):
+                d = int(self.last[t, seat])
+                if d >= 0:
+                    self._reward[d] += float(row[seat])
+                    self._done[d] = True
+            self.last[t] = -1
+            self.hand_finished[int(self.hand_uid[t])] = True
+            self.hand_uid[t] = self.next_uid
+            self.next_uid += 1
+            self.hand_finished.append(False)
+
+    def reset_tables(self, tables: np.ndarray) -> None:
+        """Forget open decisions of tables whose game was reset without a scored hand end."""
+        for t in tables.tolist():
+            self.last[t] = -1
+            self.hand_uid[t] = self.next_uid
+            self.next_uid += 1
+            self.hand_finished.append(False)
+
+    def take_complete(self, gamma: float, gae_lambda: float) -> dict[str, np.ndarray] | None:
+        """Complete decisions with GAE advantages and returns; incomplete ones are kept for later."""
+        if self.size == 0:
+            return None
+        data = {key: np.concatenate([c[key] for c in self._chunks]) for key in self._chunks[0]}
+        reward = np.asarray(self._reward, dtype=np.float32)
+        done = np.asarray(self._done, dtype=bool)
+        nxt = np.asarray(self._next, dtype=np.int64)
+        finished = np.asarray(self.hand_finished, dtype=bool)
+        complete = finished[data["uid"]]
+        value = data["value"]
+        adv = np.zeros(self.size, dtype=np.float32)
+        # Successors are always recorded later, so one backward sweep suffices.
+        for i in np.flatnonzero(complete)[::-1]:
+            if done[i]:
+                adv[i] = reward[i] - value[i]
+            else:
+                j = nxt[i]
+                delta = reward[i] + gamma * value[j] - value[i]
+                adv[i] = delta + gamma * gae_lambda * adv[j]
+        keep = ~complete
+        out = {key: arr[complete] for key, arr in data.items()}
+        out["advantage"] = adv[complete]
+        out["return"] = adv[complete] + value[complete]
+        out["reward"] = reward[complete]
+        # Carry the incomplete decisions over, re-indexed.
+        new_index = np.cumsum(keep) - 1
+        kept = np.flatnonzero(keep)
+        self._chunks = [{key: arr[keep] for key, arr in data.items()}] if len(kept) else []
+        self._reward = reward[keep].tolist()
+        self._done = done[keep].tolist()
+        remapped = np.where(nxt[keep] >= 0, new_index[np.maximum(nxt[keep], 0)], -1)
+        self._next = remapped.tolist()
+        open_ids = self.last >= 0
+        self.last[open_ids] = new_index[self.last[open_ids]]
+        self.size = len(kept)
+        return out if len(out["action"]) else None
