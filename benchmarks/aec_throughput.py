@@ -7,7 +7,10 @@ OpenSpiel's ``spades`` the same way in the same process: random legal actions,
 with the observation tensor and the mask built at each decision, and raw
 (legal actions and apply only). Prints decisions per second and the ratios.
 
-    python benchmarks/aec_throughput.py [--seconds 10] [--rules standard] [--json out.json]
+    python benchmarks/aec_throughput.py [--seconds 10] [--rounds 5] [--rules standard] [--json out.json]
+
+The four measurements are interleaved in rounds and each figure is the median
+round, so that load from other processes affects them alike.
 """
 
 from __future__ import annotations
@@ -75,23 +78,33 @@ def run_openspiel(seconds: float, with_observation: bool, seed: int = 0) -> floa
 def main() -> None:
     """Run every measurement and print a table with ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=10.0, help="total time per measurement")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="the measurements are interleaved in this many rounds; each figure is the median round")
     parser.add_argument("--rules", default="standard", help="rules preset for spades_env")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
-    results = {
-        "raw_env": run_aec(spades_env.raw_env, args.rules, args.seconds),
-        "env": run_aec(spades_env.env, args.rules, args.seconds),
-        "openspiel_obs_mask": run_openspiel(args.seconds, with_observation=True),
-        "openspiel_raw": run_openspiel(args.seconds, with_observation=False),
+    # Interleaved rounds: a shared, noisy machine slows every measurement of a round alike.
+    runs = {
+        "raw_env": lambda s, r: run_aec(spades_env.raw_env, args.rules, s, seed=r),
+        "env": lambda s, r: run_aec(spades_env.env, args.rules, s, seed=r),
+        "openspiel_obs_mask": lambda s, r: run_openspiel(s, with_observation=True, seed=r),
+        "openspiel_raw": lambda s, r: run_openspiel(s, with_observation=False, seed=r),
     }
+    per_round: dict[str, list] = {name: [] for name in runs}
+    for r in range(args.rounds):
+        for name, run in runs.items():
+            per_round[name].append(run(args.seconds / args.rounds, r))
+    results = {name: (None if values[0] is None else float(np.median(values))) for name, values in per_round.items()}
     print(f"{'measurement':<22}{'decisions/s':>14}")
     for name, value in results.items():
         print(f"{name:<22}{'n/a (open_spiel not installed)' if value is None else f'{value:14,.0f}'}")
-    reference = results["openspiel_obs_mask"]
-    if reference:
-        print(f"raw_env / OpenSpiel (obs+mask): {results['raw_env'] / reference:.2f}x")
-        print(f"env()   / OpenSpiel (obs+mask): {results['env'] / reference:.2f}x")
+    if results["openspiel_obs_mask"]:
+        for name in ("raw_env", "env"):
+            ratios = [a / b for a, b in zip(per_round[name], per_round["openspiel_obs_mask"])]
+            results[f"{name}_ratio"] = float(np.median(ratios))
+            print(f"{name + ' / OpenSpiel (obs+mask):':<32} {results[name + '_ratio']:.2f}x "
+                  f"(median of {args.rounds} rounds; range {min(ratios):.2f}x .. {max(ratios):.2f}x)")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rules": args.rules, "seconds": args.seconds, **results}, fh, indent=2)

@@ -69,12 +69,20 @@ assert _MASK_BYTES * 8 == NUM_ACTIONS  # mask_array unpacks whole bytes
 
 
 _MASK_CACHE: dict[int, np.ndarray] = {}
-_MASK_CACHE_LIMIT = 50_000  # follow-suit masks repeat across hands; ~12 MB at the limit
+_MASK_CACHE_LIMIT = 50_000  # bid and lead masks repeat across hands; ~12 MB at the limit
+_FEW_LEGAL = 6
 
 
 def mask_array(legal: int) -> np.ndarray:
     """A fresh int8 action mask (length 88) of a legal-action bitmask."""
     cached = _MASK_CACHE.get(legal)
+    if cached is None and legal.bit_count() <= _FEW_LEGAL:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)  # a few bits: setting them beats unpacking 11 bytes
+        while legal:
+            low = legal & -legal
+            mask[low.bit_length() - 1] = 1
+            legal ^= low
+        return mask
     if cached is None:
         cached = np.unpackbits(np.frombuffer(legal.to_bytes(_MASK_BYTES, "little"), dtype=np.uint8),
                                bitorder="little").view(np.int8)

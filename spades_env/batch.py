@@ -71,7 +71,7 @@ import numpy as np
 from .config_io import load_rules
 from .core import actions as A
 from .core.cards import CARD_SUIT, NON_SPADE_MASK, NUM_CARDS, SPADE_MASK, SUIT_MASKS, Suit, cards_of, deck
-from .core.hand import IllegalActionError, Phase, _win_keys
+from .core.hand import IllegalActionError, Phase, win_keys
 from .core.rules import (
     BLIND_BID_MULTIPLIER,
     FIRST_TRICK_LOWEST_CLUB,
@@ -177,7 +177,7 @@ def _key_table() -> np.ndarray:
     """KEYS[deuce_high, card * 4 + led]: a card's trick key given the suit led (-1: cannot win)."""
     out = np.full((2, NUM_CARDS * 4), -1, np.intp)
     for deuce in (0, 1):
-        trump, power = _win_keys(bool(deuce))
+        trump, power = win_keys(bool(deuce))
         for c in range(NUM_CARDS):
             for led in range(4):
                 key = trump[c]

@@ -205,12 +205,11 @@ def encode_observation(
     rules = hand.rules
     n = hand.num_players
     side_of = rules.side_of
-    obs[_PHASE + int(hand.phase)] = 1.0
+    ones = [_PHASE + int(hand.phase), _DEALER + (hand.dealer - observer) % n]  # cells set to 1
     if hand.current >= 0:
-        obs[_TO_ACT + (hand.current - observer) % n] = 1.0
-    obs[_DEALER + (hand.dealer - observer) % n] = 1.0
+        ones.append(_TO_ACT + (hand.current - observer) % n)
     if hand.trick_cards:
-        obs[_LEADER + (hand.leader - observer) % n] = 1.0
+        ones.append(_LEADER + (hand.leader - observer) % n)
     target = float(game_rules.target_score)
     scale = bag_scale(game_rules)
     size = float(rules.hand_size)
@@ -218,27 +217,24 @@ def encode_observation(
         slot = (seat - observer) % n
         base = _BIDS + slot * BID_FEATURES
         kind, value = hand.bid_kinds[seat], hand.bid_values[seat]
-        obs[base + int(kind)] = 1.0
+        ones.append(base + int(kind))
         off = bid_offset(kind, value)
         if off is not None:
-            obs[base + off] = 1.0
+            ones.append(base + off)
         obs[_TRICKS + slot] = hand.tricks_won[seat] / size
         obs[_SCORES + slot] = scores[side_of(seat)] / target
         obs[_BAGS + slot] = bags[side_of(seat)] / scale
-        for card in cards_of(hand.played[seat]):
-            obs[_PLAYED + slot * NUM_CARDS + card] = 1.0
+        played = _PLAYED + slot * NUM_CARDS
+        ones += [played + card for card in cards_of(hand.played[seat])]
     obs[_BROKEN] = float(hand.spades_broken)
     obs[_TARGET] = target / SCORE_SCALE_TARGET
     obs[_RULES] = _rule_features(rules)
     if hand.looked[observer]:
-        for card in cards_of(hand.hands[observer]):
-            obs[_HAND + card] = 1.0
-    for seat, card in zip(hand.trick_seats, hand.trick_cards):
-        obs[_TRICK + ((seat - observer) % n) * NUM_CARDS + card] = 1.0
-    for card in cards_of(hand.passed[observer]):
-        obs[_PASSED + card] = 1.0
-    for card in cards_of(hand.received[observer]):
-        obs[_RECEIVED + card] = 1.0
+        ones += [_HAND + card for card in cards_of(hand.hands[observer])]
+    ones += [_TRICK + ((seat - observer) % n) * NUM_CARDS + card for seat, card in zip(hand.trick_seats, hand.trick_cards)]
+    ones += [_PASSED + card for card in cards_of(hand.passed[observer])]
+    ones += [_RECEIVED + card for card in cards_of(hand.received[observer])]
+    obs[ones] = 1.0
     return obs
 
 
@@ -421,13 +417,13 @@ def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags
     buf[OBS_SLICES["hand"]] = 0.0
     buf[OBS_SLICES["passed"]] = 0.0
     buf[OBS_SLICES["received"]] = 0.0
+    ones = []
     for seat in range(hand.num_players):
-        for card in cards_of(hand.hands[seat]):
-            buf[_PRIV_HAND + seat * NUM_CARDS + card] = 1.0
-        for card in cards_of(hand.passed[seat]):
-            buf[_PRIV_PASSED + seat * NUM_CARDS + card] = 1.0
-        for card in cards_of(hand.received[seat]):
-            buf[_PRIV_RECEIVED + seat * NUM_CARDS + card] = 1.0
+        base = seat * NUM_CARDS
+        ones += [_PRIV_HAND + base + c for c in cards_of(hand.hands[seat])]
+        ones += [_PRIV_PASSED + base + c for c in cards_of(hand.passed[seat])]
+        ones += [_PRIV_RECEIVED + base + c for c in cards_of(hand.received[seat])]
+    buf[ones] = 1.0
 
 
 class ObservationTracker:

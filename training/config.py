@@ -35,14 +35,15 @@ class TrainConfig:
     threads: int = _f(1, "torch CPU threads (1 is fastest when other processes share the cores)")
     eval_workers: int = _f(2, "processes of the duplicate evaluations")
     # scale
-    total_decisions: int = _f(1_000_000, "stop after this many learner decisions (trained on)")
+    total_decisions: int = _f(600_000, "stop after this many learner decisions (trained on)")
+    time_limit_minutes: float = _f(0.0, "also stop PPO after this much wall-clock time (0 = no limit)")
     num_envs: int = _f(256, "tables stepped in lockstep")
     rollout_steps: int = _f(64, "table steps per rollout (each step is one decision per table)")
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy and value MLPs")
     critic_input: str = _f("state", "'state' (full information, centralized critic) or 'observation'")
     # PPO
-    learning_rate: float = _f(3e-4, "Adam learning rate (imitation and PPO)")
+    learning_rate: float = _f(3e-4, "Adam learning rate of PPO")
     anneal_lr: bool = _f(True, "decay the learning rate linearly to 0")
     gamma: float = _f(1.0, "discount within a hand (a hand is one episode for credit assignment)")
     gae_lambda: float = _f(0.95, "GAE lambda")
@@ -63,6 +64,7 @@ class TrainConfig:
     # warm start
     bc_decisions: int = _f(150_000, "heuristic decisions to imitate before PPO (0 = none)")
     bc_epochs: int = _f(6, "passes over the imitation data")
+    bc_learning_rate: float = _f(1e-3, "Adam learning rate of the imitation")
     # logging, evaluation, checkpoints
     eval_every: int = _f(20, "updates between evaluations (0 = only at the end)")
     eval_deals: int = _f(50, "duplicate deals per evaluation during training")
@@ -91,7 +93,7 @@ class TrainConfig:
             raise ValueError("train config 'selfplay_fraction' and 'heuristic_fraction' must be >= 0 and sum to at most 1")
         if not self.hidden or any(int(h) <= 0 for h in self.hidden):
             raise ValueError(f"train config 'hidden' must list positive sizes, got {self.hidden}")
-        for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef", "reward_scale"):
+        for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef", "reward_scale"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
         return self

@@ -246,6 +246,8 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
                 collected += len(data["action"])
                 bar.update(len(data["action"]))
         bar.close()
+        for group in optimizer.param_groups:
+            group["lr"] = config.bc_learning_rate
         X, M, A = np.concatenate(bc_obs), np.concatenate(bc_mask), np.concatenate(bc_act)
         C, R = np.concatenate(bc_crit), np.concatenate(bc_ret)
         for epoch in range(config.bc_epochs):
@@ -321,7 +323,11 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
     bar = tqdm(total=batch_target, initial=min(counters["learner_decisions"], batch_target), desc="ppo", unit="dec",
                disable=not config.progress)
     hand_rewards: list[float] = []
+    run_start = time.time() - counters["seconds"] - counters["bc_seconds"]  # the limit covers resumed runs too
     while counters["learner_decisions"] < batch_target:
+        if config.time_limit_minutes and time.time() - run_start > 60 * config.time_limit_minutes:
+            print(f"time limit of {config.time_limit_minutes} minutes reached")
+            break
         t_start = time.time()
         frac = 1.0 - counters["learner_decisions"] / batch_target
         lr = config.learning_rate * (frac if config.anneal_lr else 1.0)

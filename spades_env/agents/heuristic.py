@@ -48,8 +48,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..core import actions as A
-from ..core.cards import CARD_SUIT, NUM_CARDS, SUIT_MASKS, card_power, cards_of
-from ..core.hand import HandState, Phase
+from ..core.cards import CARD_SUIT, NUM_CARDS, SUIT_MASKS, cards_of
+from ..core.hand import HandState, Phase, win_keys, best_of_trick
 from ..core.rules import Rules
 from ..core.scoring import BidKind
 from ..encoding import decode_observation
@@ -71,7 +71,7 @@ class _CardTables:
     __slots__ = ("power", "higher", "trumps_desc", "trump_key")
 
     def __init__(self, deuce_high: bool):
-        self.power = tuple(card_power(c, deuce_high) for c in range(NUM_CARDS))
+        self.trump_key, self.power = win_keys(deuce_high)  # the core's trick-winning keys
         higher = []
         for c in range(NUM_CARDS):
             m = 0
@@ -81,7 +81,6 @@ class _CardTables:
             higher.append(m)
         self.higher = tuple(higher)
         self.trumps_desc = tuple(sorted(cards_of(SPADE_MASK), key=lambda c: -self.power[c]))
-        self.trump_key = tuple(100 + self.power[c] if CARD_SUIT[c] == SPADES else -1 for c in range(NUM_CARDS))
 
 
 TABLES = {False: _CardTables(False), True: _CardTables(True)}
@@ -284,16 +283,8 @@ def choose_card(t: Table) -> int:
 def _trick_state(t: Table) -> tuple[int, int, int, int]:
     """(led suit, best card, its seat, its key) of the trick on the table."""
     cards = t.trick_cards
-    led = CARD_SUIT[cards[0]]
-    trump_key, power = t.tables.trump_key, t.tables.power
-    best_i, best_key = 0, -2
-    for i, c in enumerate(cards):
-        k = trump_key[c]
-        if k < 0:
-            k = power[c] if CARD_SUIT[c] == led else -1
-        if k > best_key:
-            best_i, best_key = i, k
-    return led, cards[best_i], t.trick_seats[best_i], best_key
+    best_i, best_key = best_of_trick(t.tables.trump_key, t.tables.power, cards)
+    return CARD_SUIT[cards[0]], cards[best_i], t.trick_seats[best_i], best_key
 
 
 def _card_key(t: Table, c: int, led: int) -> int:
@@ -480,18 +471,24 @@ def _play_duck(t: Table) -> int:
     led, best_card, best_seat, best_key = _trick_state(t)
     winners, losers = _split(t, best_key, led)
     if losers:
-        follow = [c for c in losers if CARD_SUIT[c] == led]
-        if follow:
-            return max(follow, key=lambda c: power[c])
-        side = [c for c in losers if CARD_SUIT[c] != SPADES]
-        if side:
-            return max(side, key=lambda c: power[c])
-        return max(losers, key=lambda c: power[c])
+        return _shed_loser(t, losers, led, lambda side: max(side, key=lambda c: power[c]))
     later = _later(t)
     if not later:
         return _dearest(t, winners)  # the trick is ours anyway: shed the highest card
     beaters = _beaters(t, later)
     return min(winners, key=lambda c: (p_hold(t, c, led, beaters), power[c]))
+
+
+def _shed_loser(t: Table, losers: list[int], led: int, pick_side) -> int:
+    """A card that loses the trick: the highest of the suit led, else a side card (``pick_side``), else a trump."""
+    power = t.tables.power
+    follow = [c for c in losers if CARD_SUIT[c] == led]
+    if follow:
+        return max(follow, key=lambda c: power[c])
+    side = [c for c in losers if CARD_SUIT[c] != SPADES]
+    if side:
+        return pick_side(side)
+    return max(losers, key=lambda c: power[c])
 
 
 def _lead_least_winning(t: Table, beaters: Sequence[int]) -> int:
@@ -514,13 +511,7 @@ def _play_nil(t: Table) -> int:
     led, best_card, best_seat, best_key = _trick_state(t)
     winners, losers = _split(t, best_key, led)
     if losers:
-        follow = [c for c in losers if CARD_SUIT[c] == led]
-        if follow:
-            return max(follow, key=lambda c: power[c])
-        side = [c for c in losers if CARD_SUIT[c] != SPADES]
-        if side:
-            return _most_dangerous(t, side)
-        return max(losers, key=lambda c: power[c])
+        return _shed_loser(t, losers, led, lambda side: _most_dangerous(t, side))
     later = _later(t)
     if not later:
         return _dearest(t, winners)

@@ -17,6 +17,9 @@ from .cards import CardError, deck, format_cards, parse_cards
 from .rules import Rules
 
 
+_PACKS = {jokers: np.array(deck(jokers)) for jokers in (False, True)}
+
+
 class DealError(ValueError):
     """A malformed deal: wrong count, duplicates, or cards not in this pack."""
 
@@ -40,15 +43,16 @@ class Deal:
 
 def deal_cards(rules: Rules, rng: np.random.Generator, dealer: int) -> Deal:
     """Shuffle this hand's pack and deal one card at a time clockwise from the dealer's left."""
-    pack = deck(rules.jokers)
-    order = rng.permutation(len(pack))
+    pack = _PACKS[rules.jokers]
+    shuffled = pack[rng.permutation(len(pack))]
     n = rules.num_players
     dealt = rules.hand_size * n
-    hands: list[list[int]] = [[] for _ in range(n)]
-    for i in range(dealt):
-        hands[(dealer + 1 + i) % n].append(pack[order[i]])
-    set_aside = tuple(sorted(pack[j] for j in order[dealt:]))
-    return Deal(tuple(tuple(sorted(h)) for h in hands), set_aside)
+    # Card i of the shuffled pack goes to seat (dealer + 1 + i) % n: column k of this grid.
+    grid = np.sort(shuffled[:dealt].reshape(rules.hand_size, n), axis=0)
+    hands = [None] * n
+    for k in range(n):
+        hands[(dealer + 1 + k) % n] = tuple(grid[:, k].tolist())
+    return Deal(tuple(hands), tuple(sorted(shuffled[dealt:].tolist())))
 
 
 def make_deal(rules: Rules, hands: Sequence[Iterable[str | int]]) -> Deal:

@@ -25,7 +25,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 
 from .deal import Deal, deal_cards
-from .hand import HandState
+from .hand import HandState, Phase
 from .rules import Rules
 from .scoring import Bid, HandScore, score_hand
 
@@ -105,11 +105,11 @@ class Game:
 
     def apply(self, action: int) -> HandResult | None:
         """Take the action of the seat to act; return the hand's result when it ends the hand."""
-        if self.over:
+        if self.winner is not None or self.truncated:
             raise GameError("the game is over; no action is legal")
         hand = self.hand
         hand.apply(action)
-        if not hand.is_over:
+        if hand.phase != Phase.OVER:
             return None
         return self._finish_hand()
 

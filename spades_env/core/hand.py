@@ -80,7 +80,7 @@ class IllegalActionError(ValueError):
 _WIN_KEYS: dict[bool, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
 
-def _win_keys(deuce_high: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def win_keys(deuce_high: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(key when the card is a trump, key when it follows the suit led) per card."""
     if deuce_high not in _WIN_KEYS:
         power = [card_power(c, deuce_high) for c in range(NUM_CARDS)]
@@ -91,11 +91,12 @@ def _win_keys(deuce_high: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> int:
     """Seat winning a trick: the highest trump, else the highest card of the suit led."""
-    trump_key, power = _win_keys(rules.deuce_of_spades_high)
+    trump_key, power = win_keys(rules.deuce_of_spades_high)
     return _winner(trump_key, power, seats, cards)
 
 
-def _winner(trump_key: Sequence[int], power: Sequence[int], seats: Sequence[int], cards: Sequence[int]) -> int:
+def best_of_trick(trump_key: Sequence[int], power: Sequence[int], cards: Sequence[int]) -> tuple[int, int]:
+    """(index, key) of the card winning a trick so far: the highest trump, else the highest of the suit led."""
     led = CARD_SUIT[cards[0]]
     best_key, best_i = -2, 0
     for i, card in enumerate(cards):
@@ -104,7 +105,11 @@ def _winner(trump_key: Sequence[int], power: Sequence[int], seats: Sequence[int]
             key = power[card] if CARD_SUIT[card] == led else -1
         if key > best_key:
             best_key, best_i = key, i
-    return seats[best_i]
+    return best_i, best_key
+
+
+def _winner(trump_key: Sequence[int], power: Sequence[int], seats: Sequence[int], cards: Sequence[int]) -> int:
+    return seats[best_of_trick(trump_key, power, cards)[0]]
 
 
 def popcount(mask: int) -> int:
@@ -155,7 +160,7 @@ class HandState:
         self.last_trick: tuple[int, tuple[int, ...], tuple[int, ...], int] | None = None  # leader, seats, cards, winner
         self.history: list[tuple[int, int]] = []  # (seat, action)
         self._legal: int | None = None
-        self._trump_key, self._power = _win_keys(rules.deuce_of_spades_high)
+        self._trump_key, self._power = win_keys(rules.deuce_of_spades_high)
         self.current = self.bid_order[0]
         self.phase = _BID
         self._begin_bid_turn()
@@ -201,7 +206,9 @@ class HandState:
     # ------------------------------------------------------------------ actions
     def apply(self, action: int) -> None:
         """Take a legal action for the seat to act; raise IllegalActionError otherwise."""
-        legal = self.legal_mask()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
         if type(action) is not int:
             # numpy integers are accepted; bools, floats and anything else are not actions
             if isinstance(action, np.integer):
