@@ -102,3 +102,21 @@ def test_yaml_configs_load_and_default_yaml_is_the_embedded_default():
     for path in sorted((REPO / "configs" / "train").glob("*.yaml")):
         load_config(str(path))  # every shipped config is valid
     assert load_config(str(REPO / "configs" / "train" / "default.yaml")) == TrainConfig()
+
+
+def test_export_policy_writes_a_small_float16_file_that_plays_like_the_source(tmp_path):
+    from spades_env.nn import PolicyNet, save_policy
+    from training.export_policy import main as export
+
+    torch.manual_seed(0)
+    source, target = tmp_path / "policy.pt", tmp_path / "ppo.pt"
+    save_policy(source, PolicyNet((64, 64)), meta={"update": 3})
+    assert export([str(source), str(target), "--meta", "command=python -m training.train", "--meta", "minutes=12.5"]) == 0
+    assert target.stat().st_size < 0.6 * source.stat().st_size  # float16 weights
+    raw = torch.load(target, weights_only=True)
+    assert all(v.dtype == torch.float16 for v in raw["state_dict"].values() if v.is_floating_point())
+    full, _ = load_policy(source)
+    half, meta = load_policy(target)
+    assert meta == {"update": 3, "command": "python -m training.train", "minutes": 12.5}
+    x = torch.rand(256, full.obs_size)
+    assert (full(x).argmax(-1) == half(x).argmax(-1)).float().mean() > 0.95
