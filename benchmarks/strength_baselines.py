@@ -1,4 +1,4 @@
-"""Strength of the baseline agents, measured with the duplicate evaluation tool.
+"""Strength of the baseline agents and the released policy, measured with the duplicate evaluation tool.
 
 Reproduces the figures the README quotes (standard rules, seed 0):
 
@@ -6,7 +6,9 @@ Reproduces the figures the README quotes (standard rules, seed 0):
 2. heuristic vs heuristic, and random vs random (agents with their own seeds): duplicate deals; the
    points-per-deal interval must contain 0 (the harness is fair; the heuristic is deterministic, so
    its self-play differences are exactly 0 and random play gives a non-degenerate check);
-3. pimc vs heuristic: duplicate deals, PIMC with its default budget.
+3. pimc vs heuristic: duplicate deals, PIMC with its default budget;
+4. the released policy (``ppo``) vs heuristic: 2,000 duplicate deals and 1,000 games to 500
+   (500 seeds, each played with the partnerships swapped), and vs random: 1,000 games.
 
     python benchmarks/strength_baselines.py [--workers N] [--out DIR] [--quick] [--only NAME ...]
 
@@ -29,9 +31,12 @@ RUNS = {
     "random_vs_random": dict(agent_a="random", agent_b="random", a_options={"seed": 1}, b_options={"seed": 2},
                              deals=500),
     "pimc_vs_heuristic": dict(agent_a="pimc", agent_b="heuristic", deals=500),
+    "ppo_vs_heuristic": dict(agent_a="ppo", agent_b="heuristic", deals=2000, games=500),
+    "ppo_vs_random": dict(agent_a="ppo", agent_b="random", b_options={"seed": 1}, deals=0, games=500),
 }
 QUICK = {"heuristic_vs_random": dict(games=25), "heuristic_vs_heuristic": dict(deals=50),
-         "random_vs_random": dict(deals=50), "pimc_vs_heuristic": dict(deals=40)}
+         "random_vs_random": dict(deals=50), "pimc_vs_heuristic": dict(deals=40),
+         "ppo_vs_heuristic": dict(deals=50, games=5), "ppo_vs_random": dict(games=5)}
 
 
 def summary_line(name: str, report: dict, seconds: float) -> str:

@@ -3,6 +3,13 @@
 The policy is an MLP over the flat observation (layout in
 :mod:`spades_env.encoding`); illegal actions are masked out of its logits. The
 same network plays every seat, since observations are relative to the seat.
+A policy may be *residual over the heuristic* (``prior_weight`` > 0): its
+logits get ``prior_weight`` added at the action the heuristic agent would
+take (on card decisions only, or on bids too with ``prior_on_bids``), so it
+starts as the heuristic's play and learns where to depart from it. The
+weight travels in the policy file; agents compute the prior themselves
+(:func:`spades_env.agents.policy.heuristic_prior`).
+
 A policy file is written with ``torch.save`` and read with
 ``torch.load(..., weights_only=True)``: a dict of tensors and plain values
 (``POLICY_FORMAT``), never pickled objects.
@@ -43,9 +50,14 @@ def mlp(sizes: Sequence[int]) -> nn.Sequential:
 class PolicyNet(nn.Module):
     """Observation -> action logits (unmasked)."""
 
-    def __init__(self, hidden: Sequence[int] = (512, 512, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS):
+    def __init__(self, hidden: Sequence[int] = (512, 512, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
+                 prior_weight: float = 0.0, prior_on_bids: bool = False):
         super().__init__()
+        if not prior_weight >= 0:
+            raise ValueError(f"prior_weight must be >= 0, got {prior_weight}")
         self.hidden = tuple(int(h) for h in hidden)
+        self.prior_weight = float(prior_weight)  # logit bonus at the heuristic's action (0 = no prior)
+        self.prior_on_bids = bool(prior_on_bids)
         self.obs_size = obs_size
         self.num_actions = num_actions
         self.body = mlp((obs_size, *self.hidden))
@@ -78,6 +90,16 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(mask == 0, MASKED_LOGIT)
 
 
+def apply_prior(logits: torch.Tensor, prior: torch.Tensor | None, weight: float) -> torch.Tensor:
+    """Logits plus ``weight`` at each row's prior action (rows with prior -1 unchanged)."""
+    if prior is None or weight == 0:
+        return logits
+    rows = prior >= 0
+    bonus = torch.zeros_like(logits)
+    bonus[rows, prior[rows]] = weight
+    return logits + bonus
+
+
 def save_policy(path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any] | None = None, half: bool = False) -> None:
     """Write a policy file (optionally float16 weights) atomically."""
     state = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu().clone() for k, v in policy.state_dict().items()}
@@ -86,6 +108,7 @@ def save_policy(path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any]
         "obs_size": policy.obs_size,
         "num_actions": policy.num_actions,
         "hidden": list(policy.hidden),
+        "heuristic_prior": {"weight": policy.prior_weight, "on_bids": policy.prior_on_bids},
         "state_dict": state,
         "meta": dict(meta or {}),
     }
@@ -125,7 +148,11 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
             f"{path}: made for observations of {payload.get('obs_size')} and {payload.get('num_actions')} actions; "
             f"this version has {OBS_SIZE} and {NUM_ACTIONS}"
         )
-    policy = PolicyNet(hidden=payload["hidden"])
+    prior = payload.get("heuristic_prior", {"weight": 0.0, "on_bids": False})  # files before the prior had none
+    try:
+        policy = PolicyNet(hidden=payload["hidden"], prior_weight=float(prior["weight"]), prior_on_bids=bool(prior["on_bids"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: malformed network description ({type(exc).__name__}: {exc})") from None
     state = {k: v.float() if v.is_floating_point() else v for k, v in payload["state_dict"].items()}
     try:
         policy.load_state_dict(state)

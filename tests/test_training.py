@@ -92,6 +92,8 @@ def test_checkpoint_of_another_network_size_gives_checkpoint_error(tmp_path):
     ({"selfplay_fraction": 0.8, "heuristic_fraction": 0.5}, "sum to at most 1"),
     ({"hidden": []}, "hidden"),
     ({"anneal_lr": 1}, "anneal_lr"),
+    ({"prior_weight": -1.0}, "prior_weight"),
+    ({"max_updates": -1}, "max_updates"),
 ])
 def test_bad_train_config_names_the_key(bad, message):
     with pytest.raises(ValueError, match=message):
@@ -120,3 +122,30 @@ def test_export_policy_writes_a_small_float16_file_that_plays_like_the_source(tm
     assert meta == {"update": 3, "command": "python -m training.train", "minutes": 12.5}
     x = torch.rand(256, full.obs_size)
     assert (full(x).argmax(-1) == half(x).argmax(-1)).float().mean() > 0.95
+
+
+def test_residual_run_starts_from_a_checkpoint_and_stops_at_max_updates(tmp_path, capsys):
+    runs = str(tmp_path)
+    base = train_module.train(["--config", SMOKE, "--runs-dir", runs, "--total-decisions", "1000", "--no-final-eval"])
+    ckpt = Path(base["run_dir"]) / "checkpoints" / "last.pt"
+    summary = train_module.train(["--config", SMOKE, "--runs-dir", runs, "--exp-name", "residual", "--init-from", str(ckpt),
+                                  "--prior-weight", "3", "--max-updates", "2", "--no-final-eval"])
+    out = capsys.readouterr().out
+    assert f"initial weights from {ckpt}" in out
+    assert "imitating" not in out.split("initial weights from")[1]  # the loaded weights replace the imitation
+    assert "update limit of 2 reached" in out and summary["counters"]["update"] == 2
+    policy, _ = load_policy(Path(summary["run_dir"]) / "policy.pt")
+    assert policy.prior_weight == 3.0 and not policy.prior_on_bids
+    # A policy file is a valid start too (policy weights only; the critic starts fresh).
+    train_module.train(["--config", SMOKE, "--runs-dir", runs, "--exp-name", "from-policy", "--init-from",
+                        str(Path(summary["run_dir"]) / "policy.pt"), "--max-updates", "1", "--no-final-eval"])
+
+
+def test_init_from_a_file_of_another_kind_is_a_clear_error(tmp_path):
+    bogus = tmp_path / "bogus.pt"
+    torch.save({"format": "something else"}, bogus)
+    with pytest.raises(CheckpointError, match="neither a policy file nor a training checkpoint"):
+        train_module.train(["--config", SMOKE, "--runs-dir", str(tmp_path), "--init-from", str(bogus)])
+    with pytest.raises(CheckpointError, match="no such checkpoint"):
+        train_module.train(["--config", SMOKE, "--runs-dir", str(tmp_path), "--init-from", str(tmp_path / "none.pt"),
+                            "--overwrite"])

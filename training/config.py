@@ -37,11 +37,15 @@ class TrainConfig:
     # scale
     total_decisions: int = _f(600_000, "stop after this many learner decisions (trained on)")
     time_limit_minutes: float = _f(0.0, "also stop PPO after this much wall-clock time (0 = no limit)")
+    max_updates: int = _f(0, "also stop PPO after this many updates in all (0 = no limit; the LR schedule is unchanged)")
     num_envs: int = _f(256, "tables stepped in lockstep")
     rollout_steps: int = _f(64, "table steps per rollout (each step is one decision per table)")
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy and value MLPs")
     critic_input: str = _f("state", "'state' (full information, centralized critic) or 'observation'")
+    prior_weight: float = _f(0.0, "residual policy: logit bonus at the heuristic's action (0 = plain policy)")
+    prior_on_bids: bool = _f(False, "apply the heuristic prior to bids too (else card decisions only)")
+    init_from: str = _f("", "start from this policy file or training checkpoint (skips imitation; '' = fresh)")
     # PPO
     learning_rate: float = _f(3e-4, "Adam learning rate of PPO")
     anneal_lr: bool = _f(True, "decay the learning rate linearly to 0")
@@ -93,6 +97,10 @@ class TrainConfig:
             raise ValueError("train config 'selfplay_fraction' and 'heuristic_fraction' must be >= 0 and sum to at most 1")
         if not self.hidden or any(int(h) <= 0 for h in self.hidden):
             raise ValueError(f"train config 'hidden' must list positive sizes, got {self.hidden}")
+        if self.max_updates < 0:
+            raise ValueError(f"train config 'max_updates' must be >= 0, got {self.max_updates}")
+        if self.prior_weight < 0:
+            raise ValueError(f"train config 'prior_weight' must be >= 0, got {self.prior_weight}")
         for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef", "reward_scale"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")

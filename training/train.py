@@ -11,7 +11,11 @@
 2. One policy network plays every seat (observations are relative to the seat);
    illegal actions are masked out of the logits. The critic sees the
    full-information state (``critic_input: state``) or the observation.
-3. Warm start (optional): behaviour cloning of the heuristic agent.
+3. Warm start (optional): behaviour cloning of the heuristic agent, or the
+   weights of an earlier policy file or checkpoint (``init_from``). With
+   ``prior_weight`` > 0 the policy is residual over the heuristic (see
+   :mod:`spades_env.nn`): the heuristic's action is computed for every
+   learner decision, stored with it and added to the logits in the update.
 4. Each update: a rollout of ``rollout_steps`` steps on ``num_envs`` tables.
    Tables are of three kinds, drawn when a game starts: self-play (every seat is
    the current policy), heuristic (the learner's partnership against the
@@ -47,14 +51,17 @@ from tqdm import tqdm
 
 from spades_env.batch import BatchEnv
 from spades_env.config_io import load_rules
-from spades_env.core.actions import NUM_ACTIONS
+from spades_env.core.actions import BID_OFFSET, NUM_ACTIONS
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
 from spades_env.rewards import relative_points
 from spades_env.nn import (
+    POLICY_FORMAT,
     CheckpointError,
     PolicyNet,
     ValueNet,
+    apply_prior,
     atomic_torch_save,
+    load_policy,
     masked_logits,
     safe_load,
     save_policy,
@@ -85,10 +92,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Nam
     return config, args
 
 
-def policy_step(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, device: torch.device, greedy: bool = False):
+def policy_step(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, device: torch.device, greedy: bool = False,
+                prior: np.ndarray | None = None):
     """Sample (or take the best) legal action per row; return actions and their log-probabilities."""
     with torch.no_grad():
-        logits = masked_logits(policy(torch.as_tensor(obs, device=device)), torch.as_tensor(mask, device=device))
+        logits = policy(torch.as_tensor(obs, device=device))
+        if prior is not None:
+            logits = apply_prior(logits, torch.as_tensor(prior, device=device), policy.prior_weight)
+        logits = masked_logits(logits, torch.as_tensor(mask, device=device))
         dist = Categorical(logits=logits)
         actions = logits.argmax(-1) if greedy else dist.sample()
         return actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy()
@@ -163,7 +174,7 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
     sides = np.array([rules.side_of(s) for s in range(rules.num_players)])  # side of each seat
 
     # ------------------------------------------------------------------ networks, pool
-    policy = PolicyNet(config.hidden).to(device)
+    policy = PolicyNet(config.hidden, prior_weight=config.prior_weight, prior_on_bids=config.prior_on_bids).to(device)
     critic_size = STATE_SIZE if config.critic_input == "state" else OBS_SIZE
     critic = ValueNet(critic_size, config.hidden).to(device)
     params = list(policy.parameters()) + list(critic.parameters())
@@ -187,6 +198,10 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         rng = np.random.default_rng(payload["rng_seed"])
         torch.manual_seed(int(payload["rng_seed"][-1]))
         print(f"resumed at update {counters['update']} ({counters['learner_decisions']:,} learner decisions)")
+    elif config.init_from:
+        init_weights(config.init_from, policy, critic)
+        counters["bc_done"] = True  # the loaded weights replace the imitation
+        print(f"initial weights from {config.init_from}")
 
     def save_checkpoint() -> None:
         seed_state = [config.seed, counters["update"], int(rng.integers(2**31))]
@@ -197,9 +212,17 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         }, ckpt_path)
 
     from spades_env.agents import make_agent  # agents import torch-free modules; policy agents via nn
+    from spades_env.agents.policy import heuristic_prior
 
     heuristic = make_agent("heuristic", seed=config.seed)
-    snapshot_net = PolicyNet(config.hidden).to(device).eval()
+    snapshot_net = PolicyNet(config.hidden, prior_weight=config.prior_weight, prior_on_bids=config.prior_on_bids).to(device).eval()
+    prior_agent = make_agent("heuristic", seed=config.seed)  # own void memory, apart from the opponents'
+
+    def prior_of(obs_rows: np.ndarray, mask_rows: np.ndarray) -> np.ndarray | None:
+        """The heuristic prior of these rows, or None for a plain policy."""
+        if not config.prior_weight:
+            return None
+        return heuristic_prior(prior_agent, obs_rows, mask_rows, config.prior_on_bids)
 
     # ------------------------------------------------------------------ metrics
     metrics_path = run_dir / "metrics.csv"
@@ -225,7 +248,7 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
     # ------------------------------------------------------------------ warm start: imitate the heuristic
     if config.bc_decisions > 0 and not counters["bc_done"]:
         t0 = time.time()
-        bc_obs, bc_mask, bc_act, bc_crit, bc_ret = [], [], [], [], []
+        bc_obs, bc_mask, bc_act, bc_crit, bc_ret, bc_prior = [], [], [], [], [], []
         store = TrajectoryStore(config.num_envs, n_players, OBS_SIZE, NUM_ACTIONS, critic_size)
         obs, mask, to_act = env.reset()
         collected = 0
@@ -234,14 +257,17 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         while collected < config.bc_decisions:
             for _ in range(config.rollout_steps):
                 actions = heuristic.act_batch(obs, mask)
+                prior = None
+                if config.prior_weight:  # the heuristic's own action, minus the bids when the prior skips them
+                    prior = np.where(actions < BID_OFFSET, actions, -1) if not config.prior_on_bids else actions
                 store.add(rows, to_act, obs.copy(), mask.copy(), critic_input(obs, rows), actions,
-                          np.zeros(len(rows)), np.zeros(len(rows)))
+                          np.zeros(len(rows)), np.zeros(len(rows)), prior)
                 obs, mask, to_act, _, dones, info = env.step(actions)
                 hand_ends(store, info, dones)
             data = store.take_complete(1.0, 1.0)  # returns = the hand's reward (no discount)
             if data is not None:
                 for key, parts in (("obs", bc_obs), ("mask", bc_mask), ("action", bc_act), ("critic", bc_crit),
-                                   ("return", bc_ret)):
+                                   ("return", bc_ret), ("prior", bc_prior)):
                     parts.append(data[key])
                 collected += len(data["action"])
                 bar.update(len(data["action"]))
@@ -249,13 +275,19 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         for group in optimizer.param_groups:
             group["lr"] = config.bc_learning_rate
         X, M, A = np.concatenate(bc_obs), np.concatenate(bc_mask), np.concatenate(bc_act)
-        C, R = np.concatenate(bc_crit), np.concatenate(bc_ret)
+        C, R, P = np.concatenate(bc_crit), np.concatenate(bc_ret), np.concatenate(bc_prior)
+
+        def bc_logits(idx: np.ndarray) -> torch.Tensor:
+            logits = apply_prior(policy(torch.as_tensor(X[idx], device=device)), torch.as_tensor(P[idx], device=device),
+                                 policy.prior_weight)
+            return masked_logits(logits, torch.as_tensor(M[idx], device=device))
+
         for epoch in range(config.bc_epochs):
             order = rng.permutation(len(A))
             losses = []
             for start in range(0, len(A), config.minibatch_size):
                 idx = order[start:start + config.minibatch_size]
-                logits = masked_logits(policy(torch.as_tensor(X[idx], device=device)), torch.as_tensor(M[idx], device=device))
+                logits = bc_logits(idx)
                 pl = torch.nn.functional.cross_entropy(logits, torch.as_tensor(A[idx], device=device))
                 vl = ((critic(torch.as_tensor(C[idx], device=device)) - torch.as_tensor(R[idx], device=device)) ** 2).mean()
                 optimizer.zero_grad()
@@ -267,11 +299,11 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
             print(f"imitation epoch {epoch + 1}/{config.bc_epochs}: policy loss {pl_mean:.3f}, value loss {vl_mean:.3f}")
         with torch.no_grad():  # how often the imitation picks the heuristic's action
             idx = rng.choice(len(A), size=min(20_000, len(A)), replace=False)
-            logits = masked_logits(policy(torch.as_tensor(X[idx], device=device)), torch.as_tensor(M[idx], device=device))
+            logits = bc_logits(idx)
             agreement = float((logits.argmax(-1).cpu().numpy() == A[idx]).mean())
         print(f"imitation: {len(A):,} decisions, agreement with the heuristic {agreement:.1%}, {time.time() - t0:.0f} s")
         counters["bc_decisions"] = int(len(A))
-        del X, M, C, R, bc_obs, bc_mask, bc_act, bc_crit, bc_ret
+        del X, M, C, R, P, bc_obs, bc_mask, bc_act, bc_crit, bc_ret
         counters["bc_done"] = True
         counters["bc_seconds"] = round(time.time() - t0, 1)
         for group in optimizer.param_groups:  # fresh Adam moments for PPO
@@ -328,6 +360,9 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         if config.time_limit_minutes and time.time() - run_start > 60 * config.time_limit_minutes:
             print(f"time limit of {config.time_limit_minutes} minutes reached")
             break
+        if config.max_updates and counters["update"] >= config.max_updates:
+            print(f"update limit of {config.max_updates} reached")
+            break
         t_start = time.time()
         frac = 1.0 - counters["learner_decisions"] / batch_target
         lr = config.learning_rate * (frac if config.anneal_lr else 1.0)
@@ -339,9 +374,10 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
             actions = np.zeros(config.num_envs, dtype=np.int64)
             rows = np.flatnonzero(learner_rows_mask)
             if len(rows):
-                act, logp = policy_step(policy, obs[rows], mask[rows], device)
+                prior = prior_of(obs[rows], mask[rows])
+                act, logp = policy_step(policy, obs[rows], mask[rows], device, prior=prior)
                 crit = critic_input(obs, rows)
-                store.add(rows, to_act[rows], obs[rows], mask[rows], crit, act, logp, values_of(critic, crit, device))
+                store.add(rows, to_act[rows], obs[rows], mask[rows], crit, act, logp, values_of(critic, crit, device), prior)
                 actions[rows] = act
             opp = np.flatnonzero(~learner_rows_mask)
             if len(opp):
@@ -352,7 +388,7 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
                 for snap in np.unique(snapshot_of[s_rows]):
                     r = s_rows[snapshot_of[s_rows] == snap]
                     snapshot_net.load_state_dict(pool[int(snap)])
-                    actions[r] = policy_step(snapshot_net, obs[r], mask[r], device)[0]
+                    actions[r] = policy_step(snapshot_net, obs[r], mask[r], device, prior=prior_of(obs[r], mask[r]))[0]
             obs, mask, to_act, _, dones, info = env.step(actions)
             counters["env_decisions"] += config.num_envs
             hand_rewards.extend(hand_ends(store, info, dones)[:, 0].tolist())
@@ -366,14 +402,15 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         policy.train()
         n = len(batch["action"])
         tensors = {k: torch.as_tensor(v, device=device) for k, v in batch.items()
-                   if k in ("obs", "mask", "critic", "action", "logp", "advantage", "return")}
+                   if k in ("obs", "mask", "critic", "action", "logp", "advantage", "return", "prior")}
         stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
         for epoch in range(config.update_epochs):
             order = torch.as_tensor(rng.permutation(n), device=device)
             kl_epoch = []
             for start in range(0, n, config.minibatch_size):
                 idx = order[start:start + config.minibatch_size]
-                logits = masked_logits(policy(tensors["obs"][idx]), tensors["mask"][idx])
+                logits = apply_prior(policy(tensors["obs"][idx]), tensors["prior"][idx], policy.prior_weight)
+                logits = masked_logits(logits, tensors["mask"][idx])
                 dist = Categorical(logits=logits)
                 new_logp = dist.log_prob(tensors["action"][idx])
                 log_ratio = new_logp - tensors["logp"][idx]
@@ -447,11 +484,29 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
                                                      "seconds": round(counters["seconds"], 1)})
     plot_learning_curve(metrics_path, run_dir / "learning_curve.png")
     summary: dict[str, Any] = {"run_dir": str(run_dir), "counters": counters}
-    if not cli.no_final_eval:
+    if not cli.no_final_eval and (config.final_eval_deals or config.final_eval_games):
         summary["evaluation"] = evaluate(config.final_eval_deals, config.final_eval_games, "final")
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
     print(f"policy: {run_dir / 'policy.pt'}")
     return summary
+
+
+def init_weights(path: str, policy: PolicyNet, critic: ValueNet) -> None:
+    """Load a policy file's weights, or a training checkpoint's policy and critic, into fresh networks."""
+    payload = safe_load(path)
+    if payload.get("format") == POLICY_FORMAT:
+        source, _meta = load_policy(path)
+        states = {"policy": source.state_dict()}
+    elif payload.get("format") == CHECKPOINT_FORMAT:
+        states = {"policy": payload["policy"], "critic": payload["critic"]}
+    else:
+        raise CheckpointError(f"{path}: neither a policy file nor a training checkpoint (format {payload.get('format')!r})")
+    try:
+        policy.load_state_dict(states["policy"])
+        if "critic" in states:
+            critic.load_state_dict(states["critic"])
+    except RuntimeError as exc:
+        raise CheckpointError(f"{path}: does not fit this config's networks: {exc}") from None
 
 
 def plot_learning_curve(metrics_path: Path, png_path: Path) -> None:

@@ -33,8 +33,8 @@ class TrajectoryStore:
         self._next: list[int] = []
 
     def add(self, rows: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, critic: np.ndarray,
-            actions: np.ndarray, logp: np.ndarray, values: np.ndarray) -> None:
-        """Record one decision per row (table) for the given acting seats."""
+            actions: np.ndarray, logp: np.ndarray, values: np.ndarray, prior: np.ndarray | None = None) -> None:
+        """Record one decision per row (table) for the given acting seats (``prior``: heuristic action or -1)."""
         k = len(rows)
         if k == 0:
             return
@@ -51,6 +51,7 @@ class TrajectoryStore:
             "obs": obs, "mask": mask, "critic": critic, "action": actions.astype(np.int64), "logp": logp.astype(np.float32),
             "value": values.astype(np.float32), "uid": self.hand_uid[rows], "table": rows.astype(np.int64),
             "seat": seats.astype(np.int64),
+            "prior": np.full(k, -1, dtype=np.int64) if prior is None else np.asarray(prior, dtype=np.int64),
         })
         self.size += k
 

@@ -9,7 +9,9 @@ Importing this module registers:
   policy file.
 
 A policy agent plays the most probable legal action by default
-(``greedy=False`` samples, with ``temperature``).
+(``greedy=False`` samples, with ``temperature``). A policy residual over the
+heuristic (``PolicyNet.prior_weight`` > 0) gets its prior from a
+:class:`~spades_env.agents.heuristic.HeuristicAgent` at each decision.
 """
 
 from __future__ import annotations
@@ -20,11 +22,21 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 
-from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, load_policy, masked_logits, safe_load
+from ..core.actions import BID_OFFSET
+from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, apply_prior, load_policy, masked_logits, safe_load
 from .base import Agent, check_observation
+from .heuristic import HeuristicAgent
 from .registry import POLICY_DIR, register_agent, register_checkpoint_loader
 
 RELEASED_POLICY = POLICY_DIR / "ppo.pt"
+
+
+def heuristic_prior(heuristic: Agent, obs: np.ndarray, mask: np.ndarray, on_bids: bool) -> np.ndarray:
+    """The heuristic's action per row, or -1 where the prior does not apply (bids, blind and 10-for-200 calls unless on_bids)."""
+    prior = np.asarray(heuristic.act_batch(obs, mask), dtype=np.int64)
+    if not on_bids:
+        prior[prior >= BID_OFFSET] = -1  # only card actions (play, exchange) are below BID_OFFSET
+    return prior
 
 
 class PolicyAgent(Agent):
@@ -42,13 +54,18 @@ class PolicyAgent(Agent):
         self.temperature = float(temperature)
         self.device = device
         self.path = path
+        self.heuristic = HeuristicAgent() if policy.prior_weight > 0 else None
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action per row of (obs, mask)."""
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device)
-        logits = masked_logits(self.policy(x), m).cpu()
+        logits = self.policy(x)
+        if self.heuristic is not None:
+            prior = heuristic_prior(self.heuristic, np.asarray(obs), np.asarray(mask), self.policy.prior_on_bids)
+            logits = apply_prior(logits, torch.as_tensor(prior, device=self.device), self.policy.prior_weight)
+        logits = masked_logits(logits, m).cpu()
         if self.greedy:
             return logits.argmax(dim=-1).numpy().astype(np.int64)
         probs = torch.softmax(logits / self.temperature, dim=-1).numpy().astype(np.float64)
@@ -63,7 +80,7 @@ class PolicyAgent(Agent):
     def describe(self) -> dict[str, Any]:
         """Name, file and options, for evaluation records."""
         return {"name": self.name, "path": self.path, "greedy": self.greedy, "temperature": self.temperature,
-                "seed": self.seed}
+                "seed": self.seed, "prior_weight": self.policy.prior_weight, "prior_on_bids": self.policy.prior_on_bids}
 
 
 def load_policy_agent(path: str | os.PathLike | None = None, **options: Any) -> PolicyAgent:
