@@ -11,10 +11,28 @@ POLICY defaults to the released ``ppo``; any ``make_agent`` name or policy file 
 from __future__ import annotations
 
 import argparse
+from typing import Any, Mapping
 
-import spades_env
 from spades_env.agents import HeuristicAgent, make_agent
+from spades_env.config_io import load_rules
 from spades_env.core.actions import BID_OFFSET
+from spades_env.evaluation import play_episode
+
+
+class Shadowed:
+    """Plays ``policy`` and counts how often the heuristic would have done the same."""
+
+    def __init__(self, policy: Any):
+        self.policy, self.shadow = policy, HeuristicAgent()
+        self.counts = {"bid": [0, 0], "card": [0, 0]}  # kind -> [agreed, decisions]
+
+    def act(self, observation: Mapping[str, Any]) -> int:
+        """The policy's action, tallied against the heuristic's."""
+        action, reference = self.policy.act(observation), self.shadow.act(observation)
+        kind = "card" if reference < BID_OFFSET else "bid"
+        self.counts[kind][0] += action == reference
+        self.counts[kind][1] += 1
+        return action
 
 
 def main() -> None:
@@ -25,27 +43,13 @@ def main() -> None:
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    policy, shadow, opponent = make_agent(args.policy), HeuristicAgent(), HeuristicAgent()
-    counts = {"bid": [0, 0], "card": [0, 0]}  # kind -> [agreed, decisions]
-    env = spades_env.env(rules=args.rules, episode="hand")
+    rules = load_rules(args.rules)
+    player, opponent = Shadowed(make_agent(args.policy)), HeuristicAgent()
     for deal in range(args.deals):
         for policy_side in (0, 1):
-            env.reset(seed=args.seed + deal)
-            for name in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                seat = int(name.split("_")[1])
-                if seat % 2 != policy_side:
-                    env.step(opponent.act(obs))
-                    continue
-                action, reference = policy.act(obs), shadow.act(obs)
-                kind = "card" if reference < BID_OFFSET else "bid"
-                counts[kind][0] += action == reference
-                counts[kind][1] += 1
-                env.step(action)
-    for kind, (agreed, total) in counts.items():
+            agents = [player if rules.side_of(s) == policy_side else opponent for s in range(rules.num_players)]
+            play_episode(rules, agents, ["policy"] * rules.num_players, seed=args.seed + deal)
+    for kind, (agreed, total) in player.counts.items():
         print(f"{kind:5s} decisions: {total:6d}, same as the heuristic: {agreed / max(total, 1):.1%}")
 
 

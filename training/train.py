@@ -51,7 +51,7 @@ from tqdm import tqdm
 
 from spades_env.batch import BatchEnv
 from spades_env.config_io import load_rules
-from spades_env.core.actions import BID_OFFSET, NUM_ACTIONS
+from spades_env.core.actions import NUM_ACTIONS
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
 from spades_env.rewards import relative_points
 from spades_env.nn import (
@@ -212,7 +212,7 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         }, ckpt_path)
 
     from spades_env.agents import make_agent  # agents import torch-free modules; policy agents via nn
-    from spades_env.agents.policy import heuristic_prior
+    from spades_env.agents.policy import heuristic_prior, prior_of_actions
 
     heuristic = make_agent("heuristic", seed=config.seed)
     snapshot_net = PolicyNet(config.hidden, prior_weight=config.prior_weight, prior_on_bids=config.prior_on_bids).to(device).eval()
@@ -257,9 +257,7 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         while collected < config.bc_decisions:
             for _ in range(config.rollout_steps):
                 actions = heuristic.act_batch(obs, mask)
-                prior = None
-                if config.prior_weight:  # the heuristic's own action, minus the bids when the prior skips them
-                    prior = np.where(actions < BID_OFFSET, actions, -1) if not config.prior_on_bids else actions
+                prior = prior_of_actions(actions, config.prior_on_bids) if config.prior_weight else None
                 store.add(rows, to_act, obs.copy(), mask.copy(), critic_input(obs, rows), actions,
                           np.zeros(len(rows)), np.zeros(len(rows)), prior)
                 obs, mask, to_act, _, dones, info = env.step(actions)

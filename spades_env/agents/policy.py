@@ -31,12 +31,17 @@ from .registry import POLICY_DIR, register_agent, register_checkpoint_loader
 RELEASED_POLICY = POLICY_DIR / "ppo.pt"
 
 
-def heuristic_prior(heuristic: Agent, obs: np.ndarray, mask: np.ndarray, on_bids: bool) -> np.ndarray:
-    """The heuristic's action per row, or -1 where the prior does not apply (bids, blind and 10-for-200 calls unless on_bids)."""
-    prior = np.asarray(heuristic.act_batch(obs, mask), dtype=np.int64)
+def prior_of_actions(actions: np.ndarray, on_bids: bool) -> np.ndarray:
+    """The heuristic's actions as a prior: -1 where it does not apply (bids, blind and 10-for-200 calls unless on_bids)."""
+    prior = np.array(actions, dtype=np.int64)
     if not on_bids:
         prior[prior >= BID_OFFSET] = -1  # only card actions (play, exchange) are below BID_OFFSET
     return prior
+
+
+def heuristic_prior(heuristic: Agent, obs: np.ndarray, mask: np.ndarray, on_bids: bool) -> np.ndarray:
+    """The heuristic's action per row as a prior (see :func:`prior_of_actions`)."""
+    return prior_of_actions(heuristic.act_batch(obs, mask), on_bids)
 
 
 class PolicyAgent(Agent):

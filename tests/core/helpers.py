@@ -307,3 +307,8 @@ def game_hand(game, bids: dict[int, str], choose: str = "lowest"):
         if result is not None:
             assert hand.is_over
             return result
+
+
+def bid_names(lo, hi):
+    """Names of the number bids lo..hi (0 is nil), as action_name writes them."""
+    return {"nil" if n == 0 else f"bid {n}" for n in range(lo, hi + 1)}

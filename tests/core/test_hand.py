@@ -26,6 +26,7 @@ from .helpers import (
     MIXED_HANDS,
     ONE_SUIT_HANDS,
     act,
+    bid_names,
     bid_round,
     hand_state,
     names,
@@ -36,10 +37,6 @@ from .helpers import (
 )
 
 STANDARD = preset("standard")
-
-
-def bid_names(lo, hi):
-    return {"nil" if n == 0 else f"bid {n}" for n in range(lo, hi + 1)}
 
 
 def cards_in_hand(state, seat):

@@ -27,6 +27,7 @@ from .helpers import (
     ONE_SUIT_HANDS,
     THREE_HANDS,
     act,
+    bid_names,
     bid_round,
     bids,
     hand_state,
@@ -37,10 +38,6 @@ from .helpers import (
 )
 
 STANDARD = preset("standard")
-
-
-def bid_names(lo, hi):
-    return {"nil" if n == 0 else f"bid {n}" for n in range(lo, hi + 1)}
 
 
 def test_num_players_three_deals_17_and_bids_up_to_17():
