@@ -54,62 +54,27 @@ from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import BidKind
 
-NUM_SLOTS = 4
-NUM_PHASES = len(Phase)
-NUM_BID_KINDS = len(BidKind)
-MAX_BID_ONE_HOT = 18
-BID_FEATURES = NUM_BID_KINDS + MAX_BID_ONE_HOT
+from .layout import (  # noqa: F401 - re-exported: the layout object is the one home of these names
+    BID_FEATURES,
+    CARD_BLOCKS,
+    MAX_BID_ONE_HOT,
+    NUM_BID_KINDS,
+    NUM_CARD_BLOCKS,
+    NUM_PHASES,
+    NUM_SLOTS,
+    OBSERVATION,
+    RULE_FEATURES,
+    STATE,
+)
+
 SCORE_SCALE_TARGET = 1000.0
 DEFAULT_BAG_SCALE = 10.0
 
-RULE_FEATURES: tuple[tuple[str, float], ...] = (
-    # (name, divisor); booleans have divisor 1
-    ("partnerships", 1), ("three_players", 1), ("jokers", 1), ("deuce_of_spades_high", 1), ("nil", 1),
-    ("blind_nil", 1), ("blind_nil_always", 1), ("nil_tricks_count_for_partner", 1), ("ten_for_200", 1),
-    ("blind_bids", 1), ("mirror", 1), ("suicide", 1), ("no_hook", 1), ("first_trick_lowest_club", 1),
-    ("dealer_leads_any", 1), ("nil_value", 100), ("blind_nil_points", 200), ("blind_nil_requires_deficit", 100),
-    ("blind_nil_exchange", 3), ("max_team_bid", 13), ("blind_bid_min", 13), ("bag_value", 10),
-    ("bag_limit", 10), ("bag_penalty", 100), ("boston_bonus", 100), ("lose_score", 1000),
-)
-
-_LAYOUT: tuple[tuple[str, int], ...] = (
-    ("phase", NUM_PHASES),
-    ("to_act", NUM_SLOTS),
-    ("dealer", NUM_SLOTS),
-    ("trick_leader", NUM_SLOTS),
-    ("bids", NUM_SLOTS * BID_FEATURES),
-    ("tricks_won", NUM_SLOTS),
-    ("spades_broken", 1),
-    ("scores", NUM_SLOTS),
-    ("bags", NUM_SLOTS),
-    ("target_score", 1),
-    ("rules", len(RULE_FEATURES)),
-    ("hand", NUM_CARDS),
-    ("trick", NUM_SLOTS * NUM_CARDS),
-    ("played", NUM_SLOTS * NUM_CARDS),
-    ("passed", NUM_CARDS),
-    ("received", NUM_CARDS),
-)
-
-
-def _slices(layout: Sequence[tuple[str, int]], start: int = 0) -> dict[str, slice]:
-    out, offset = {}, start
-    for name, size in layout:
-        out[name] = slice(offset, offset + size)
-        offset += size
-    return out
-
-
-OBS_SLICES: dict[str, slice] = _slices(_LAYOUT)
-OBS_SIZE = OBS_SLICES["received"].stop
-assert OBS_SIZE == 755, OBS_SIZE
-CARD_BLOCKS = slice(OBS_SLICES["hand"].start, OBS_SLICES["received"].stop)
-NUM_CARD_BLOCKS = 11
-assert CARD_BLOCKS.stop - CARD_BLOCKS.start == NUM_CARD_BLOCKS * NUM_CARDS
-
-STATE_SLICES: dict[str, slice] = {**OBS_SLICES, **_slices((("hands", NUM_SLOTS * NUM_CARDS), ("set_aside", NUM_CARDS)), OBS_SIZE)}
-STATE_SIZE = STATE_SLICES["set_aside"].stop
-assert STATE_SIZE == 1025, STATE_SIZE
+# Name -> slice views of the layouts (kept for readers that index by name).
+OBS_SLICES: dict[str, slice] = dict(OBSERVATION)
+OBS_SIZE = OBSERVATION.size
+STATE_SLICES: dict[str, slice] = dict(STATE)
+STATE_SIZE = STATE.size
 
 # Offsets used by encoders.
 _PHASE = OBS_SLICES["phase"].start

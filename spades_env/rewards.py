@@ -28,6 +28,11 @@ import numpy as np
 from .core.rules import Rules
 
 
+def bag_cost(rules: Rules) -> float:
+    """The game cost of one bag: ``bag_penalty / bag_limit`` (0 when bags are never penalized)."""
+    return rules.bag_penalty / rules.bag_limit if rules.bag_limit else 0.0
+
+
 def seat_sides(rules: Rules) -> np.ndarray:
     """Side index of every seat."""
     return np.array([rules.side_of(s) for s in range(rules.num_players)], dtype=np.intp)

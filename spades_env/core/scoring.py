@@ -50,6 +50,20 @@ class BidKind(enum.IntEnum):
 
 
 NIL_KINDS = (BidKind.NIL, BidKind.BLIND_NIL)
+# Bids that make one contract for the whole side: every trick of the side counts toward it.
+SIDE_CONTRACT_KINDS = (BidKind.TEN_FOR_200, BidKind.BLIND)
+
+
+def counts_toward_contract(rules: Rules, kind: BidKind) -> bool:
+    """Whether the tricks of a seat that bid ``kind`` count toward its side's number contract."""
+    return kind == BidKind.NUMBER or (kind in NIL_KINDS and rules.nil_tricks_count_for_partner)
+
+
+def counted_tricks(rules: Rules, kinds: Sequence[BidKind], tricks: Sequence[int], members: Sequence[int]) -> int:
+    """Tricks of the seats ``members`` (one side) that count toward that side's contract."""
+    if any(kinds[m] in SIDE_CONTRACT_KINDS for m in members):
+        return sum(tricks[m] for m in members)
+    return sum(tricks[m] for m in members if counts_toward_contract(rules, kinds[m]))
 
 
 @dataclass(frozen=True)
@@ -137,23 +151,20 @@ def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_be
                 points = -made_points
         else:
             contract = 0
-            counted = 0
             for m in members:
                 bid = bids[m]
                 if bid.kind in NIL_KINDS:
                     value = rules.nil_value if bid.kind == BidKind.NIL else rules.blind_nil_points
                     nil_made[m] = tricks[m] == 0
                     points += value if nil_made[m] else -value
-                    if rules.nil_tricks_count_for_partner:
-                        counted += tricks[m]
-                    else:
+                    if not counts_toward_contract(rules, bid.kind):
                         new_bags += tricks[m]
                         points += rules.bag_value * tricks[m]
                 elif bid.kind == BidKind.NUMBER:
                     contract += bid.value
-                    counted += tricks[m]
                 else:
                     raise ScoringError(f"seat {m} has no scorable bid ({bid})")
+            counted = counted_tricks(rules, [b.kind for b in bids], tricks, members)
             made = counted >= contract
             if made:
                 over = counted - contract
