@@ -399,7 +399,7 @@ class PIMCAgent(Agent):
             else:
                 sample = base.clone()
                 sample.hands = hands
-                sample._legal = None
+                sample.forget_legal()
             for card in choices:
                 state = sample.clone()
                 state.apply(card)

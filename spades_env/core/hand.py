@@ -195,6 +195,10 @@ class HandState:
         """Legal action ids, ascending."""
         return cards_of(self.legal_mask())
 
+    def forget_legal(self) -> None:
+        """Drop the cached legal actions; call after changing hands or bids from outside (search)."""
+        self._legal = None
+
     def clone(self) -> "HandState":
         """An independent copy (for search)."""
         other = HandState.__new__(HandState)

@@ -115,7 +115,7 @@ def build_position(
     state.tricks_won = won
     state.history = []
     state.last_trick = None
-    state._legal = None
+    state.forget_legal()
     if phase == Phase.PLAY:
         state.looked = [True] * n
         state.bid_pos = n
