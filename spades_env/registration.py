@@ -1,22 +1,92 @@
-"""Registration with PettingZoo's and Gymnasium's registries (done on ``import spades_env``).
+"""Registration with PettingZoo's and Gymnasium's registries.
 
 * ``pettingzoo.make("aec", "spades_env/spades-v0", rules=..., episode=...)``: the wrapped AEC env.
-* ``gymnasium.make("spades_env/Spades-v0", rules=..., seat=...)``: the single-agent wrapper.
+* ``gymnasium.make("spades_env/Spades-v0", rules=..., seat=...)``: the single-agent wrapper
+  (also ``gymnasium.make("spades_env:spades_env/Spades-v0")`` with no import of ours).
+
+``import spades_env`` must not load gymnasium or pettingzoo (the rules core is
+used without them), so each id is registered when its library is imported:
+at once if it already is, otherwise by a one-shot import hook that runs right
+after the library's own module has finished loading.
 """
 
 from __future__ import annotations
 
-import gymnasium
-import pettingzoo
+import importlib.abc
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Any, Callable
 
 PETTINGZOO_ENV_ID = "spades_env/spades-v0"
+GYM_ENV_ID = "spades_env/Spades-v0"
+
+
+def register_gymnasium() -> None:
+    """Register the Gymnasium id (idempotent)."""
+    import gymnasium
+
+    if GYM_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ENV_ID, entry_point="spades_env.gym_env:SingleAgentSpadesEnv")
+
+
+def register_pettingzoo() -> None:
+    """Register the PettingZoo id (idempotent)."""
+    from pettingzoo.env_registry.registration import aec_registry, register
+
+    if PETTINGZOO_ENV_ID not in aec_registry:
+        register("aec", PETTINGZOO_ENV_ID, entry_point="spades_env.aec:env")
 
 
 def register_envs() -> None:
-    """Register both ids (idempotent)."""
-    from .gym_env import GYM_ENV_ID
+    """Register both ids now (imports both libraries)."""
+    register_gymnasium()
+    register_pettingzoo()
 
-    if PETTINGZOO_ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", PETTINGZOO_ENV_ID, entry_point="spades_env.aec:env")
-    if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="spades_env.gym_env:SingleAgentSpadesEnv")
+
+_REGISTRARS: dict[str, Callable[[], None]] = {"gymnasium": register_gymnasium, "pettingzoo": register_pettingzoo}
+
+
+class _Loader(importlib.abc.Loader):
+    """Runs the library's own loader, then our registration."""
+
+    def __init__(self, inner: importlib.abc.Loader, after: Callable[[], None]):
+        self.inner, self.after = inner, after
+
+    def create_module(self, spec: Any) -> ModuleType | None:
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.inner.exec_module(module)
+        self.after()
+
+
+class _RegisterOnImport(importlib.abc.MetaPathFinder):
+    """A one-shot finder: wraps the loader of gymnasium / pettingzoo the first time each is imported."""
+
+    def __init__(self, pending: dict[str, Callable[[], None]]):
+        self.pending = pending
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        after = self.pending.get(name)
+        if after is None:
+            return None
+        del self.pending[name]
+        if not self.pending:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)  # the real spec, found by the finders after this one
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Loader(spec.loader, after)
+        return spec
+
+
+def register_when_imported() -> None:
+    """Register each id now if its library is loaded, else as soon as it is."""
+    pending = {}
+    for name, register in _REGISTRARS.items():
+        if name in sys.modules:
+            register()
+        else:
+            pending[name] = register
+    if pending and not any(isinstance(f, _RegisterOnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterOnImport(pending))
