@@ -287,7 +287,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
     def step(self, action: int | None) -> None:
         """Take ``action`` for ``agent_selection``; see the module docstring."""
-        self._require_episode("step")
+        if self._game is None or not self.agents:
+            self._require_episode("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -355,8 +356,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         """The agent's observation and action mask (zeros unless it is to act)."""
         if self._game is None:
             raise EnvStateError("observe() before reset(): call reset() to start an episode")
-        seat = self.seat_of(agent)
-        hand = self.hand
+        try:
+            seat = self._seats[agent]
+        except (KeyError, TypeError):
+            seat = self.seat_of(agent)  # raises, naming the agent
+        hand = self._final_hand or self._game.hand
         obs = self._tracker.observe(hand, seat)
         if hand.current == seat and not (self.terminations.get(agent) or self.truncations.get(agent)):
             mask = mask_array(hand.legal_mask())
@@ -366,8 +370,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``; EnvStateError before reset or once every agent has been removed."""
-        self._require_episode("last")
-        return super().last(observe)
+        if self._game is None or not self.agents:
+            self._require_episode("last")
+        agent = self.agent_selection  # as PettingZoo's last(), without a second call level (hot path)
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def state(self) -> np.ndarray:
         """Full-information array relative to the seat to act (seat 0 once the hand is over)."""

@@ -471,12 +471,11 @@ class ObservationTracker:
     def update(self, hand: HandState, done: Transition) -> None:
         """Record what ``done`` (the transition ``hand.apply`` returned) did to ``hand``."""
         buf = self.buf
-        phase_before = done.phase
+        seat, action, phase_before, winner, _ = done  # unpacked once: cheaper than attribute reads
         if phase_before == _PLAY_PHASE:
-            base = done.seat * NUM_CARDS + done.action
+            base = seat * NUM_CARDS + action
             buf[_PLAYED + base] = 1.0
             buf[_PRIV_HAND + base] = 0.0
-            winner = done.trick_winner
             if winner == NO_SEAT:
                 buf[_TRICK + base] = 1.0
             else:  # the card completed the trick: the table is cleared and the winner counts it

@@ -89,6 +89,8 @@ class Transition(NamedTuple):
     hand_over: bool  # the action played the hand's last card
 
 
+_new_tuple = tuple.__new__  # builds a Transition without its Python-level __new__ (hot path)
+
 _WIN_KEYS: dict[bool, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
 
@@ -245,7 +247,7 @@ class HandState:
             self._pass_card(seat, action)
         else:
             self._bid(seat, action)
-        done = Transition(seat, action, phase, winner, self.phase == _OVER)
+        done = _new_tuple(Transition, (seat, action, phase, winner, self.phase == _OVER))  # Transition(...), faster
         self.last_transition = done
         return done
 
