@@ -41,8 +41,15 @@ legal ones, and leaves its state unchanged.
   and ``step``/``last`` once every agent has been removed at the end of an
   episode, raise :class:`EnvStateError` saying to call ``reset`` (``env()``'s
   order-enforcing wrapper answers a step after the end with its usual warning).
-* ``game_record()`` exports the game (rules, seed, deals, every action) as a
-  JSON-ready dict; :func:`spades_env.records.replay` reproduces it.
+* ``game_record()`` exports the game (rules, seed, deals, every action,
+  results, ``over``) as a JSON-ready dict; :func:`spades_env.records.replay`
+  reproduces it and checks it.
+* The env reads the core instead of copying it: ``game`` is the core
+  :class:`~spades_env.core.game.Game`, ``hand`` the hand being observed (the
+  finished one once the episode is over), ``hand_index`` its index,
+  ``episode_over`` whether the episode has ended, ``seat_of(agent)`` an agent's
+  seat. Observations are updated from the
+  :class:`~spades_env.core.hand.Transition` each action returns.
 """
 
 from __future__ import annotations

@@ -36,6 +36,11 @@ The eleven 54-card blocks are contiguous (``CARD_BLOCKS``) so that encoders
 can write them in one go. Card ``c`` is at offset ``c`` of a block (actions
 0..53, jokers at 52 and 53).
 
+Every block's offset comes from :data:`spades_env.layout.OBSERVATION` /
+``STATE``; the encoder and the decoder each declare the ``Rules`` fields they
+handle (``ENCODER_HANDLED_RULES``, ``DECODER_HANDLED_RULES``; a test names any
+field missing from either).
+
 The *state* (``STATE_SIZE`` = 1025) is the full-information array for a
 centralized critic: the observation of the given seat with its hand shown,
 followed by ``hands`` (4 x 54, every slot's current cards) and ``set_aside``
@@ -116,6 +121,7 @@ def rule_features(rules: Rules) -> np.ndarray:
 
 
 _RULE_CACHE: dict[Rules, np.ndarray] = {}
+_CACHE_LIMIT = 256  # distinct rules seen in one process: presets and a crazy rotation fit many times over
 
 
 def _rule_features(rules: Rules) -> np.ndarray:
@@ -124,7 +130,7 @@ def _rule_features(rules: Rules) -> np.ndarray:
         return cached
     raw = {
         "partnerships": rules.partnerships,
-        "three_players": rules.num_players == 3,
+        "three_players": rules.num_players == THREE_PLAYERS,
         "jokers": rules.jokers,
         "deuce_of_spades_high": rules.deuce_of_spades_high,
         "nil": rules.nil,
@@ -152,7 +158,7 @@ def _rule_features(rules: Rules) -> np.ndarray:
     }
     vec = np.array([float(raw[name]) / div for name, div in RULE_FEATURES], dtype=np.float32)
     vec.setflags(write=False)
-    if len(_RULE_CACHE) > 256:
+    if len(_RULE_CACHE) > _CACHE_LIMIT:
         _RULE_CACHE.clear()
     _RULE_CACHE[rules] = vec
     return vec
@@ -305,7 +311,7 @@ def _decode_rules(block: np.ndarray) -> dict[str, int]:
     rules = _DECODED_RULES.get(key)
     if rules is None:
         rules = {name: round(float(v) * div) for (name, div), v in zip(RULE_FEATURES, block)}
-        if len(_DECODED_RULES) > 256:
+        if len(_DECODED_RULES) > _CACHE_LIMIT:
             _DECODED_RULES.clear()
         _DECODED_RULES[key] = rules
     return rules

@@ -36,7 +36,7 @@ from torch import nn
 
 from .core.actions import NUM_ACTIONS
 from .encoding import OBS_SIZE
-from .layout import OBSERVATION
+from .layout import OBSERVATION, STATE, LayoutError
 
 POLICY_FORMAT = "spades_env.policy/1"
 FEATURE_CLIP = 10.0  # scores can be large multiples of the target in long random games
@@ -49,6 +49,15 @@ class CheckpointError(ValueError):
 
 class PolicyFileError(CheckpointError):
     """A policy file that cannot be trusted or does not describe its own network; names the file and the problem."""
+
+
+def critic_layout(input_size: int) -> dict[str, Any]:
+    """The layout description of a critic's input (the observation or the full state), for checkpoints."""
+    for layout in (OBSERVATION, STATE):
+        if layout.size == input_size:
+            return layout.describe()
+    raise LayoutError(f"a critic input of {input_size} floats is neither {OBSERVATION.name!r} ({OBSERVATION.size}) "
+                      f"nor {STATE.name!r} ({STATE.size})")
 
 
 def mlp(sizes: Sequence[int]) -> nn.Sequential:

@@ -9,8 +9,16 @@ import torch
 
 import spades_env.nn as nn_module
 from spades_env.agents.policy import RELEASED_POLICY
-from spades_env.layout import OBSERVATION, LayoutError
-from spades_env.nn import CheckpointError, PolicyFileError, PolicyNet, content_digest, load_policy, save_policy
+from spades_env.layout import OBSERVATION, STATE, LayoutError
+from spades_env.nn import (
+    CheckpointError,
+    PolicyFileError,
+    PolicyNet,
+    content_digest,
+    critic_layout,
+    load_policy,
+    save_policy,
+)
 
 SMALL = (16, 8)
 
@@ -157,3 +165,13 @@ def test_saving_non_finite_weights_is_refused(tmp_path):
     with pytest.raises(ValueError, match="NaN or infinite"):
         save_policy(tmp_path / "nan.pt", policy)
     assert not (tmp_path / "nan.pt").exists()
+
+
+@pytest.mark.parametrize("size, layout", [(OBSERVATION.size, OBSERVATION), (STATE.size, STATE)])
+def test_critic_layout_names_the_observation_or_the_state(size, layout):
+    assert critic_layout(size) == layout.describe()
+
+
+def test_critic_layout_of_an_unknown_size_is_a_layout_error():
+    with pytest.raises(LayoutError, match="700 floats"):
+        critic_layout(700)
