@@ -3,10 +3,10 @@
 ``HandState(rules, deal, dealer, scores)`` starts a hand; ``legal_mask()``
 returns the legal actions as a bitmask over the action space of
 :mod:`spades_env.core.actions` (bit ``a`` set = action ``a`` legal) and is the
-only judge of legality; ``apply(action)`` advances the hand, returns a :class:`Transition` (what the
-action did: seat, action, phase it was taken in, the trick's winner when it
-completed one, whether it ended the hand; also kept as ``last_transition``)
-and raises :class:`IllegalActionError` (listing the legal actions) without
+only judge of legality; ``apply(action)`` advances the hand, returns a
+:class:`Transition` (what the action did: seat, action, phase it was taken in,
+the trick's winner when it completed one, whether it ended the hand; also kept
+as ``last_transition``) and raises :class:`IllegalActionError` (listing the legal actions) without
 changing anything when the action is illegal.
 
 Phases (RULES.md sections 3 and 4):
