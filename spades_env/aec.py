@@ -28,12 +28,28 @@ legal ones, and leaves its state unchanged.
 * ``reset(seed=..., options=...)``: ``options`` may hold ``deal`` (one card
   list per seat, e.g. ``[["AS", "KS", ...], ...]``), ``deals`` (a list of
   deals used for the first hands in order), ``dealer`` (a seat), ``scores``
-  and ``bags`` (one value per side). Without a deal, deals come from the
-  seed: the same seed gives the same game. Bad values raise ``ValueError``
+  and ``bags`` (one integer per side). Ranges: ``|score| <=
+  START_SCORE_TARGETS`` times the larger of ``target_score`` and
+  ``|lose_score|`` (a game that starts further out is not a game of Spades);
+  ``0 <= bags < bag_limit`` (carried bags never reach the limit: the penalty
+  removes them), or ``<= max_hands * tricks per hand`` without a limit. Without
+  a deal, deals come from the seed: the same seed gives the same game. Every
+  option is checked before anything changes: bad values raise ``ValueError``
   and leave the env as it was; unknown keys are ignored with a warning
   (PettingZoo's ``api_test`` resets with a dummy option).
-* ``game_record()`` exports the game (rules, seed, deals, every action) as a
-  JSON-ready dict; :func:`spades_env.records.replay` reproduces it.
+* Call order: ``step``, ``last`` and ``observe`` before the first ``reset``,
+  and ``step``/``last`` once every agent has been removed at the end of an
+  episode, raise :class:`EnvStateError` saying to call ``reset`` (``env()``'s
+  order-enforcing wrapper answers a step after the end with its usual warning).
+* ``game_record()`` exports the game (rules, seed, deals, every action,
+  results, ``over``) as a JSON-ready dict; :func:`spades_env.records.replay`
+  reproduces it and checks it.
+* The env reads the core instead of copying it: ``game`` is the core
+  :class:`~spades_env.core.game.Game`, ``hand`` the hand being observed (the
+  finished one once the episode is over), ``hand_index`` its index,
+  ``episode_over`` whether the episode has ended, ``seat_of(agent)`` an agent's
+  seat. Observations are updated from the
+  :class:`~spades_env.core.hand.Transition` each action returns.
 """
 
 from __future__ import annotations
@@ -51,7 +67,7 @@ from .config_io import load_rules
 from .core.actions import NUM_ACTIONS
 from .core.deal import Deal, make_deal
 from .core.game import Game, GameError, HandResult
-from .core.hand import IllegalActionError, Phase
+from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
 from .encoding import OBS_SIZE, STATE_SIZE, ObservationTracker, encode_state
 from .render import render_text
@@ -62,6 +78,7 @@ EPISODE_MODES = ("game", "hand")
 PHASE_NAMES = {Phase.BLIND: "blind", Phase.BID: "bid", Phase.EXCHANGE: "exchange", Phase.PLAY: "play", Phase.OVER: "over"}
 RESET_OPTIONS = ("deal", "deals", "dealer", "scores", "bags")
 ILLEGAL_ACTION_REWARD = -1
+START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (or lose scores) from zero
 
 _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _MASK_BYTES = (NUM_ACTIONS + 7) // 8
@@ -90,6 +107,10 @@ def mask_array(legal: int) -> np.ndarray:
             _MASK_CACHE.clear()
         _MASK_CACHE[legal] = cached
     return cached.copy()
+
+
+class EnvStateError(RuntimeError):
+    """The env is asked to act or report outside an episode: before ``reset`` or after every agent is done."""
 
 
 def hand_result_info(result: HandResult) -> dict[str, Any]:
@@ -134,7 +155,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         EzPickle.__init__(self, rules=rules, episode=episode, reward=reward, render_mode=render_mode)
         super().__init__()
         self.rules = load_rules(rules)
-        self._rules_dict = self.rules.to_dict()
         if episode not in EPISODE_MODES:
             raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -145,7 +165,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         n = self.rules.num_players
         self.possible_agents = [f"player_{s}" for s in range(n)]
         self.agents = list(self.possible_agents)
-        self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self._seats = {agent: s for s, agent in enumerate(self.possible_agents)}  # names, not game state
         self._observation_space = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
@@ -156,13 +176,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.state_space = gymnasium.spaces.Box(-np.inf, np.inf, (STATE_SIZE,), np.float32)
         self._rng: np.random.Generator | None = None
         self._seed: int | None = None
+        # Game state lives in the core: the env holds the game, the hand that ended
+        # the episode (None while it runs: in "hand" episodes the game has already
+        # dealt the next hand) and the actions of hands the game no longer holds.
         self._game: Game | None = None
-        self._hand = None
-        self._hand_index = 0
-        self._episode_over = False
+        self._final_hand: HandState | None = None
+        self._past_actions: list[int] = []
         self._tracker = ObservationTracker()
         self._record: dict[str, Any] = {}
-        self._actions = []
         self._rewards_pending = False
         self._info_stale = False
 
@@ -180,13 +201,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         """Start a new game (or hand); see the module docstring for ``options``."""
         rng = np.random.default_rng(seed) if seed is not None else (self._rng or np.random.default_rng())
         game = self._new_game(rng, options or {})  # raises before anything changes
+        tracker = ObservationTracker()
+        tracker.start_hand(game.hand, game.scores, game.bags, self.rules)
         if seed is not None:
             self._seed = int(seed)
         self._rng = rng
         self._game = game
-        self._hand = game.hand
-        self._hand_index = 0
-        self._episode_over = False
+        self._final_hand = None
+        self._past_actions = []
+        self._tracker = tracker
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -194,14 +217,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.truncations = {a: False for a in self.agents}
         phase = PHASE_NAMES[game.hand.phase]
         self.infos = {a: {"phase": phase} for a in self.agents}
-        self._tracker.start_hand(game.hand, game.scores, game.bags, self.rules)
         self.agent_selection = self.possible_agents[game.hand.current]
-        self._actions: list[int] = []
         self._rewards_pending = False
         self._info_stale = False
         self._record = {
             "env": ENV_NAME,
-            "rules": self._rules_dict,
+            "rules": self.rules.to_dict(),
             "episode": self.episode,
             "seed": self._seed if seed is not None else None,
             "dealer": game.dealer,
@@ -220,47 +241,85 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             raise ValueError("give either 'deal' or 'deals', not both")
         deals: list[Deal] | None = None
         try:
+            scores = self._checked_start("scores", options.get("scores"), self._score_range())
+            bags = self._checked_start("bags", options.get("bags"), self._bag_range())
             if "deal" in options:
                 deals = [make_deal(self.rules.hand_rules(0), options["deal"])]
             elif "deals" in options:
                 if not isinstance(options["deals"], (list, tuple)):
                     raise ValueError("'deals' must be a list of deals")
                 deals = [make_deal(self.rules.hand_rules(i), d) for i, d in enumerate(options["deals"])]
-            return Game(self.rules, rng, dealer=options.get("dealer"), scores=options.get("scores"),
-                        bags=options.get("bags"), deals=deals)
+            return Game(self.rules, rng, dealer=options.get("dealer"), scores=scores, bags=bags, deals=deals)
         except (GameError, ValueError, TypeError) as exc:  # TypeError: e.g. scores=5 (not a sequence)
             raise ValueError(f"invalid reset options: {exc}") from None
 
+    def _score_range(self) -> range:
+        """Starting scores allowed: see the module docstring."""
+        rules = self.rules
+        bound = START_SCORE_TARGETS * max(rules.target_score, abs(rules.lose_score or 0))
+        return range(-bound, bound + 1)
+
+    def _bag_range(self) -> range:
+        """Starting bags allowed: see the module docstring."""
+        rules = self.rules
+        if rules.bag_limit:
+            return range(rules.bag_limit)
+        return range(rules.max_hands * rules.num_tricks + 1)
+
+    def _checked_start(self, what: str, values: Any, allowed: range) -> list[int] | None:
+        """One integer per side within ``allowed``; None when the option is not given."""
+        if values is None:
+            return None
+        sides = self.rules.num_sides
+        if not isinstance(values, (list, tuple, np.ndarray)):
+            raise ValueError(f"{what} must be a list of {sides} integers (one per side), got {values!r}")
+        if len(values) != sides:
+            raise ValueError(f"{what} needs one value per side ({sides}), got {len(values)}")
+        out = []
+        for value in values:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"{what} must be integers, got {value!r}")
+            if int(value) not in allowed:
+                raise ValueError(f"{what} must be in {allowed.start}..{allowed.stop - 1} for these rules, got {value}")
+            out.append(int(value))
+        return out
+
     # ------------------------------------------------------------------ step
+    def _require_episode(self, call: str) -> None:
+        """Raise EnvStateError unless an episode is running (reset done, an agent left)."""
+        if self._game is None:
+            raise EnvStateError(f"{call}() before reset(): call reset() to start an episode")
+        if not self.agents:
+            raise EnvStateError(f"{call}(): the episode is over and every agent has been removed; call reset()")
+
     def step(self, action: int | None) -> None:
         """Take ``action`` for ``agent_selection``; see the module docstring."""
+        if self._game is None or not self.agents:
+            self._require_episode("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         game = self._game
         hand = game.hand
-        seat = hand.current
-        phase_before = hand.phase
         try:
             result = game.apply(action)
         except IllegalActionError as exc:
             raise IllegalActionError(f"{agent}: {exc}") from None
-        self._actions.append(int(action))
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_pending:  # only the step that ends a hand pays rewards
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewards_pending = False
         if result is None:
-            new_hand = game.hand
-            self._tracker.update(new_hand, seat, action, phase_before)
-            if new_hand.phase != phase_before or self._info_stale:
-                phase = PHASE_NAMES[new_hand.phase]
+            done = hand.last_transition
+            self._tracker.update(hand, done)
+            if hand.phase != done.phase or self._info_stale:
+                phase = PHASE_NAMES[hand.phase]
                 for a in self.agents:
                     self.infos[a] = {"phase": phase}
                 self._info_stale = False
-            self.agent_selection = self.possible_agents[new_hand.current]
+            self.agent_selection = self.possible_agents[hand.current]
         else:
             self._end_of_hand(hand, result)
             self._accumulate_rewards()
@@ -269,9 +328,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if self.render_mode == "human":
             self.render()
 
-    def _end_of_hand(self, finished_hand, result: HandResult) -> None:
+    def _end_of_hand(self, finished_hand: HandState, result: HandResult) -> None:
         game = self._game
         rules = self.rules
+        self._past_actions += [action for _, action in finished_hand.history]
         per_seat = self.reward_scheme.hand_end(finished_hand.rules, np.asarray(result.points))
         episode_over = game.over or self.episode == "hand"
         if episode_over:
@@ -280,19 +340,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             else:
                 winner = -1 if game.winner is None else game.winner
             per_seat = per_seat + self.reward_scheme.episode_end(rules, np.asarray(winner))
-            self._hand = finished_hand
-            self._hand_index = result.hand_index
-            self._episode_over = True
-        else:
-            self._hand = game.hand
-            self._hand_index = game.hand_index
+            self._final_hand = finished_hand
         for s, a in enumerate(self.possible_agents):
             self.rewards[a] = float(per_seat[s])
         info = hand_result_info(result)
-        phase = PHASE_NAMES[self._hand.phase]
+        shown = self.hand
+        phase = PHASE_NAMES[shown.phase]
         for a in self.agents:
             self.infos[a] = {"phase": phase, "hand_result": info}
-        self._tracker.start_hand(self._hand, game.scores, game.bags, rules)
+        self._tracker.start_hand(shown, game.scores, game.bags, rules)
         if episode_over:
             truncated = self.episode == "game" and game.truncated
             for a in self.agents:
@@ -305,8 +361,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     # --------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (zeros unless it is to act)."""
-        seat = self._seat[agent]
-        hand = self._hand
+        if self._game is None:
+            raise EnvStateError("observe() before reset(): call reset() to start an episode")
+        try:
+            seat = self._seats[agent]
+        except (KeyError, TypeError):
+            seat = self.seat_of(agent)  # raises, naming the agent
+        hand = self._final_hand or self._game.hand
         obs = self._tracker.observe(hand, seat)
         if hand.current == seat and not (self.terminations.get(agent) or self.truncations.get(agent)):
             mask = mask_array(hand.legal_mask())
@@ -314,38 +375,71 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             mask = _ZERO_MASK.copy()
         return {"observation": obs, "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``; EnvStateError before reset or once every agent has been removed."""
+        if self._game is None or not self.agents:
+            self._require_episode("last")
+        agent = self.agent_selection  # as PettingZoo's last(), without a second call level (hot path)
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
     def state(self) -> np.ndarray:
         """Full-information array relative to the seat to act (seat 0 once the hand is over)."""
-        hand = self._hand
+        if self._game is None:
+            raise EnvStateError("state() before reset(): call reset() to start an episode")
+        hand = self.hand
         seat = hand.current if hand.current >= 0 else 0
         return encode_state(hand, self._game.scores, self._game.bags, self.rules, seat)
 
     # ------------------------------------------------------------ inspection
+    def seat_of(self, agent: str) -> int:
+        """The seat of an agent name (``player_k`` sits at seat k)."""
+        try:
+            return self._seats[agent]
+        except (KeyError, TypeError):
+            raise KeyError(f"no agent {agent!r} in this env; agents are {self.possible_agents}") from None
+
     @property
     def game(self) -> Game:
         """The underlying core game (read it, do not mutate it)."""
         return self._game
 
     @property
-    def hand(self):
+    def hand(self) -> HandState:
         """The hand being observed (the finished one at the end of an episode)."""
-        return self._hand
+        if self._final_hand is not None:
+            return self._final_hand
+        return self._game.hand
+
+    @property
+    def episode_over(self) -> bool:
+        """Whether the episode has ended (every agent terminated or truncated)."""
+        return self._final_hand is not None
+
+    @property
+    def hand_index(self) -> int:
+        """0-based index in the game of the hand being observed."""
+        game = self._game
+        return len(game.results) - 1 if self._final_hand is not None else game.hand_index
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of ``agent_selection`` (empty once the episode is over)."""
         if self.terminations.get(self.agent_selection) or self.truncations.get(self.agent_selection):
             return []
-        return self._hand.legal_actions()
+        return self.hand.legal_actions()
 
     def game_record(self) -> dict[str, Any]:
-        """The game so far as a JSON-ready dict: rules, seed, deals, every action, results."""
+        """The game so far as a JSON-ready dict: rules, seed, deals, every action, results, whether it is over."""
         game = self._game
         record = dict(self._record)
-        record["rules"] = dict(self._rules_dict)
-        record["actions"] = list(self._actions)
-        hands = len(game.results) + (0 if self._episode_over else 1)
+        record["rules"] = self.rules.to_dict()
+        over = self.episode_over
+        current = [] if over else [action for _, action in game.hand.history]
+        record["actions"] = self._past_actions + current
+        hands = len(game.results) + (0 if over else 1)
         record["deals"] = [d.to_strings() for d in game.deals[:hands]]
         record.setdefault("results", [hand_result_info(r) for r in game.results])
+        record["over"] = over
         return record
 
     # ---------------------------------------------------------------- render
@@ -356,7 +450,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             return None
         if self._game is None:
             return None
-        text = render_text(self._hand, self._game.scores, self._game.bags, self.rules, self._hand_index,
+        text = render_text(self.hand, self._game.scores, self._game.bags, self.rules, self.hand_index,
                            self.possible_agents)
         if self.render_mode == "human":
             print(text)

@@ -36,6 +36,11 @@ The eleven 54-card blocks are contiguous (``CARD_BLOCKS``) so that encoders
 can write them in one go. Card ``c`` is at offset ``c`` of a block (actions
 0..53, jokers at 52 and 53).
 
+Every block's offset comes from :data:`spades_env.layout.OBSERVATION` /
+``STATE``; the encoder and the decoder each declare the ``Rules`` fields they
+handle (``ENCODER_HANDLED_RULES``, ``DECODER_HANDLED_RULES``; a test names any
+field missing from either).
+
 The *state* (``STATE_SIZE`` = 1025) is the full-information array for a
 centralized critic: the observation of the given seat with its hand shown,
 followed by ``hands`` (4 x 54, every slot's current cards) and ``set_aside``
@@ -49,8 +54,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .core.cards import NUM_CARDS, cards_of
-from .core.hand import HandState, Phase
+from .core.cards import NUM_CARDS, NUM_STANDARD_CARDS, cards_of
+from .core.hand import NO_SEAT, HandState, Phase, Transition
 from .core.rules import Rules
 from .core.scoring import BidKind
 
@@ -68,6 +73,7 @@ from .layout import (  # noqa: F401 - re-exported: the layout object is the one 
 )
 
 SCORE_SCALE_TARGET = 1000.0
+THREE_PLAYERS = 3  # the one table smaller than NUM_SLOTS (three-player cutthroat)
 DEFAULT_BAG_SCALE = 10.0
 
 # Name -> slice views of the layouts (kept for readers that index by name).
@@ -76,23 +82,37 @@ OBS_SIZE = OBSERVATION.size
 STATE_SLICES: dict[str, slice] = dict(STATE)
 STATE_SIZE = STATE.size
 
-# Offsets used by encoders.
-_PHASE = OBS_SLICES["phase"].start
-_TO_ACT = OBS_SLICES["to_act"].start
-_DEALER = OBS_SLICES["dealer"].start
-_LEADER = OBS_SLICES["trick_leader"].start
-_BIDS = OBS_SLICES["bids"].start
-_TRICKS = OBS_SLICES["tricks_won"].start
-_BROKEN = OBS_SLICES["spades_broken"].start
-_SCORES = OBS_SLICES["scores"].start
-_BAGS = OBS_SLICES["bags"].start
-_TARGET = OBS_SLICES["target_score"].start
-_RULES = OBS_SLICES["rules"]
-_HAND = OBS_SLICES["hand"].start
-_TRICK = OBS_SLICES["trick"].start
-_PLAYED = OBS_SLICES["played"].start
-_PASSED = OBS_SLICES["passed"].start
-_RECEIVED = OBS_SLICES["received"].start
+# Offsets used by encoders (from the layout object; no offset is spelled here).
+_PHASE = OBSERVATION.start("phase")
+_TO_ACT = OBSERVATION.start("to_act")
+_DEALER = OBSERVATION.start("dealer")
+_LEADER = OBSERVATION.start("trick_leader")
+_BIDS = OBSERVATION.start("bids")
+_TRICKS = OBSERVATION.start("tricks_won")
+_BROKEN = OBSERVATION.start("spades_broken")
+_SCORES = OBSERVATION.start("scores")
+_BAGS = OBSERVATION.start("bags")
+_TARGET = OBSERVATION.start("target_score")
+_RULES = OBSERVATION["rules"]
+_HAND = OBSERVATION.start("hand")
+_TRICK = OBSERVATION.start("trick")
+_PLAYED = OBSERVATION.start("played")
+_PASSED = OBSERVATION.start("passed")
+_RECEIVED = OBSERVATION.start("received")
+
+# Every field of ``Rules`` the encoder writes (or deliberately need not; a test
+# fails naming any field missing here). Not encoded, on purpose: ``max_hands``
+# (a truncation horizon of the game, not a rule of play), ``crazy`` (each hand
+# of a rotation is encoded with that hand's own rules) and ``name`` (a label).
+ENCODER_HANDLED_RULES: frozenset[str] = frozenset({
+    "num_players", "partnerships", "jokers", "deuce_of_spades_high", "nil", "nil_value", "blind_nil",
+    "blind_nil_value", "blind_nil_requires_deficit", "blind_nil_exchange", "nil_tricks_count_for_partner",
+    "max_team_bid", "ten_for_200", "blind_bids", "blind_bid_min", "mirror", "suicide", "bids_may_total_tricks",
+    "first_trick", "dealer_leads_any", "bag_value", "bag_limit", "bag_penalty", "boston_bonus", "target_score",
+    "lose_score",
+    "max_hands", "crazy", "name",  # deliberately not encoded (see above)
+})
+HANDLED_RULES = ENCODER_HANDLED_RULES
 
 
 def rule_features(rules: Rules) -> np.ndarray:
@@ -101,6 +121,7 @@ def rule_features(rules: Rules) -> np.ndarray:
 
 
 _RULE_CACHE: dict[Rules, np.ndarray] = {}
+_CACHE_LIMIT = 256  # distinct rules seen in one process: presets and a crazy rotation fit many times over
 
 
 def _rule_features(rules: Rules) -> np.ndarray:
@@ -109,7 +130,7 @@ def _rule_features(rules: Rules) -> np.ndarray:
         return cached
     raw = {
         "partnerships": rules.partnerships,
-        "three_players": rules.num_players == 3,
+        "three_players": rules.num_players == THREE_PLAYERS,
         "jokers": rules.jokers,
         "deuce_of_spades_high": rules.deuce_of_spades_high,
         "nil": rules.nil,
@@ -137,7 +158,7 @@ def _rule_features(rules: Rules) -> np.ndarray:
     }
     vec = np.array([float(raw[name]) / div for name, div in RULE_FEATURES], dtype=np.float32)
     vec.setflags(write=False)
-    if len(_RULE_CACHE) > 256:
+    if len(_RULE_CACHE) > _CACHE_LIMIT:
         _RULE_CACHE.clear()
     _RULE_CACHE[rules] = vec
     return vec
@@ -214,16 +235,13 @@ def encode_state(
     state = np.zeros(STATE_SIZE, np.float32)
     encode_observation(hand, scores, bags, game_rules, observer, out=state[:OBS_SIZE])
     n = hand.num_players
-    state[_HAND:_HAND + NUM_CARDS] = 0.0
-    for card in cards_of(hand.hands[observer]):
-        state[_HAND + card] = 1.0
-    hands_start = STATE_SLICES["hands"].start
+    state[STATE["hand"]] = 0.0
+    state[_HAND + np.array(cards_of(hand.hands[observer]), dtype=np.intp)] = 1.0
+    hands = STATE.block("hands")
     for seat in range(n):
-        slot = (seat - observer) % n
-        for card in cards_of(hand.hands[seat]):
-            state[hands_start + slot * NUM_CARDS + card] = 1.0
-    for card in hand.deal.set_aside:
-        state[STATE_SLICES["set_aside"].start + card] = 1.0
+        row = state[hands.item((seat - observer) % n)]
+        row[cards_of(hand.hands[seat])] = 1.0
+    state[STATE.start("set_aside") + np.array(hand.deal.set_aside, dtype=np.intp)] = 1.0
     return state
 
 
@@ -253,12 +271,12 @@ class ObservationView:
     @property
     def num_players(self) -> int:
         """3 or 4."""
-        return 3 if self.rules["three_players"] else 4
+        return THREE_PLAYERS if self.rules["three_players"] else NUM_SLOTS
 
     @property
     def hand_size(self) -> int:
         """Cards dealt to each player."""
-        return 52 // self.num_players
+        return NUM_STANDARD_CARDS // self.num_players
 
 
 def _one_hot(values: list[float]) -> int | None:
@@ -270,19 +288,45 @@ def _one_hot(values: list[float]) -> int | None:
 
 _DECODED_RULES: dict[bytes, dict[str, int]] = {}
 
+# Every field of ``Rules`` the decoder reads back (or deliberately need not; a
+# test fails naming any field missing here). ``ObservationView.rules`` holds the
+# ``RULE_FEATURES`` by name: ``three_players`` gives ``num_players``, ``no_hook``
+# gives ``bids_may_total_tricks``, ``first_trick_lowest_club`` gives
+# ``first_trick``, ``blind_nil_points`` gives ``blind_nil_value``;
+# ``target_score`` is a field of the view. Not decoded, on purpose: ``max_hands``,
+# ``crazy`` and ``name``, which the encoder does not write (see
+# ``ENCODER_HANDLED_RULES``).
+DECODER_HANDLED_RULES: frozenset[str] = frozenset({
+    "num_players", "partnerships", "jokers", "deuce_of_spades_high", "nil", "nil_value", "blind_nil",
+    "blind_nil_value", "blind_nil_requires_deficit", "blind_nil_exchange", "nil_tricks_count_for_partner",
+    "max_team_bid", "ten_for_200", "blind_bids", "blind_bid_min", "mirror", "suicide", "bids_may_total_tricks",
+    "first_trick", "dealer_leads_any", "bag_value", "bag_limit", "bag_penalty", "boston_bonus", "target_score",
+    "lose_score",
+    "max_hands", "crazy", "name",  # deliberately not decoded (never encoded)
+})
+
 
 def _decode_rules(block: np.ndarray) -> dict[str, int]:
     key = block.tobytes()
     rules = _DECODED_RULES.get(key)
     if rules is None:
         rules = {name: round(float(v) * div) for (name, div), v in zip(RULE_FEATURES, block)}
-        if len(_DECODED_RULES) > 256:
+        if len(_DECODED_RULES) > _CACHE_LIMIT:
             _DECODED_RULES.clear()
         _DECODED_RULES[key] = rules
     return rules
 
 
-_SMALL_END = OBS_SLICES["rules"].start  # the blocks before the rules are decoded from one Python list
+_SMALL_END = OBSERVATION.start("rules")  # the blocks before the rules are decoded from one Python list
+# Row of each card block in ``obs[CARD_BLOCKS]`` viewed as (NUM_CARD_BLOCKS, NUM_CARDS).
+_CARD_ROW = {name: (OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS
+             for name in ("hand", "trick", "played", "passed", "received")}
+
+
+def _card_rows(boards: list[int], name: str) -> list[int]:
+    """The bitboards of every item of card block ``name``."""
+    first = _CARD_ROW[name]
+    return boards[first:first + OBSERVATION.block(name).count]
 
 
 def decode_observation(obs: np.ndarray) -> ObservationView:
@@ -290,17 +334,16 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     obs = np.asarray(obs, dtype=np.float32)
     if obs.shape != (OBS_SIZE,) and obs.shape != (STATE_SIZE,):
         raise ValueError(f"expected an observation of size {OBS_SIZE}, got shape {obs.shape}")
-    s = OBS_SLICES
-    rules = _decode_rules(obs[s["rules"]])
+    rules = _decode_rules(obs[OBSERVATION["rules"]])
     small = obs[:_SMALL_END].tolist()
 
     def block(name: str) -> list[float]:
-        sl = s[name]
+        sl = OBSERVATION[name]
         return small[sl.start:sl.stop]
 
-    target = round(small[s["target_score"].start] * SCORE_SCALE_TARGET)
+    target = round(small[_TARGET] * SCORE_SCALE_TARGET)
     bag_div = rules["bag_limit"] or DEFAULT_BAG_SCALE
-    size = 52 // (3 if rules["three_players"] else 4)
+    size = NUM_STANDARD_CARDS // (THREE_PLAYERS if rules["three_players"] else NUM_SLOTS)
     bids = block("bids")
     kinds, values = [], []
     for slot in range(NUM_SLOTS):
@@ -313,7 +356,7 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     cards = obs[CARD_BLOCKS].reshape(NUM_CARD_BLOCKS, NUM_CARDS) > 0.5
     packed = np.packbits(cards, axis=1, bitorder="little")
     boards = [int.from_bytes(row.tobytes(), "little") for row in packed]
-    hand, trick_boards, played, passed, received = boards[0], boards[1:5], boards[5:9], boards[9], boards[10]
+    (hand,), (passed,), (received,) = (_card_rows(boards, n) for n in ("hand", "passed", "received"))
     return ObservationView(
         phase=Phase(_one_hot(block("phase"))),
         to_act=_one_hot(block("to_act")),
@@ -322,14 +365,14 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
         bid_kinds=tuple(kinds),
         bid_values=tuple(values),
         tricks_won=tuple(round(x * size) for x in block("tricks_won")),
-        spades_broken=small[s["spades_broken"].start] > 0.5,
+        spades_broken=small[_BROKEN] > 0.5,
         scores=tuple(round(x * target) for x in block("scores")),
         bags=tuple(round(x * bag_div) for x in block("bags")),
         target_score=target,
         rules=rules,
         hand=hand,
-        trick=tuple((b.bit_length() - 1) if b else None for b in trick_boards),
-        played=tuple(played),
+        trick=tuple((b.bit_length() - 1) if b else None for b in _card_rows(boards, "trick")),
+        played=tuple(_card_rows(boards, "played")),
         passed=passed,
         received=received,
     )
@@ -340,72 +383,87 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
 # seat's private blocks side by side) and builds an observer's array with one
 # gather through a precomputed permutation. Updates touch a handful of cells
 # per action, so observing costs one take() instead of a full re-encode.
-_PRIV_HAND = OBS_SIZE
-_PRIV_PASSED = _PRIV_HAND + NUM_SLOTS * NUM_CARDS
-_PRIV_RECEIVED = _PRIV_PASSED + NUM_SLOTS * NUM_CARDS
-_ZERO = _PRIV_RECEIVED + NUM_SLOTS * NUM_CARDS  # a cell that stays 0
-BUFFER_SIZE = _ZERO + 1
+TRACKER_BUFFER = OBSERVATION.extended("spades_obs_v0_by_seat", (
+    ("hand_by_seat", NUM_SLOTS, NUM_CARDS),
+    ("passed_by_seat", NUM_SLOTS, NUM_CARDS),
+    ("received_by_seat", NUM_SLOTS, NUM_CARDS),
+    ("zero", 1, 1),  # a cell that stays 0: the source of hidden or absent slots
+))
+BUFFER_SIZE = TRACKER_BUFFER.size
+_PRIV_HAND = TRACKER_BUFFER.start("hand_by_seat")
+_PRIV_PASSED = TRACKER_BUFFER.start("passed_by_seat")
+_PRIV_RECEIVED = TRACKER_BUFFER.start("received_by_seat")
+_ZERO = TRACKER_BUFFER.start("zero")
+_PRIVATE = ((_PRIV_HAND, "hands"), (_PRIV_PASSED, "passed"), (_PRIV_RECEIVED, "received"))  # start, HandState field
 
 _PLAY_PHASE, _EXCHANGE_PHASE = Phase.PLAY, Phase.EXCHANGE
+_NO_PHASE = -1  # before the first start_hand
 _SLOT_BLOCKS = ("to_act", "dealer", "trick_leader", "bids", "tricks_won", "scores", "bags", "trick", "played")
+_TRICK_BLOCK = OBSERVATION["trick"]
+_BIDS_BLOCK = OBSERVATION["bids"]
 
 
 def _build_perm(num_players: int, observer: int, hand_visible: bool) -> np.ndarray:
     perm = np.arange(OBS_SIZE, dtype=np.intp)
     for name in _SLOT_BLOCKS:
-        sl = OBS_SLICES[name]
-        width = (sl.stop - sl.start) // NUM_SLOTS
+        block = OBSERVATION.block(name)
+        width = block.size // NUM_SLOTS  # one float per slot (one-hots) or one item per slot
         for slot in range(NUM_SLOTS):
-            dst = np.arange(sl.start + slot * width, sl.start + (slot + 1) * width)
+            dst = slice(block.start + slot * width, block.start + (slot + 1) * width)
             if slot < num_players:
                 seat = (observer + slot) % num_players
-                perm[dst] = np.arange(sl.start + seat * width, sl.start + (seat + 1) * width)
+                perm[dst] = np.arange(block.start + seat * width, block.start + (seat + 1) * width)
             else:
                 perm[dst] = _ZERO
     cards = np.arange(NUM_CARDS)
-    perm[OBS_SLICES["hand"]] = _PRIV_HAND + observer * NUM_CARDS + cards if hand_visible else _ZERO
-    perm[OBS_SLICES["passed"]] = _PRIV_PASSED + observer * NUM_CARDS + cards
-    perm[OBS_SLICES["received"]] = _PRIV_RECEIVED + observer * NUM_CARDS + cards
+    perm[OBSERVATION["hand"]] = _PRIV_HAND + observer * NUM_CARDS + cards if hand_visible else _ZERO
+    perm[OBSERVATION["passed"]] = _PRIV_PASSED + observer * NUM_CARDS + cards
+    perm[OBSERVATION["received"]] = _PRIV_RECEIVED + observer * NUM_CARDS + cards
     return perm
 
 
 # PERMS[num_players][observer][hand_visible]
 PERMS: dict[int, tuple[tuple[np.ndarray, np.ndarray], ...]] = {
-    n: tuple((_build_perm(n, o, False), _build_perm(n, o, True)) for o in range(n)) for n in (3, 4)
+    n: tuple((_build_perm(n, o, False), _build_perm(n, o, True)) for o in range(n)) for n in (THREE_PLAYERS, NUM_SLOTS)
 }
+
+
+def _write_private(buf: np.ndarray, hand: HandState, seat: int) -> None:
+    """Write one seat's private card blocks (hand, passed, received) from the hand."""
+    for start, field_name in _PRIVATE:
+        block = buf[start + seat * NUM_CARDS:start + (seat + 1) * NUM_CARDS]
+        block[:] = 0.0
+        block[cards_of(getattr(hand, field_name)[seat])] = 1.0
 
 
 def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
     """Fill an absolute buffer (``BUFFER_SIZE``) from a hand: every block by seat, private blocks included."""
     encode_observation(hand, scores, bags, game_rules, 0, out=buf[:OBS_SIZE])
     buf[OBS_SIZE:] = 0.0
-    buf[OBS_SLICES["hand"]] = 0.0
-    buf[OBS_SLICES["passed"]] = 0.0
-    buf[OBS_SLICES["received"]] = 0.0
-    ones = []
+    buf[OBSERVATION["hand"]] = 0.0
+    buf[OBSERVATION["passed"]] = 0.0
+    buf[OBSERVATION["received"]] = 0.0
     for seat in range(hand.num_players):
-        base = seat * NUM_CARDS
-        ones += [_PRIV_HAND + base + c for c in cards_of(hand.hands[seat])]
-        ones += [_PRIV_PASSED + base + c for c in cards_of(hand.passed[seat])]
-        ones += [_PRIV_RECEIVED + base + c for c in cards_of(hand.received[seat])]
-    buf[ones] = 1.0
+        _write_private(buf, hand, seat)
 
 
 class ObservationTracker:
     """Keeps every seat's observation of one game up to date, action by action.
 
-    Call ``start_hand`` when a hand is dealt, ``update`` after each action, and
-    ``observe(hand, seat)`` for a fresh observation array. The result equals
-    :func:`encode_observation` (a test checks it at every decision).
+    Call ``start_hand`` when a hand is dealt, ``update(hand, transition)`` with
+    the :class:`~spades_env.core.hand.Transition` that ``HandState.apply``
+    returned, and ``observe(hand, seat)`` for a fresh observation array. The
+    result equals :func:`encode_observation` (a test checks it at every
+    decision).
     """
 
     def __init__(self) -> None:
         self.buf = np.zeros(BUFFER_SIZE, np.float32)
-        self._perms = PERMS[4]
-        self._to_act = -1
-        self._phase = -1
-        self._leader = -1
-        self._size = 13.0
+        self._perms = PERMS[NUM_SLOTS]
+        self._to_act = NO_SEAT
+        self._phase = _NO_PHASE
+        self._leader = NO_SEAT
+        self._size = 1.0
 
     def start_hand(self, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
         """Encode a freshly dealt hand (or any hand state) from scratch."""
@@ -413,34 +471,30 @@ class ObservationTracker:
         self._perms = PERMS[hand.num_players]
         self._to_act = hand.current
         self._phase = int(hand.phase)
-        self._leader = hand.leader if hand.trick_cards else -1
+        self._leader = hand.leader if hand.trick_cards else NO_SEAT
         self._size = float(hand.rules.hand_size)
 
-    def update(self, hand: HandState, seat: int, action: int, phase_before: int) -> None:
-        """Record ``seat``'s ``action``, already applied to ``hand`` (taken in ``phase_before``)."""
+    def update(self, hand: HandState, done: Transition) -> None:
+        """Record what ``done`` (the transition ``hand.apply`` returned) did to ``hand``."""
         buf = self.buf
+        seat, action, phase_before, winner, _ = done  # unpacked once: cheaper than attribute reads
         if phase_before == _PLAY_PHASE:
             base = seat * NUM_CARDS + action
             buf[_PLAYED + base] = 1.0
             buf[_PRIV_HAND + base] = 0.0
-            if hand.trick_cards:
+            if winner == NO_SEAT:
                 buf[_TRICK + base] = 1.0
-            else:
-                buf[_TRICK:_TRICK + NUM_SLOTS * NUM_CARDS] = 0.0
-                winner = hand.last_trick[3]  # type: ignore[index]
+            else:  # the card completed the trick: the table is cleared and the winner counts it
+                buf[_TRICK_BLOCK] = 0.0
                 buf[_TRICKS + winner] = hand.tricks_won[winner] / self._size
             if hand.spades_broken:
                 buf[_BROKEN] = 1.0
         elif phase_before == _EXCHANGE_PHASE:
-            for s in range(hand.num_players):
-                for start, board in ((_PRIV_HAND, hand.hands[s]), (_PRIV_PASSED, hand.passed[s]),
-                                     (_PRIV_RECEIVED, hand.received[s])):
-                    block = buf[start + s * NUM_CARDS:start + (s + 1) * NUM_CARDS]
-                    block[:] = 0.0
-                    for card in cards_of(board):
-                        block[card] = 1.0
-        else:
-            bids = buf[_BIDS:_BIDS + NUM_SLOTS * BID_FEATURES]
+            # A pass moves a card between two seats; both are rewritten from the hand.
+            for seat in range(hand.num_players):
+                _write_private(buf, hand, seat)
+        else:  # a bid or a blind decision: it may also skip or cancel the partner's bid
+            bids = buf[_BIDS_BLOCK]
             bids[:] = 0.0
             for s in range(hand.num_players):
                 kind, value = hand.bid_kinds[s], hand.bid_values[s]
@@ -455,16 +509,16 @@ class ObservationTracker:
             self._phase = phase
         current = hand.current
         if current != self._to_act:
-            if self._to_act >= 0:
+            if self._to_act != NO_SEAT:
                 buf[_TO_ACT + self._to_act] = 0.0
-            if current >= 0:
+            if current != NO_SEAT:
                 buf[_TO_ACT + current] = 1.0
             self._to_act = current
-        leader = hand.leader if hand.trick_cards else -1
+        leader = hand.leader if hand.trick_cards else NO_SEAT
         if leader != self._leader:
-            if self._leader >= 0:
+            if self._leader != NO_SEAT:
                 buf[_LEADER + self._leader] = 0.0
-            if leader >= 0:
+            if leader != NO_SEAT:
                 buf[_LEADER + leader] = 1.0
             self._leader = leader
 

@@ -8,7 +8,9 @@ over the AEC env (it re-implements no rule):
   :mod:`spades_env.encoding`), or the AEC env's dict when
   ``observation_format="dict"``. ``action_masks()`` returns the current int8
   mask (SB3-contrib's ``MaskablePPO`` reads it); ``info["action_mask"]`` too.
-* Action space: ``Discrete(88)``, as in the AEC env.
+* Action space: ``Discrete(88)``, as in the AEC env. An action is a Python
+  or numpy integer (or a 0-d integer array); floats, bools and strings are
+  illegal actions (``55.9`` is never played as 55).
 * ``seat``: the learner's seat, or ``"random"`` for a seeded random seat at
   every reset. Partners share rewards, so a learner at seat 0 is rewarded for
   its partnership.
@@ -40,6 +42,15 @@ from .rewards import RewardScheme
 GYM_ENV_ID = "spades_env/Spades-v0"
 OBSERVATION_FORMATS = ("flat", "dict")
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+
+
+def integer_action(action: Any) -> int:
+    """The action as an int: Python and numpy integers (0-d arrays too); IllegalActionError for anything else."""
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]  # SB3 and gymnasium samples may hand over a 0-d array
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})")
+    return int(action)
 
 
 class _UniformLegal:
@@ -130,7 +141,7 @@ class SingleAgentSpadesEnv(gymnasium.Env):
             agent = aec.agent_selection
             if agent == learner:
                 break
-            action = self.opponents[aec._seat[agent]].act(aec.observe(agent))
+            action = self.opponents[aec.seat_of(agent)].act(aec.observe(agent))
             aec.step(action)
             reward += aec.rewards[learner]
         return reward
@@ -157,7 +168,7 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         aec = self.aec
         learner = self._agent(self.seat)
         try:
-            aec.step(int(action))
+            aec.step(integer_action(action))
         except (IllegalActionError, TypeError, ValueError) as exc:
             if self.illegal_action == "raise":
                 raise

@@ -12,11 +12,20 @@ weight travels in the policy file; agents compute the prior themselves
 
 A policy file is written with ``torch.save`` and read with
 ``torch.load(..., weights_only=True)``: a dict of tensors and plain values
-(``POLICY_FORMAT``), never pickled objects.
+(``POLICY_FORMAT``), never pickled objects. It records the observation layout
+it was trained on (``OBSERVATION.describe()``) and a SHA-256 of its tensors
+(names, dtypes, shapes and bytes; the free-form ``meta`` is not covered).
+Loading checks, in order and before any network is allocated: the format, the
+layout (``LayoutError`` naming both layouts), the network description
+(hidden sizes, observation size, actions, prior weight) against the weights'
+shapes, the content hash, and that every weight is finite. Any other problem
+raises :class:`PolicyFileError` naming the file and the problem.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,6 +36,7 @@ from torch import nn
 
 from .core.actions import NUM_ACTIONS
 from .encoding import OBS_SIZE
+from .layout import OBSERVATION, STATE, LayoutError
 
 POLICY_FORMAT = "spades_env.policy/1"
 FEATURE_CLIP = 10.0  # scores can be large multiples of the target in long random games
@@ -35,6 +45,19 @@ MASKED_LOGIT = -1e9
 
 class CheckpointError(ValueError):
     """A policy or checkpoint file that is corrupt, of another format, or of another shape."""
+
+
+class PolicyFileError(CheckpointError):
+    """A policy file that cannot be trusted or does not describe its own network; names the file and the problem."""
+
+
+def critic_layout(input_size: int) -> dict[str, Any]:
+    """The layout description of a critic's input (the observation or the full state), for checkpoints."""
+    for layout in (OBSERVATION, STATE):
+        if layout.size == input_size:
+            return layout.describe()
+    raise LayoutError(f"a critic input of {input_size} floats is neither {OBSERVATION.name!r} ({OBSERVATION.size}) "
+                      f"nor {STATE.name!r} ({STATE.size})")
 
 
 def mlp(sizes: Sequence[int]) -> nn.Sequential:
@@ -53,8 +76,10 @@ class PolicyNet(nn.Module):
     def __init__(self, hidden: Sequence[int] = (512, 512, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
                  prior_weight: float = 0.0, prior_on_bids: bool = False):
         super().__init__()
-        if not prior_weight >= 0:
-            raise ValueError(f"prior_weight must be >= 0, got {prior_weight}")
+        if not 0 <= prior_weight < math.inf:
+            raise ValueError(f"prior_weight must be >= 0 and finite, got {prior_weight}")
+        if not hidden:
+            raise ValueError("hidden must name at least one hidden layer size")
         self.hidden = tuple(int(h) for h in hidden)
         self.prior_weight = float(prior_weight)  # logit bonus at the heuristic's action (0 = no prior)
         self.prior_on_bids = bool(prior_on_bids)
@@ -100,16 +125,31 @@ def apply_prior(logits: torch.Tensor, prior: torch.Tensor | None, weight: float)
     return logits + bonus
 
 
+def content_digest(state_dict: dict[str, Any]) -> str:
+    """SHA-256 of a state dict's tensors: names, dtypes, shapes and bytes, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        tensor = state_dict[name].detach().cpu().contiguous()
+        digest.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
 def save_policy(path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any] | None = None, half: bool = False) -> None:
-    """Write a policy file (optionally float16 weights) atomically."""
+    """Write a policy file (optionally float16 weights) atomically, with its layout and content hash."""
     state = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu().clone() for k, v in policy.state_dict().items()}
+    bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
+    if bad:
+        raise ValueError(f"refusing to save a policy with NaN or infinite weights in {bad}")
     payload = {
         "format": POLICY_FORMAT,
+        "layout": OBSERVATION.describe(),
         "obs_size": policy.obs_size,
         "num_actions": policy.num_actions,
         "hidden": list(policy.hidden),
         "heuristic_prior": {"weight": policy.prior_weight, "on_bids": policy.prior_on_bids},
         "state_dict": state,
+        "content_sha256": content_digest(state),
         "meta": dict(meta or {}),
     }
     atomic_torch_save(payload, path)
@@ -138,25 +178,78 @@ def safe_load(path: str | os.PathLike) -> dict[str, Any]:
     return payload
 
 
+def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor of a PolicyNet with this description (nothing allocated)."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    sizes = (obs_size, *hidden)
+    for layer in range(len(hidden)):
+        index = 2 * layer  # body alternates Linear and ReLU
+        shapes[f"body.{index}.weight"] = (sizes[layer + 1], sizes[layer])
+        shapes[f"body.{index}.bias"] = (sizes[layer + 1],)
+    shapes["head.weight"] = (num_actions, hidden[-1])
+    shapes["head.bias"] = (num_actions,)
+    return shapes
+
+
+def _checked_description(payload: dict[str, Any], where: str) -> tuple[list[int], float, bool]:
+    """Hidden sizes and prior of a policy payload, checked against its weights' shapes; PolicyFileError otherwise."""
+    hidden = payload.get("hidden")
+    if not isinstance(hidden, (list, tuple)) or not hidden:
+        raise PolicyFileError(f"{where}: 'hidden' must be a non-empty list of layer sizes, got {hidden!r}")
+    if not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden):
+        raise PolicyFileError(f"{where}: 'hidden' must hold positive integers, got {hidden!r}")
+    prior = payload.get("heuristic_prior", {"weight": 0.0, "on_bids": False})  # files before the prior had none
+    if not isinstance(prior, dict) or "weight" not in prior or "on_bids" not in prior:
+        raise PolicyFileError(f"{where}: 'heuristic_prior' must be {{'weight': float, 'on_bids': bool}}, got {prior!r}")
+    weight = prior["weight"]
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        raise PolicyFileError(f"{where}: prior weight must be a number, got {weight!r}")
+    if not 0 <= weight < math.inf:
+        raise PolicyFileError(f"{where}: prior_weight must be >= 0 and finite, got {weight}")
+    if not isinstance(prior["on_bids"], bool):
+        raise PolicyFileError(f"{where}: prior 'on_bids' must be true or false, got {prior['on_bids']!r}")
+    state = payload.get("state_dict")
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise PolicyFileError(f"{where}: 'state_dict' must map names to tensors")
+    expected = _expected_shapes(hidden, OBS_SIZE, NUM_ACTIONS)
+    missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
+    if missing or unexpected:
+        raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
+                              f"missing {missing}, unexpected {unexpected}")
+    for name, shape in expected.items():
+        if tuple(state[name].shape) != shape:
+            raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
+                                  f"{name} has shape {tuple(state[name].shape)}, the description needs {shape}")
+    return list(hidden), float(weight), prior["on_bids"]
+
+
 def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
-    """A PolicyNet (float32, eval mode) and its meta from a policy file."""
+    """A PolicyNet (float32, eval mode) and its meta from a policy file; PolicyFileError or LayoutError if untrusted."""
     payload = safe_load(path)
+    where = str(path)
     if payload.get("format") != POLICY_FORMAT:
         raise CheckpointError(f"{path}: not a spades_env policy (format {payload.get('format')!r}, expected {POLICY_FORMAT!r})")
+    if "layout" not in payload:
+        raise PolicyFileError(f"{where}: records no observation layout (written before layouts were recorded); "
+                              f"this version reads layout {OBSERVATION.name!r}")
+    OBSERVATION.require(payload["layout"], where)
     if payload.get("obs_size") != OBS_SIZE or payload.get("num_actions") != NUM_ACTIONS:
-        raise CheckpointError(
-            f"{path}: made for observations of {payload.get('obs_size')} and {payload.get('num_actions')} actions; "
+        raise PolicyFileError(
+            f"{where}: made for observations of {payload.get('obs_size')} and {payload.get('num_actions')} actions; "
             f"this version has {OBS_SIZE} and {NUM_ACTIONS}"
         )
-    prior = payload.get("heuristic_prior", {"weight": 0.0, "on_bids": False})  # files before the prior had none
-    try:
-        policy = PolicyNet(hidden=payload["hidden"], prior_weight=float(prior["weight"]), prior_on_bids=bool(prior["on_bids"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CheckpointError(f"{path}: malformed network description ({type(exc).__name__}: {exc})") from None
-    state = {k: v.float() if v.is_floating_point() else v for k, v in payload["state_dict"].items()}
-    try:
-        policy.load_state_dict(state)
-    except RuntimeError as exc:
-        raise CheckpointError(f"{path}: weights do not fit the network: {exc}") from None
+    hidden, weight, on_bids = _checked_description(payload, where)
+    state = payload["state_dict"]
+    stored = payload.get("content_sha256")
+    if not isinstance(stored, str):
+        raise PolicyFileError(f"{where}: records no content hash ('content_sha256'); it cannot be verified")
+    if content_digest(state) != stored:
+        raise PolicyFileError(f"{where}: content hash mismatch: the weights are not the ones saved "
+                              "(the file is corrupt or was edited)")
+    bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
+    if bad:
+        raise PolicyFileError(f"{where}: NaN or infinite weights in {bad}")
+    policy = PolicyNet(hidden=hidden, prior_weight=weight, prior_on_bids=on_bids)
+    policy.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
     policy.eval()
     return policy, dict(payload.get("meta", {}))

@@ -3,9 +3,17 @@
 A record (``raw_env.game_record()``) holds the env name, the rules (every
 option), the episode mode, the seed, the first dealer, the starting scores and
 bags, every deal (card strings per seat, one deal per hand) and every action
-id, plus each hand's result. Replaying feeds the deals and actions back into a
-fresh env; nothing random is involved, so every observation, reward and score
-comes out the same.
+id, plus each hand's result and (``over``) whether the episode had ended.
+Replaying feeds the deals and actions back into a fresh env; nothing random is
+involved, so every observation, reward and score comes out the same.
+
+Replay trusts nothing in a record: every action must be an integer action id
+legal where it is played, the stored ``results`` must equal the results the
+replay produces (a tampered score, or an action list cut short of a hand's
+end, shows there), and a record marked ``over`` must end its episode with its
+last action (an unfinished record, ``over`` false, must not). Records written
+before ``over`` existed are checked by their results only. Any failure raises
+:class:`RecordError` naming the problem.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from .core.rules import Rules
 from .rewards import make_reward
 
 RECORD_KEYS = ("env", "rules", "episode", "seed", "dealer", "scores", "bags", "deals", "actions", "results")
+OPTIONAL_RECORD_KEYS = ("over",)  # absent from records written before it existed
 
 
 class RecordError(ValueError):
@@ -100,19 +109,49 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
                            "bags": record["bags"]})
     except (ValueError, TypeError) as exc:
         raise RecordError(f"the record does not set up a game: {exc}") from None
-    if not isinstance(record["actions"], list):
-        raise RecordError(f"'actions' must be a list of action ids, got {type(record['actions']).__name__}")
-    for i, action in enumerate(record["actions"]):
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise RecordError(f"'actions' must be a list of action ids, got {type(actions).__name__}")
+    for i, action in enumerate(actions):
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise RecordError(f"action {i} is {action!r} ({type(action).__name__}); action ids are integers")
+    if not isinstance(record["results"], list):
+        raise RecordError(f"'results' must be a list of hand results, got {type(record['results']).__name__}")
+    over = record.get("over")
+    if over is not None and not isinstance(over, bool):
+        raise RecordError(f"'over' must be true or false, got {over!r}")
+    for i, action in enumerate(actions):
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
-            raise RecordError(f"the episode ended before action {i} of {len(record['actions'])}")
+            raise RecordError(f"the episode ended before action {i} of {len(actions)}")
         obs = env.observe(agent)
         try:
-            env.step(int(action))
+            env.step(action)
         except (ValueError, TypeError) as exc:
             raise RecordError(f"action {i} ({action}) does not replay: {exc}") from None
-        yield Step(agent, obs["observation"], obs["action_mask"], int(action), dict(env.rewards))
+        yield Step(agent, obs["observation"], obs["action_mask"], action, dict(env.rewards))
+    if over is not None and env.episode_over != over:
+        state = "ends" if env.episode_over else "does not end"
+        raise RecordError(f"the record is marked over={over} but its {len(actions)} actions {state} the episode "
+                          "(the action list was cut short or extended)")
+    results = env.game_record()["results"]
+    _check_results(record["results"], results)
     out.scores = list(env.game.scores)
     out.bags = list(env.game.bags)
-    out.results = env.game_record()["results"]
+    out.results = results
     out.final_observations = {a: env.observe(a)["observation"] for a in env.possible_agents}
+
+
+def _check_results(stored: list[Any], replayed: list[dict[str, Any]]) -> None:
+    """Raise RecordError naming the first hand and field where the stored results differ from the replay's."""
+    if len(stored) != len(replayed):
+        raise RecordError(f"the record stores {len(stored)} hand results but its actions finish {len(replayed)} hands "
+                          "(the action list is incomplete or the results were edited)")
+    for hand, (mine, theirs) in enumerate(zip(replayed, stored)):
+        if mine == theirs:
+            continue
+        if not isinstance(theirs, dict):
+            raise RecordError(f"result of hand {hand} must be an object, got {type(theirs).__name__}")
+        fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+        raise RecordError(f"result of hand {hand} does not match the replay in {fields}: "
+                          f"stored {[theirs.get(k) for k in fields]}, replayed {[mine.get(k) for k in fields]}")

@@ -3,9 +3,11 @@
 ``HandState(rules, deal, dealer, scores)`` starts a hand; ``legal_mask()``
 returns the legal actions as a bitmask over the action space of
 :mod:`spades_env.core.actions` (bit ``a`` set = action ``a`` legal) and is the
-only judge of legality; ``apply(action)`` advances the hand and raises
-:class:`IllegalActionError` (listing the legal actions) without changing
-anything when the action is illegal.
+only judge of legality; ``apply(action)`` advances the hand, returns a
+:class:`Transition` (what the action did: seat, action, phase it was taken in,
+the trick's winner when it completed one, whether it ended the hand; also kept
+as ``last_transition``) and raises :class:`IllegalActionError` (listing the legal actions) without
+changing anything when the action is illegal.
 
 Phases (RULES.md sections 3 and 4):
 
@@ -34,7 +36,7 @@ with nil, else 1), so the partner always has a legal bid.
 from __future__ import annotations
 
 import enum
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -76,6 +78,18 @@ _BLIND, _BID, _EXCHANGE, _PLAY, _OVER = Phase.BLIND, Phase.BID, Phase.EXCHANGE, 
 class IllegalActionError(ValueError):
     """An action that the legal-action mask does not allow; the state is unchanged."""
 
+
+class Transition(NamedTuple):
+    """What one applied action did (a tuple: cheap to make on every action)."""
+
+    seat: int  # the seat that acted
+    action: int
+    phase: Phase  # the phase the action was taken in
+    trick_winner: int  # seat that won the trick this card completed, else NO_SEAT
+    hand_over: bool  # the action played the hand's last card
+
+
+_new_tuple = tuple.__new__  # builds a Transition without its Python-level __new__ (hot path)
 
 _WIN_KEYS: dict[bool, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
@@ -124,7 +138,7 @@ class HandState:
         "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "_legal", "_trump_key", "_power",
+        "last_trick", "history", "last_transition", "_legal", "_trump_key", "_power",
     )
 
     def __init__(self, rules: Rules, deal: Deal, dealer: int, scores: Sequence[int] | None = None):
@@ -159,6 +173,7 @@ class HandState:
         self.played = [0] * n  # cards each seat has played this hand
         self.last_trick: tuple[int, tuple[int, ...], tuple[int, ...], int] | None = None  # leader, seats, cards, winner
         self.history: list[tuple[int, int]] = []  # (seat, action)
+        self.last_transition: Transition | None = None
         self._legal: int | None = None
         self._trump_key, self._power = win_keys(rules.deuce_of_spades_high)
         self.current = self.bid_order[0]
@@ -208,8 +223,8 @@ class HandState:
         return other
 
     # ------------------------------------------------------------------ actions
-    def apply(self, action: int) -> None:
-        """Take a legal action for the seat to act; raise IllegalActionError otherwise."""
+    def apply(self, action: int) -> Transition:
+        """Take a legal action for the seat to act and say what it did; raise IllegalActionError otherwise."""
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
@@ -225,12 +240,16 @@ class HandState:
         self.history.append((seat, action))
         self._legal = None
         phase = self.phase
+        winner = NO_SEAT
         if phase == _PLAY:
-            self._play(seat, action)
+            winner = self._play(seat, action)
         elif phase == _EXCHANGE:
             self._pass_card(seat, action)
         else:
             self._bid(seat, action)
+        done = _new_tuple(Transition, (seat, action, phase, winner, self.phase == _OVER))  # Transition(...), faster
+        self.last_transition = done
+        return done
 
     def _illegal_message(self, action: object, legal: int) -> str:
         if self.phase == _OVER:
@@ -435,7 +454,8 @@ class HandState:
         follow = hand & SUIT_MASKS[CARD_SUIT[self.trick_cards[0]]]
         return follow or hand
 
-    def _play(self, seat: int, card: int) -> None:
+    def _play(self, seat: int, card: int) -> int:
+        """Play a card; return the trick's winner when it completes the trick, else NO_SEAT."""
         bit = 1 << card
         self.hands[seat] ^= bit
         self.played[seat] |= bit
@@ -448,7 +468,7 @@ class HandState:
             nxt = (seat + 1) % self.num_players
             self.current = nxt
             self.looked[nxt] = True
-            return
+            return NO_SEAT
         winner = _winner(self._trump_key, self._power, self.trick_seats, self.trick_cards)
         self.tricks_won[winner] += 1
         self.last_trick = (self.leader, tuple(self.trick_seats), tuple(self.trick_cards), winner)
@@ -462,6 +482,7 @@ class HandState:
         else:
             self.leader = winner
             self.current = winner
+        return winner
 
 
 def _bid_total(kinds: Sequence[int], values: Sequence[int]) -> int:
