@@ -37,9 +37,9 @@ from .core.actions import NUM_ACTIONS
 from .core.hand import IllegalActionError
 from .core.rules import Rules
 from .encoding import OBS_SIZE
+from .registration import GYM_ENV_ID
 from .rewards import RewardScheme
 
-GYM_ENV_ID = "spades_env/Spades-v0"
 OBSERVATION_FORMATS = ("flat", "dict")
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
