@@ -375,7 +375,7 @@ def format_league(report: dict[str, Any]) -> str:
     for name, x in rows:
         interval = f"[{_fmt(x['low'], '+.0f')}, {_fmt(x['high'], '+.0f')}]"
         win = "-" if x["win_rate"] is None else f"{100 * x['win_rate']:.1f}%"
-        lines.append(f"{name:{width}s} {x["rating"] + 0.0:+7.0f} {interval:>17s} {win:>9s} {x['games']:6d} "
+        lines.append(f"{name:{width}s} {x['rating'] + 0.0:+7.0f} {interval:>17s} {win:>9s} {x['games']:6d} "
                      f"{_fmt(x.get('points_per_deal_charged'), '+9.1f'):>9s} {_fmt(x.get('points_per_deal'), '+8.1f'):>8s}")
     lines.append(f"(pts/deal bags chg: points per deal with each new bag charged {m['bag_cost']:g} points, "
                  "its share of the bag penalty)")
