@@ -51,6 +51,7 @@ PLACES = {
     4: [(0.5, 0.86), (0.16, 0.5), (0.5, 0.2), (0.84, 0.5)],
 }
 TRICK_OFFSET = 0.42  # how far from the table centre towards its seat a played card lies
+FRAME_MS = 700  # how long a GIF shows each frame (identical frames in a row merge into one longer frame)
 
 
 def _pillow():
@@ -167,7 +168,7 @@ def table_image(
     return np.asarray(image, dtype=np.uint8).copy()
 
 
-def save_frames(frames: Sequence[np.ndarray], folder: str, gif: bool = False, frame_ms: int = 700) -> list[str]:
+def save_frames(frames: Sequence[np.ndarray], folder: str, gif: bool = False, frame_ms: int = FRAME_MS) -> list[str]:
     """Write frames as ``frame_0000.png``... (or one ``replay.gif``) under ``folder``; returns the paths."""
     import os
 
