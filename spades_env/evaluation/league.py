@@ -50,9 +50,11 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import numpy as np
+from scipy import optimize
 
 from ..rewards import bag_cost
 from .duplicate import EvalConfig, evaluate, resolve_rules
+from .stats import win_interval
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 PRIOR_SD_LOGIT = 3.0  # about 520 Elo: weak next to a few games' evidence, finite for an unbeaten record
@@ -201,23 +203,30 @@ def fit_bradley_terry(wins: np.ndarray, anchor: int = 0,
     precision = 1.0 / prior_sd ** 2
     laplacian = np.diag(played.sum(axis=1)) - played.astype(np.float64)
 
-    def derivatives(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    total = wins + wins.T
+
+    def full(x: np.ndarray) -> np.ndarray:
+        r = np.zeros(n)
+        r[free] = x
+        return r
+
+    def penalized(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """Log-likelihood minus the prior's penalty, its gradient and Hessian."""
         diff = r[:, None] - r[None, :]
         p = 1.0 / (1.0 + np.exp(-diff))  # P(i beats j)
-        total = wins + wins.T
+        value = -float((wins * np.logaddexp(0.0, -diff)).sum()) - 0.5 * precision * float(r @ laplacian @ r)
         grad = (wins - total * p).sum(axis=1) - precision * laplacian @ r
-        hess = -np.diag((total * p * (1 - p)).sum(axis=1)) + total * p * (1 - p) - precision * laplacian
-        return grad, hess
+        info = total * p * (1 - p)
+        hess = info - np.diag(info.sum(axis=1)) - precision * laplacian
+        return value, grad, hess
 
-    # Newton's method on the concave penalized log-likelihood (anchor fixed at 0): a few steps suffice.
-    r = np.zeros(n)
-    for _ in range(100):
-        grad, hess = derivatives(r)
-        step = np.linalg.solve(hess[np.ix_(free, free)], -grad[free])
-        r[free] += step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    _, hess = derivatives(r)
+    # The penalized log-likelihood is concave: scipy's trust-region Newton finds its maximum (anchor fixed at 0).
+    fit = optimize.minimize(lambda x: -penalized(full(x))[0], np.zeros(n - 1),
+                            jac=lambda x: -penalized(full(x))[1][free],
+                            hess=lambda x: -penalized(full(x))[2][np.ix_(free, free)],
+                            method="trust-exact", options={"gtol": 1e-10})
+    r = full(fit.x)
+    _, _, hess = penalized(r)
     se = np.zeros(n)
     reachable = _connected_to(played, anchor)
     cov = np.linalg.inv(-hess[np.ix_(free, free)])
@@ -279,7 +288,7 @@ def _wins_matrix(labels: list[str], pairs: list[dict[str, Any]], basis: str) -> 
 
 
 def _entry_totals(label: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Win rate over every game of an entry, and its points per deal (mean over its matches)."""
+    """Win rate (Wilson interval) over every game of an entry, and its points per deal (mean over its matches)."""
     won = games = 0.0
     deal_weights, charged, plain = [], [], []
     for p in pairs:
@@ -294,7 +303,9 @@ def _entry_totals(label: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
             deal_weights.append(p["deals"]["n"])
             charged.append(p["deals"][f"{me}_points_charged"])
             plain.append(p["deals"][f"{me}_points"])
-    out: dict[str, Any] = {"games": int(games), "win_rate": won / games if games else None}
+    interval = win_interval(won, int(games))
+    out: dict[str, Any] = {"games": int(games), "win_rate": won / games if games else None,
+                           "win_low": interval["low"] if games else None, "win_high": interval["high"] if games else None}
     if deal_weights:
         out["points_per_deal_charged"] = float(np.average(charged, weights=deal_weights))
         out["points_per_deal"] = float(np.average(plain, weights=deal_weights))
