@@ -106,13 +106,18 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
             if env.hand is not before:
                 yield event(f"hand {hands_done + 1} dealt, dealer {names[env.hand.dealer]}", env.hand)
     game = env.game
-    if game.over or record["episode"] == "hand":
+    if any(env.terminations.values()) or any(env.truncations.values()):
         if record["episode"] == "game":
             outcome = "undecided" if game.winner is None else f"side {game.winner} wins"
             final = f"game over: {outcome}; final score {list(game.scores)}, bags {list(game.bags)}"
         else:
             final = f"episode over (one hand); score {list(game.scores)}, bags {list(game.bags)}"
         yield event("the end", env.hand, [final])
+    else:  # a game stopped part way (spades-play saves it when the input ends)
+        hand = env.hand
+        trick = ", ".join(f"{names[s]} {console.card(c)}" for s, c in zip(hand.trick_seats, hand.trick_cards))
+        yield event("the record ends here (the game was not finished)", hand,
+                    [f"on the table: {trick}"] if trick else [])
 
 
 def table_view(console: Console, ev: Event, rules: Rules, viewer: int | None, names: Sequence[str]) -> str:

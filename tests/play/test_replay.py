@@ -130,3 +130,18 @@ def test_replay_bad_action_is_named(tmp_path, capsys):
 def test_replay_bad_seat_is_named(capsys):
     assert run([str(GOLDEN / "cutthroat3_seed4.json"), "--all", "--seat", "3"])[0] == 2
     assert "--seat must be a seat in 0..2" in capsys.readouterr().err
+
+
+def test_replay_unfinished_record_says_so(tmp_path):
+    env = raw_env()
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(6):  # the four bids and two cards of the first trick
+        env.step(int(rng.choice(env.legal_actions())))
+    path = tmp_path / "partial.json"
+    save_record(env.game_record(), path)
+    code, text = run([str(path), "--all", "--ascii"])
+    assert code == 0
+    assert "== the record ends here (the game was not finished)" in text
+    assert "game over" not in text and "episode over" not in text
+    assert text.count("  on the table: ") == 1
