@@ -14,10 +14,10 @@
 * **Matches.** Every pair plays one duplicate evaluation
   (:func:`spades_env.evaluation.duplicate.evaluate`) from the same ``seed``, so
   every pair sees the same deals and games.
-* **Headline metrics** per entry: the win rate in games to the target (an
-  undecided game counts half), and points per deal with each new bag charged
-  at its game cost (:func:`spades_env.rewards.bag_cost`); plain points per
-  deal as a secondary column.
+* **Headline metrics** per entry: the win rate in games to the target (with
+  a Wilson interval), and points per deal with each new bag charged at its
+  game cost (:func:`spades_env.rewards.bag_cost`); plain points per deal as a
+  secondary column.
 * **Ratings.** A Bradley-Terry model, P(i beats j) = 1 / (1 + exp(r_j - r_i)),
   fitted by maximum likelihood to the pairwise game results (or, with
   ``--games 0``, to the per-deal results: the side with more points in a
@@ -27,8 +27,12 @@
   the others' 95% intervals come from the Fisher information (the inverse
   Hessian of the penalized log-likelihood) and are relative to the anchor.
   Ratings are printed on the Elo scale (``ELO_PER_LOGIT`` points per logit:
-  400 points = odds of 10 to 1). In cutthroat, a game won by any of the B
-  players counts as a win of B over A.
+  400 points = odds of 10 to 1). A game's winner beat every other player:
+  in cutthroat, where A faces a field of B players, A's win counts as a win
+  over each of them and a B player's win as one win over A (so equal agents
+  get equal ratings), and a B win shares out among the B players in the win
+  rates (fair rate: one over the number of sides). An undecided game counts
+  half a comparison each way.
 
 Everything derives from ``seed``: the same entries and seed give the same JSON
 (no timings are stored in it).
@@ -52,6 +56,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 from scipy import optimize
 
+from ..core.rules import Rules
 from ..rewards import bag_cost
 from .duplicate import EvalConfig, evaluate, resolve_rules
 from .stats import win_interval
@@ -59,7 +64,7 @@ from .stats import win_interval
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 PRIOR_SD_LOGIT = 3.0  # about 520 Elo: weak next to a few games' evidence, finite for an unbeaten record
 CONFIDENCE_Z = 1.959963984540054  # two-sided 95% normal quantile
-UNDECIDED_SHARE = 0.5  # an undecided game (truncated or tied) counts half a win to each side
+UNDECIDED_SHARE = 0.5  # an undecided game (truncated or tied) counts half a comparison each way
 POLICY_SUFFIXES = (".pt", ".pth")
 BASES = ("games", "deals")
 
@@ -247,12 +252,15 @@ def _connected_to(played: np.ndarray, start: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------- league
-def _pair_summary(a: str, b: str, report: dict[str, Any], cost: float) -> dict[str, Any]:
+def _pair_summary(a: str, b: str, report: dict[str, Any], rules: Rules) -> dict[str, Any]:
     """The parts of a duplicate report the league keeps (no timings, no per-deal lists)."""
     out: dict[str, Any] = {"a": a, "b": b}
+    cost = bag_cost(rules)
     if "games" in report:
         g = report["games"]
-        out["games"] = {"n": g["n_games"], "a_wins": g["a_wins"], "b_wins": g["b_wins"],
+        # In cutthroat A plays a field of B players: a win of "B" is a win of one of them.
+        field = 1 if rules.partnerships else rules.num_sides - 1
+        out["games"] = {"n": g["n_games"], "a_wins": g["a_wins"], "b_wins": g["b_wins"], "b_players": field,
                         "undecided": g["undecided"], "a_win_rate": g["a_win_rate"]["rate"],
                         "a_win_low": g["a_win_rate"]["low"], "a_win_high": g["a_win_rate"]["high"],
                         "mean_hands": g["mean_hands"]}
@@ -279,7 +287,10 @@ def _wins_matrix(labels: list[str], pairs: list[dict[str, Any]], basis: str) -> 
     for p in pairs:
         i, j = index[p["a"]], index[p["b"]]
         if basis == "games":
-            a, b, half = p["games"]["a_wins"], p["games"]["b_wins"], p["games"]["undecided"]
+            # A game's winner beat every other player: a win of A beats each of the B players it faced,
+            # a win of one B player beats A (partnerships: one side against one side).
+            g = p["games"]
+            a, b, half = g["a_wins"] * g["b_players"], g["b_wins"], g["undecided"]
         else:
             a, b, half = p["deals"]["a_deals_won"], p["deals"]["b_deals_won"], p["deals"]["deals_tied"]
         wins[i, j] += a + UNDECIDED_SHARE * half
@@ -288,7 +299,7 @@ def _wins_matrix(labels: list[str], pairs: list[dict[str, Any]], basis: str) -> 
 
 
 def _entry_totals(label: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Win rate (Wilson interval) over every game of an entry, and its points per deal (mean over its matches)."""
+    """Win rate (Wilson interval; undecided games shared) over an entry's games, and its points per deal."""
     won = games = 0.0
     deal_weights, charged, plain = [], [], []
     for p in pairs:
@@ -297,7 +308,8 @@ def _entry_totals(label: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
         me = "a" if p["a"] == label else "b"
         if "games" in p:
             g = p["games"]
-            won += g[f"{me}_wins"] + UNDECIDED_SHARE * g["undecided"]
+            share = 1 if me == "a" else g["b_players"]  # a B win is shared by the B players
+            won += g[f"{me}_wins"] / share + g["undecided"] / (g["b_players"] + 1)
             games += g["n"]
         if "deals" in p:
             deal_weights.append(p["deals"]["n"])
@@ -329,7 +341,7 @@ def play_league(cfg: LeagueConfig) -> dict[str, Any]:
             report = evaluate(EvalConfig(
                 agent_a=a.agent, agent_b=b.agent, a_options=dict(cfg.options), b_options=dict(cfg.options),
                 rules=rules, deals=cfg.deals, games=cfg.games, seed=cfg.seed, workers=cfg.workers, progress=False))
-            pairs.append(_pair_summary(a.label, b.label, report, cost))
+            pairs.append(_pair_summary(a.label, b.label, report, rules))
     basis = "games" if cfg.games else "deals"
     r, se = fit_bradley_terry(_wins_matrix(labels, pairs, basis), labels.index(anchor))
     ratings = {}
@@ -343,7 +355,7 @@ def play_league(cfg: LeagueConfig) -> dict[str, Any]:
                    "deals": cfg.deals, "games": cfg.games, "seed": cfg.seed, "options": cfg.options},
         "method": {"model": "Bradley-Terry", "basis": basis, "anchor": anchor, "scale": "Elo",
                    "elo_per_logit": ELO_PER_LOGIT, "prior_sd_logit": PRIOR_SD_LOGIT, "interval": "95% Fisher",
-                   "bag_cost": cost, "undecided_share": UNDECIDED_SHARE},
+                   "bag_cost": cost, "undecided_share": UNDECIDED_SHARE, "fair_win_rate": 1.0 / rules.num_sides},
         "ratings": ratings,
         "pairs": pairs,
     }
@@ -378,7 +390,7 @@ def format_league(report: dict[str, Any]) -> str:
     lines = [f"League: {len(rows)} entries, rules {cfg['rules_name']}, seed {cfg['seed']}, "
              f"{cfg['deals']} duplicate deals and {cfg['games']} game seeds per match",
              f"Ratings: {m['model']} on {m['basis']} results, Elo scale, anchor {m['anchor']} = 0; "
-             f"95% intervals relative to the anchor",
+             f"95% intervals relative to the anchor; fair win rate {100 * m['fair_win_rate']:.1f}%",
              "",
              f"{'entry':{width}s} {'rating':>7s} {'95% interval':>17s} {'win rate':>9s} {'games':>6s} "
              f"{'pts/deal':>9s} {'plain':>8s}",

@@ -155,3 +155,25 @@ def test_league_empty_run_folder_is_named(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(LeagueError, match="no policy file or training checkpoint"):
         resolve_entries(["random", str(tmp_path / "empty")], tmp_path)
+
+
+@pytest.mark.parametrize("games, expected_wins", [
+    # Three-player cutthroat, one match A vs B: A won 1, a B player won 2 (what equal players do).
+    ({"n": 3, "a_wins": 1, "b_wins": 2, "undecided": 0, "b_players": 2}, [[0, 2], [2, 0]]),
+    # Partnerships: one side against one side, an undecided game half each way.
+    ({"n": 4, "a_wins": 3, "b_wins": 0, "undecided": 1, "b_players": 1}, [[0, 3.5], [0.5, 0]]),
+])
+def test_league_game_winner_beats_every_other_player(games, expected_wins):
+    from spades_env.evaluation.league import _wins_matrix
+
+    wins = _wins_matrix(["A", "B"], [{"a": "A", "b": "B", "games": games}], "games")
+    assert wins.tolist() == expected_wins
+
+
+def test_league_cutthroat_win_rates_share_b_wins():
+    report = play_league(LeagueConfig(entries=["random", "random"], rules="cutthroat3", **SMALL))
+    assert report["method"]["fair_win_rate"] == pytest.approx(1 / 3)
+    pair = report["pairs"][0]["games"]
+    rates = {name: x["win_rate"] for name, x in report["ratings"].items()}
+    assert rates["random"] == pytest.approx((pair["a_wins"] + pair["undecided"] / 3) / pair["n"])
+    assert rates["random#2"] == pytest.approx((pair["b_wins"] / 2 + pair["undecided"] / 3) / pair["n"])
