@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``spades-evaluate``."""
+    if "--league" in (sys.argv[1:] if argv is None else argv):  # the league has its own options
+        from .league import main as league_main
+        return league_main(argv)
     args = build_parser().parse_args(argv)
     cfg = EvalConfig(
         agent_a=args.agent_a, agent_b=args.agent_b,
