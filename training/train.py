@@ -129,14 +129,12 @@ def warm_start(run: Run) -> None:
         result = imitate(run.rollout, learner.policy, learner.critic, learner.optimizer, learner.params, config,
                          run.rng, run.device)
         run.counters.update(bc_done=True, bc_decisions=result["bc_decisions"], bc_seconds=result["bc_seconds"])
-        run.rng.integers(2**31)  # TEMP-LEGACY
     start_tables(run.rollout, run.rng, len(run.pool))
-    save_checkpoint(run.folder / CHECKPOINT, run.config, run.learner, run.pool, run.counters, run.rollout, run.rng)  # TEMP-LEGACY a resumed run neither imitates again nor deals other tables
+    checkpoint(run)  # a resumed run neither imitates again nor deals other tables
 
 
 def checkpoint(run: Run) -> None:
     """Save the run's whole state (see :mod:`training.checkpoint`)."""
-    run.rng.integers(2**31)  # TEMP-LEGACY
     save_checkpoint(run.folder / CHECKPOINT, run.config, run.learner, run.pool, run.counters, run.rollout, run.rng)
 
 
