@@ -73,6 +73,7 @@ class Resumed:
     rng: np.random.Generator
     torch_rng: torch.Tensor
     python_random: Any
+    cuda_rng: list = field(default_factory=list)
 
 
 def save_checkpoint(path: Path, config: TrainConfig, learner: Learner, pool: list, counters: dict[str, Any],
@@ -83,6 +84,7 @@ def save_checkpoint(path: Path, config: TrainConfig, learner: Learner, pool: lis
         "format": CHECKPOINT_FORMAT, "config": config.to_dict(), "policy": learner.policy.state_dict(),
         "critic": learner.critic.state_dict(), "optimizer": learner.optimizer.state_dict(), "pool": pool,
         "counters": dict(counters), "torch_rng": torch.get_rng_state(),
+        "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
         "session": torch.frombuffer(bytearray(session), dtype=torch.uint8),
     }, path)
 
@@ -110,7 +112,7 @@ def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resume
         learner.optimizer.load_state_dict(payload["optimizer"])
         session = pickle.loads(payload["session"].numpy().tobytes())
         resumed = Resumed(list(payload["pool"]), dict(payload["counters"]), session["rollout"], session["rng"],
-                          payload["torch_rng"], session["python_random"])
+                          payload["torch_rng"], session["python_random"], list(payload.get("cuda_rng", [])))
     except (KeyError, RuntimeError, ValueError, pickle.UnpicklingError, AttributeError, EOFError) as exc:
         raise CheckpointError(f"{path}: does not fit this config's networks or is incomplete: {exc}") from None
     resumed.rollout.config = config  # the allowed changes (stop rules, evaluation) apply to the tables too
@@ -118,8 +120,10 @@ def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resume
 
 
 def restore_random_state(resumed: Resumed) -> None:
-    """Put torch's and Python's global random state back where the checkpoint left them."""
+    """Put torch's (CPU and CUDA) and Python's global random state back where the checkpoint left them."""
     torch.set_rng_state(resumed.torch_rng)
+    if resumed.cuda_rng and torch.cuda.is_available() and len(resumed.cuda_rng) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(resumed.cuda_rng)
     random.setstate(resumed.python_random)
 
 

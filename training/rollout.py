@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch.distributions import Categorical
 
+from spades_env.agents import make_agent
+from spades_env.agents.policy import heuristic_prior
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
@@ -79,8 +81,6 @@ class Rollout:
     """The tables' state between updates (see the module docstring)."""
 
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator):
-        from spades_env.agents import make_agent  # agents import torch-free modules; policy agents via nn
-
         self.config, self.rules = config, rules
         self.heuristic = make_agent("heuristic", seed=config.seed)
         self.prior_agent = make_agent("heuristic", seed=config.seed)  # own void memory, apart from the opponents'
@@ -108,8 +108,6 @@ class Rollout:
 
     def prior_of(self, obs_rows: np.ndarray, mask_rows: np.ndarray) -> np.ndarray | None:
         """The heuristic prior of these rows, or None for a plain policy."""
-        from spades_env.agents.policy import heuristic_prior
-
         if not self.config.prior_weight:
             return None
         return heuristic_prior(self.prior_agent, obs_rows, mask_rows, self.config.prior_on_bids)

@@ -1,6 +1,8 @@
 """The run folder: one writer at a time (a lock file), overwrite and resume rules, metrics that never go back.
 
-* ``<run>/lock`` holds the writer's pid and hostname (JSON). A second writer
+* ``<run>/lock`` holds the writer's pid and hostname (JSON), and on Linux the
+  process's start time, so that a pid reused by another process after the
+  writer died is not mistaken for the writer. A second writer
   (``--overwrite`` or ``--resume`` while the run is alive) is refused with a
   :class:`RunFolderError` naming the holder. A lock whose pid is no longer
   alive on this host (the writer was killed) is stale and taken over. A lock
@@ -28,6 +30,16 @@ CHECKPOINT = Path("checkpoints") / "last.pt"
 
 class RunFolderError(SystemExit):
     """The run folder cannot be used as asked (exists, locked, no checkpoint); exits with the message."""
+
+
+def start_time(pid: int) -> int | None:
+    """The process's start time (clock ticks since boot, from /proc), or None where it cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()  # the name in parentheses may hold spaces
+    return int(fields[19]) if len(fields) > 19 else None  # field 22 of proc(5), counted after the name
 
 
 def pid_alive(pid: int) -> bool:
@@ -69,14 +81,16 @@ class RunLock:
         if host != socket.gethostname():
             return (f"run folder {self.path.parent} is locked by pid {pid} on host {host!r} ({self.path}); "
                     f"remove the lock file if that run is gone")
-        if pid == os.getpid() or pid_alive(pid):
+        started = holder.get("started")
+        same_process = started is None or start_time(pid) in (None, started)
+        if pid == os.getpid() or (pid_alive(pid) and same_process):
             return f"run folder {self.path.parent} is in use by a running training process (pid {pid}, {self.path})"
         return None
 
     def acquire(self) -> None:
         """Take the lock, taking over a stale one; raise RunFolderError when another live writer holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        content = json.dumps({"pid": os.getpid(), "hostname": socket.gethostname()})
+        content = json.dumps({"pid": os.getpid(), "hostname": socket.gethostname(), "started": start_time(os.getpid())})
         for _attempt in range(2):
             try:
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

@@ -51,6 +51,7 @@ def _wait_for(condition, proc: subprocess.Popen) -> None:
     (lambda: {"pid": os.getppid(), "hostname": socket.gethostname()}, "in use"),  # alive: another process
     (lambda: {"pid": 1, "hostname": "another-host.example"}, "remove the lock file"),  # cannot be checked
     (lambda: {"pid": _dead_pid(), "hostname": socket.gethostname()}, None),  # stale: taken over
+    (lambda: {"pid": os.getppid(), "hostname": socket.gethostname(), "started": -1}, None),  # pid reused: stale
     (lambda: "not json", None),  # unreadable: stale
 ])
 def test_lock_refuses_live_or_foreign_holders_and_takes_over_stale_ones(tmp_path, holder, refused):
