@@ -110,11 +110,14 @@ def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resume
         learner.policy.load_state_dict(payload["policy"])
         learner.critic.load_state_dict(payload["critic"])
         learner.optimizer.load_state_dict(payload["optimizer"])
+    except (KeyError, RuntimeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: does not fit this config's networks: {exc}") from None
+    try:
         session = pickle.loads(payload["session"].numpy().tobytes())
         resumed = Resumed(list(payload["pool"]), dict(payload["counters"]), session["rollout"], session["rng"],
                           payload["torch_rng"], session["python_random"], list(payload.get("cuda_rng", [])))
-    except (KeyError, RuntimeError, ValueError, pickle.UnpicklingError, AttributeError, EOFError) as exc:
-        raise CheckpointError(f"{path}: does not fit this config's networks or is incomplete: {exc}") from None
+    except Exception as exc:  # unpickling raises many types (a moved class, truncated bytes)
+        raise CheckpointError(f"{path}: its tables cannot be restored ({type(exc).__name__}: {exc})") from None
     resumed.rollout.config = config  # the allowed changes (stop rules, evaluation) apply to the tables too
     return resumed
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from spades_env.nn import CheckpointError
 from training import train as train_module
@@ -120,3 +121,12 @@ def test_refused_resume_writes_nothing(tmp_path):
         with pytest.raises(CheckpointError, match=f"does not fit this config.*{field}"):
             train_module.train(["--config", SMOKE, "--runs-dir", runs, "--resume", "--no-final-eval", *flags])
         assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before, flags
+    # A checkpoint whose tables cannot be unpickled is refused the same way.
+    ckpt = run_dir / "checkpoints" / "last.pt"
+    payload = torch.load(ckpt, weights_only=True)
+    payload["session"] = torch.frombuffer(bytearray(b"not a pickle"), dtype=torch.uint8)
+    torch.save(payload, ckpt)
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    with pytest.raises(CheckpointError, match="tables cannot be restored"):
+        train_module.train(["--config", SMOKE, "--runs-dir", runs, "--resume", "--no-final-eval"])
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
