@@ -17,6 +17,15 @@ win_loss       at the end of the episode: +1 to the winning side, -1 to
 
 With ``episode="hand"`` the episode's winner is the side that scored the
 most points in that hand (none on a tie).
+
+Training shaping (what ``training.train`` rewards, per hand): each side's
+hand points with bags charged at their game cost when taken (``bag_cost``:
+bag_penalty / bag_limit per bag) and the bag penalty refunded when it falls
+due, so that a hand carries the full cost of the bags it took; then the
+side's shaped points minus the mean of the other sides', scaled. A
+:class:`BagLedger` remembers each table's bags at the start of the hand and
+forgets them when a new game starts. The duplicate evaluation charges bags
+at the same ``bag_cost``.
 """
 
 from __future__ import annotations
@@ -31,6 +40,59 @@ from .core.rules import Rules
 def bag_cost(rules: Rules) -> float:
     """The game cost of one bag: ``bag_penalty / bag_limit`` (0 when bags are never penalized)."""
     return rules.bag_penalty / rules.bag_limit if rules.bag_limit else 0.0
+
+
+def bags_taken(rules: Rules, bags_before: np.ndarray, bags_after: np.ndarray, bag_penalties: np.ndarray) -> np.ndarray:
+    """Bags each side took this hand: the change of its bag count plus the bags a penalty cleared."""
+    return np.asarray(bags_after) + np.asarray(bag_penalties) * rules.bag_limit - np.asarray(bags_before)
+
+
+def shaped_hand_points(rules: Rules, points: np.ndarray, bags_before: np.ndarray, bags_after: np.ndarray,
+                       bag_penalties: np.ndarray) -> np.ndarray:
+    """Each side's hand points with bags charged ``bag_cost`` when taken and the bag penalty refunded."""
+    points = np.asarray(points, dtype=np.float64)
+    if not rules.bag_limit:  # bags are never penalized: nothing to move in time
+        return points
+    taken = bags_taken(rules, bags_before, bags_after, bag_penalties)
+    return points + np.asarray(bag_penalties) * rules.bag_penalty - taken * bag_cost(rules)
+
+
+def training_rewards(rules: Rules, points: np.ndarray, scale: float, bags_before: np.ndarray | None = None,
+                     bags_after: np.ndarray | None = None, bag_penalties: np.ndarray | None = None) -> np.ndarray:
+    """Per-seat float32 rewards (..., num_players) of finished hands: shaped side points minus the others', scaled.
+
+    Without bag counts (``bags_before`` None) the points are used as they are (no bag shaping).
+    """
+    if bags_before is not None:
+        points = shaped_hand_points(rules, points, bags_before, bags_after, bag_penalties)
+    return (relative_points(points) * scale)[..., seat_sides(rules)].astype(np.float32)
+
+
+class BagLedger:
+    """Each table's bags at the start of its current hand (zero when a game starts), for the bag cost."""
+
+    def __init__(self, rules: Rules, num_tables: int):
+        self.rules = rules
+        self.bags = np.zeros((num_tables, rules.num_sides))
+
+    def hand_rewards(self, info: dict, scale: float, shaping: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Tables whose hand ended in this step's ``info`` and their per-seat rewards; remembers their bags."""
+        tables = np.flatnonzero(np.asarray(info["hand_over"], dtype=bool))
+        if not len(tables):
+            return tables, np.zeros((0, self.rules.num_players), dtype=np.float32)
+        bags_after = np.asarray(info["bags"])[tables]
+        points = np.asarray(info["points"], dtype=np.float64)[tables]
+        if shaping:
+            penalties = np.asarray(info["bag_penalties"])[tables]
+            rewards = training_rewards(self.rules, points, scale, self.bags[tables], bags_after, penalties)
+        else:
+            rewards = training_rewards(self.rules, points, scale)
+        self.bags[tables] = bags_after
+        return tables, rewards
+
+    def new_games(self, tables: np.ndarray) -> None:
+        """Forget the bags of tables whose game ended (a new game starts with none); a bool mask or indices."""
+        self.bags[tables] = 0
 
 
 def seat_sides(rules: Rules) -> np.ndarray:

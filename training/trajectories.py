@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from training.ppo import gae_advantages, returns_of
+
 
 class TrajectoryStore:
     """Decisions of the recorded seats, linked per (table, seat), with hand-end rewards."""
@@ -88,19 +90,11 @@ class TrajectoryStore:
         finished = np.asarray(self.hand_finished, dtype=bool)
         complete = finished[data["uid"]]
         value = data["value"]
-        adv = np.zeros(self.size, dtype=np.float32)
-        # Successors are always recorded later, so one backward sweep suffices.
-        for i in np.flatnonzero(complete)[::-1]:
-            if done[i]:
-                adv[i] = reward[i] - value[i]
-            else:
-                j = nxt[i]
-                delta = reward[i] + gamma * value[j] - value[i]
-                adv[i] = delta + gamma * gae_lambda * adv[j]
+        adv = gae_advantages(reward, value, done, nxt, np.flatnonzero(complete), gamma, gae_lambda)
         keep = ~complete
         out = {key: arr[complete] for key, arr in data.items()}
         out["advantage"] = adv[complete]
-        out["return"] = adv[complete] + value[complete]
+        out["return"] = returns_of(adv[complete], value[complete])
         out["reward"] = reward[complete]
         # Carry the incomplete decisions over, re-indexed.
         new_index = np.cumsum(keep) - 1

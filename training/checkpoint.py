@@ -1,0 +1,148 @@
+"""Training checkpoints: everything a resumed run needs to continue bit for bit.
+
+A checkpoint (``<run>/checkpoints/last.pt``, written atomically) holds the
+config, the policy, critic and optimizer states, the snapshot pool, the
+counters, torch's random state, and a pickled *session*: the numpy training
+generator, Python's ``random`` state and the :class:`training.rollout.Rollout`
+(the batch engine with its hands in progress, the unfinished hands'
+decisions, each table's bags and opponents, the heuristic agents' memories).
+The file itself loads with ``weights_only=True``; the session bytes are
+unpickled only on ``--resume`` of one's own run folder (never for
+``init_from``), since unpickling trusts the file.
+
+On ``--resume`` only the fields in :data:`RESUMABLE_FIELDS` (when to stop,
+how and how often to evaluate and checkpoint, where to run) may differ from
+the checkpoint's config; any other difference is refused before anything is
+written.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from spades_env.encoding import OBS_SIZE, STATE_SIZE
+from spades_env.nn import POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, atomic_torch_save, load_policy, safe_load
+from training.config import TrainConfig
+
+CHECKPOINT_FORMAT = "spades_env.train_checkpoint/2"
+WEIGHTS_FORMATS = (CHECKPOINT_FORMAT, "spades_env.train_checkpoint/1")  # usable by init_from
+ADAM_EPS = 1e-5
+RESUMABLE_FIELDS = frozenset({
+    "runs_dir", "device", "threads", "eval_workers", "total_decisions", "time_limit_minutes", "max_updates",
+    "eval_every", "eval_deals", "final_eval_deals", "final_eval_games", "eval_opponents", "checkpoint_every",
+    "progress", "init_from",
+})
+
+
+@dataclass
+class Learner:
+    """The trained networks, their optimizer and the network that plays pool snapshots."""
+
+    policy: PolicyNet
+    critic: ValueNet
+    optimizer: torch.optim.Optimizer
+    snapshot: PolicyNet
+    params: list = field(default_factory=list)
+
+
+def build_learner(config: TrainConfig, device: torch.device) -> Learner:
+    """Fresh networks (from torch's current random state) and Adam over policy and critic."""
+    prior = {"prior_weight": config.prior_weight, "prior_on_bids": config.prior_on_bids}
+    policy = PolicyNet(config.hidden, **prior).to(device)
+    critic = ValueNet(STATE_SIZE if config.critic_input == "state" else OBS_SIZE, config.hidden).to(device)
+    params = list(policy.parameters()) + list(critic.parameters())
+    optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=ADAM_EPS)
+    snapshot = PolicyNet(config.hidden, **prior).to(device).eval()
+    return Learner(policy, critic, optimizer, snapshot, params)
+
+
+@dataclass
+class Resumed:
+    """What a checkpoint restores besides the weights."""
+
+    pool: list
+    counters: dict[str, Any]
+    rollout: Any
+    rng: np.random.Generator
+    torch_rng: torch.Tensor
+    python_random: Any
+    cuda_rng: list = field(default_factory=list)
+
+
+def save_checkpoint(path: Path, config: TrainConfig, learner: Learner, pool: list, counters: dict[str, Any],
+                    rollout: Any, rng: np.random.Generator) -> None:
+    """Write the checkpoint atomically (a crash leaves the previous one whole)."""
+    session = pickle.dumps({"rng": rng, "rollout": rollout, "python_random": random.getstate()})
+    atomic_torch_save({
+        "format": CHECKPOINT_FORMAT, "config": config.to_dict(), "policy": learner.policy.state_dict(),
+        "critic": learner.critic.state_dict(), "optimizer": learner.optimizer.state_dict(), "pool": pool,
+        "counters": dict(counters), "torch_rng": torch.get_rng_state(),
+        "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "session": torch.frombuffer(bytearray(session), dtype=torch.uint8),
+    }, path)
+
+
+def config_conflicts(saved: dict[str, Any], config: TrainConfig) -> list[str]:
+    """The fields outside RESUMABLE_FIELDS whose value differs from the checkpoint's, as 'name: old -> new'."""
+    now = config.to_dict()
+    return [f"{k}: {saved.get(k)!r} -> {v!r}" for k, v in now.items()
+            if k not in RESUMABLE_FIELDS and saved.get(k) != v]
+
+
+def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resumed:
+    """Check a checkpoint against ``config`` and load its weights into ``learner`` (CheckpointError on any misfit)."""
+    payload = safe_load(path)
+    if payload.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path}: not a resumable training checkpoint (format {payload.get('format')!r}, "
+                              f"expected {CHECKPOINT_FORMAT!r}; an older one can start a run with --init-from)")
+    conflicts = config_conflicts(payload.get("config", {}), config)
+    if conflicts:
+        raise CheckpointError(f"{path}: the checkpoint does not fit this config ({'; '.join(conflicts)}); "
+                              f"only {sorted(RESUMABLE_FIELDS)} may change on --resume")
+    try:
+        learner.policy.load_state_dict(payload["policy"])
+        learner.critic.load_state_dict(payload["critic"])
+        learner.optimizer.load_state_dict(payload["optimizer"])
+    except (KeyError, RuntimeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: does not fit this config's networks: {exc}") from None
+    try:
+        session = pickle.loads(payload["session"].numpy().tobytes())
+        resumed = Resumed(list(payload["pool"]), dict(payload["counters"]), session["rollout"], session["rng"],
+                          payload["torch_rng"], session["python_random"], list(payload.get("cuda_rng", [])))
+    except Exception as exc:  # unpickling raises many types (a moved class, truncated bytes)
+        raise CheckpointError(f"{path}: its tables cannot be restored ({type(exc).__name__}: {exc})") from None
+    resumed.rollout.config = config  # the allowed changes (stop rules, evaluation) apply to the tables too
+    return resumed
+
+
+def restore_random_state(resumed: Resumed) -> None:
+    """Put torch's (CPU and CUDA) and Python's global random state back where the checkpoint left them."""
+    torch.set_rng_state(resumed.torch_rng)
+    if resumed.cuda_rng and torch.cuda.is_available() and len(resumed.cuda_rng) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(resumed.cuda_rng)
+    random.setstate(resumed.python_random)
+
+
+def init_weights(path: str, policy: PolicyNet, critic: ValueNet) -> None:
+    """Load a policy file's weights, or a training checkpoint's policy and critic, into fresh networks."""
+    payload = safe_load(path)
+    if payload.get("format") == POLICY_FORMAT:
+        source, _meta = load_policy(path)
+        states = {"policy": source.state_dict()}
+    elif payload.get("format") in WEIGHTS_FORMATS:
+        states = {"policy": payload["policy"], "critic": payload["critic"]}
+    else:
+        raise CheckpointError(f"{path}: neither a policy file nor a training checkpoint (format {payload.get('format')!r})")
+    try:
+        policy.load_state_dict(states["policy"])
+        if "critic" in states:
+            critic.load_state_dict(states["critic"])
+    except RuntimeError as exc:
+        raise CheckpointError(f"{path}: does not fit this config's networks: {exc}") from None

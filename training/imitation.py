@@ -1,0 +1,91 @@
+"""Warm start: behaviour cloning of the heuristic agent before PPO.
+
+The heuristic plays every seat of the tables for ``bc_decisions`` decisions;
+the policy learns its actions (cross-entropy over legal actions) and the critic
+the hands' rewards (undiscounted, as in training). Adam's moments are cleared
+afterwards, so PPO starts with fresh ones.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from spades_env.agents.policy import prior_of_actions
+from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
+from training.config import TrainConfig
+from training.rollout import Rollout
+
+AGREEMENT_SAMPLE = 20_000  # decisions on which the agreement with the heuristic is measured
+FIELDS = ("obs", "mask", "action", "critic", "return", "prior")
+
+
+def heuristic_decisions(rollout: Rollout, config: TrainConfig) -> dict[str, np.ndarray]:
+    """At least ``bc_decisions`` finished decisions of the heuristic playing every seat (returns = hand rewards)."""
+    store = rollout.new_store()
+    rollout.reset()
+    parts: dict[str, list[np.ndarray]] = {key: [] for key in FIELDS}
+    rows = np.arange(config.num_envs)
+    bar = tqdm(total=config.bc_decisions, desc="imitating heuristic", disable=not config.progress, unit="dec")
+    collected = 0
+    while collected < config.bc_decisions:
+        for _ in range(config.rollout_steps):
+            actions = rollout.heuristic.act_batch(rollout.obs, rollout.mask)
+            prior = prior_of_actions(actions, config.prior_on_bids) if config.prior_weight else None
+            store.add(rows, rollout.to_act, rollout.obs.copy(), rollout.mask.copy(), rollout.critic_input(rows),
+                      actions, np.zeros(len(rows)), np.zeros(len(rows)), prior)
+            rollout.step(store, actions)
+        data = store.take_complete(1.0, 1.0)  # returns = the hand's reward (no discount)
+        if data is not None:
+            for key in FIELDS:
+                parts[key].append(data[key])
+            collected += len(data["action"])
+            bar.update(len(data["action"]))
+    bar.close()
+    return {key: np.concatenate(chunks) for key, chunks in parts.items()}
+
+
+def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
+            config: TrainConfig, rng: np.random.Generator, device: torch.device) -> dict[str, float]:
+    """Clone the heuristic into ``policy`` (and fit ``critic``); return decisions, seconds and agreement."""
+    t0 = time.time()
+    data = heuristic_decisions(rollout, config)
+    tensor = {key: torch.as_tensor(value, device=device) for key, value in data.items()}
+    n = len(data["action"])
+
+    def logits_of(idx: np.ndarray) -> torch.Tensor:
+        logits = apply_prior(policy(tensor["obs"][idx]), tensor["prior"][idx], policy.prior_weight)
+        return masked_logits(logits, tensor["mask"][idx])
+
+    set_learning_rate(optimizer, config.bc_learning_rate)
+    for epoch in range(config.bc_epochs):
+        order = rng.permutation(n)
+        losses = []
+        for start in range(0, n, config.minibatch_size):
+            idx = order[start:start + config.minibatch_size]
+            pl = torch.nn.functional.cross_entropy(logits_of(idx), tensor["action"][idx])
+            vl = ((critic(tensor["critic"][idx]) - tensor["return"][idx]) ** 2).mean()
+            optimizer.zero_grad()
+            (pl + config.vf_coef * vl).backward()
+            torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+            optimizer.step()
+            losses.append((pl.item(), vl.item()))
+        pl_mean, vl_mean = np.mean(losses, axis=0)
+        print(f"imitation epoch {epoch + 1}/{config.bc_epochs}: policy loss {pl_mean:.3f}, value loss {vl_mean:.3f}")
+    with torch.no_grad():  # how often the imitation picks the heuristic's action
+        idx = rng.choice(n, size=min(AGREEMENT_SAMPLE, n), replace=False)
+        agreement = float((logits_of(idx).argmax(-1).cpu().numpy() == data["action"][idx]).mean())
+    seconds = time.time() - t0
+    print(f"imitation: {n:,} decisions, agreement with the heuristic {agreement:.1%}, {seconds:.0f} s")
+    set_learning_rate(optimizer, config.learning_rate)
+    optimizer.state.clear()  # fresh Adam moments for PPO
+    return {"bc_decisions": n, "bc_seconds": round(seconds, 1), "agreement": agreement}
+
+
+def set_learning_rate(optimizer: torch.optim.Optimizer, lr: float) -> None:
+    """Every parameter group's learning rate."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr

@@ -1,0 +1,97 @@
+"""Training metrics: one CSV row per update (and TensorBoard scalars when installed), and the learning curve."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.run_dir import trim_metrics
+
+METRIC_FIELDS = [
+    "update", "learner_decisions", "env_decisions", "seconds", "decisions_per_second", "learning_rate",
+    "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance", "mean_hand_reward",
+    "eval_random_ppd", "eval_random_low", "eval_random_high", "eval_heuristic_ppd", "eval_heuristic_low",
+    "eval_heuristic_high",
+]
+
+
+class MetricsLog:
+    """``metrics.csv`` (appended, flushed per row) and optional TensorBoard scalars keyed by learner decisions.
+
+    On resume (``resumed`` = the checkpoint's counters) rows written after the
+    checkpoint are dropped first, and TensorBoard purges its later events.
+    """
+
+    def __init__(self, run_dir: Path, resumed: dict[str, Any] | None = None):
+        self.path = run_dir / "metrics.csv"
+        if resumed is not None:
+            dropped = trim_metrics(self.path, int(resumed["update"]))
+            if dropped:
+                print(f"metrics: dropped {dropped} row(s) written after the checkpoint")
+        new = not self.path.exists()
+        self.file = open(self.path, "a", newline="")
+        self.writer = csv.DictWriter(self.file, fieldnames=METRIC_FIELDS)
+        if new:
+            self.writer.writeheader()
+        self.tb = open_tensorboard(run_dir / "tb", None if resumed is None else int(resumed["learner_decisions"]) + 1)
+
+    def write(self, row: dict[str, Any]) -> None:
+        """One update's row (missing fields left empty)."""
+        self.writer.writerow({k: row.get(k, "") for k in METRIC_FIELDS})
+        self.file.flush()
+        if self.tb is not None:
+            for k, v in row.items():
+                if isinstance(v, (int, float)) and k != "update":
+                    self.tb.add_scalar(k, v, row["learner_decisions"])
+
+    def close(self) -> None:
+        """Close the CSV file and the TensorBoard writer."""
+        self.file.close()
+        if self.tb is not None:
+            self.tb.close()
+
+
+def open_tensorboard(log_dir: Path, purge_step: int | None) -> Any:
+    """A SummaryWriter (events from ``purge_step`` on are dropped), or None when TensorBoard is not installed."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter  # optional
+    except Exception:  # tensorboard not installed
+        return None
+    return SummaryWriter(str(log_dir), purge_step=purge_step)
+
+
+def plot_learning_curve(metrics_path: Path, png_path: Path) -> None:
+    """Entropy, hand reward and evaluation points per deal against learner decisions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(metrics_path) as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows:
+        return
+    x = [float(r["learner_decisions"]) for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for ax, key in zip(axes[:2], ("mean_hand_reward", "entropy")):
+        ax.plot(x, [float(r[key]) if r[key] not in ("", "nan") else np.nan for r in rows])
+        ax.set_title(key)
+        ax.set_xlabel("learner decisions")
+    for opponent in ("random", "heuristic"):
+        pts = [(float(r["learner_decisions"]), float(r[f"eval_{opponent}_ppd"]), float(r[f"eval_{opponent}_low"]),
+                float(r[f"eval_{opponent}_high"])) for r in rows if r.get(f"eval_{opponent}_ppd")]
+        if pts:
+            xs, ys, lo, hi = map(np.array, zip(*pts))
+            axes[2].plot(xs, ys, marker="o", label=f"vs {opponent}")
+            axes[2].fill_between(xs, lo, hi, alpha=0.2)
+    axes[2].axhline(0, color="grey", lw=0.5)
+    axes[2].set_title("duplicate points per deal (95% CI)")
+    axes[2].set_xlabel("learner decisions")
+    if axes[2].get_legend_handles_labels()[0]:
+        axes[2].legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)

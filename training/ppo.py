@@ -1,0 +1,127 @@
+"""The maths of masked PPO, as small pure functions, and one update over a batch.
+
+* :func:`gae_advantages`: generalized advantage estimation along each seat's
+  chain of decisions (``next_index``), an episode (hand) ending at ``done``.
+* :func:`returns_of`: the critic's targets, advantage + value.
+* :func:`normalize_advantages`: zero mean, unit spread per minibatch; a
+  minibatch of one decision has no spread, so its advantage is 0 (no policy
+  gradient) instead of NaN (which would poison the weights).
+* :func:`clipped_policy_loss`, :func:`value_loss`, :func:`legal_entropy`,
+  :func:`ppo_loss`: the clipped surrogate objective and its companions.
+* :func:`ppo_update`: epochs of minibatch steps over one batch, with an early
+  stop above ``target_kl``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch.distributions import Categorical
+
+from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
+
+TINY = 1e-8  # keeps the advantage normalization finite when every advantage is equal
+PROB_FLOOR = 1e-12  # log of a zero probability (an illegal action) is taken at this floor, times 0
+BATCH_KEYS = ("obs", "mask", "critic", "action", "logp", "advantage", "return", "prior")
+
+
+def gae_advantages(reward: np.ndarray, value: np.ndarray, done: np.ndarray, next_index: np.ndarray,
+                   rows: np.ndarray, gamma: float, gae_lambda: float) -> np.ndarray:
+    """GAE (float32) of the decisions ``rows`` (successors recorded later; others stay 0).
+
+    A decision at a hand's end (``done``) has advantage reward - value; any other
+    has delta + gamma * lambda * (its successor's advantage), with the TD error
+    delta = reward + gamma * value[successor] - value.
+    """
+    adv = np.zeros(len(reward), dtype=np.float32)
+    # Successors are always recorded later, so one backward sweep suffices.
+    for i in np.asarray(rows)[::-1]:
+        if done[i]:
+            adv[i] = reward[i] - value[i]
+        else:
+            j = next_index[i]
+            delta = reward[i] + gamma * value[j] - value[i]
+            adv[i] = delta + gamma * gae_lambda * adv[j]
+    return adv
+
+
+def returns_of(advantage: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """The critic's targets: advantage + value (the lambda-return)."""
+    return advantage + value
+
+
+def normalize_advantages(adv: torch.Tensor) -> torch.Tensor:
+    """Zero mean and unit standard deviation; all zeros for a single decision (no spread to divide by)."""
+    if adv.numel() < 2:
+        return adv - adv.mean()
+    return (adv - adv.mean()) / (adv.std() + TINY)
+
+
+def clipped_policy_loss(adv: torch.Tensor, ratio: torch.Tensor, clip_coef: float) -> torch.Tensor:
+    """PPO's clipped surrogate, as a loss: mean of max(-A r, -A clip(r, 1 - c, 1 + c))."""
+    return torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip_coef, 1 + clip_coef)).mean()
+
+
+def value_loss(predicted: torch.Tensor, returns: torch.Tensor) -> torch.Tensor:
+    """Half the mean squared error of the critic."""
+    return 0.5 * ((predicted - returns) ** 2).mean()
+
+
+def legal_entropy(probs: torch.Tensor) -> torch.Tensor:
+    """Mean entropy of the rows' distributions (illegal actions have probability 0 and add nothing)."""
+    return -(probs * torch.log(probs.clamp_min(PROB_FLOOR))).sum(-1).mean()
+
+
+def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, predicted: torch.Tensor,
+             returns: torch.Tensor, probs: torch.Tensor, clip_coef: float, vf_coef: float,
+             ent_coef: float) -> dict[str, torch.Tensor]:
+    """The total loss and its parts for one minibatch (``adv`` already normalized)."""
+    log_ratio = new_logp - old_logp
+    ratio = log_ratio.exp()
+    pg = clipped_policy_loss(adv, ratio, clip_coef)
+    v = value_loss(predicted, returns)
+    entropy = legal_entropy(probs)
+    with torch.no_grad():
+        approx_kl = ((ratio - 1) - log_ratio).mean()
+        clipfrac = ((ratio - 1).abs() > clip_coef).float().mean()
+    return {"loss": pg + vf_coef * v - ent_coef * entropy, "policy_loss": pg, "value_loss": v, "entropy": entropy,
+            "approx_kl": approx_kl, "clipfrac": clipfrac}
+
+
+def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
+               batch: dict[str, np.ndarray], config: Any, rng: np.random.Generator,
+               device: torch.device) -> dict[str, float]:
+    """PPO epochs of minibatch steps over ``batch``; the mean of each loss part and statistic."""
+    policy.train()
+    n = len(batch["action"])
+    t = {k: torch.as_tensor(v, device=device) for k, v in batch.items() if k in BATCH_KEYS}
+    stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
+                                     "clipfrac": []}
+    for _epoch in range(config.update_epochs):
+        order = torch.as_tensor(rng.permutation(n), device=device)
+        kl_epoch = []
+        for start in range(0, n, config.minibatch_size):
+            idx = order[start:start + config.minibatch_size]
+            logits = apply_prior(policy(t["obs"][idx]), t["prior"][idx], policy.prior_weight)
+            dist = Categorical(logits=masked_logits(logits, t["mask"][idx]))
+            parts = ppo_loss(dist.log_prob(t["action"][idx]), t["logp"][idx], normalize_advantages(t["advantage"][idx]),
+                             critic(t["critic"][idx]), t["return"][idx], dist.probs, config.clip_coef,
+                             config.vf_coef, config.ent_coef)
+            optimizer.zero_grad()
+            parts["loss"].backward()
+            torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+            optimizer.step()
+            for key in stats:
+                stats[key].append(parts[key].item())
+            kl_epoch.append(parts["approx_kl"].item())
+        if config.target_kl and np.mean(kl_epoch) > config.target_kl:
+            break
+    return {k: float(np.mean(v)) for k, v in stats.items()}
+
+
+def explained_variance(predicted: np.ndarray, returns: np.ndarray) -> float:
+    """1 - Var(returns - predicted) / Var(returns); NaN when the returns do not vary."""
+    var = np.var(returns)
+    return float(1 - np.var(returns - predicted) / var) if var > 0 else float("nan")

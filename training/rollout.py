@@ -1,0 +1,172 @@
+"""The tables of self-play PPO: who plays where, and one rollout of decisions.
+
+A :class:`Rollout` holds everything the tables carry from one update to the
+next: the batch engine with its hands in progress, the last observations, the
+unfinished hands' decisions (a :class:`TrajectoryStore`), each table's bags
+for the bag cost (:class:`spades_env.rewards.BagLedger`), the opponent
+assignment (:class:`Opponents`) and the heuristic agents with their void
+memories. It pickles whole, so that a checkpoint resumes bit for bit.
+
+Tables are of three kinds, drawn when a game starts: self-play (every seat is
+the current policy), heuristic (the learner's side against the heuristic) and
+snapshot (against an earlier policy from the pool).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch.distributions import Categorical
+
+from spades_env.agents import make_agent
+from spades_env.agents.policy import heuristic_prior
+from spades_env.batch import BatchEnv
+from spades_env.core.actions import NUM_ACTIONS
+from spades_env.core.rules import Rules
+from spades_env.encoding import OBS_SIZE, STATE_SIZE
+from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
+from spades_env.rewards import BagLedger, seat_sides
+from training.config import TrainConfig
+from training.trajectories import TrajectoryStore
+
+SELF, HEURISTIC, SNAPSHOT = 0, 1, 2  # table kinds
+SEED_RANGE = 2**31  # seeds drawn for the batch engine
+
+
+def policy_step(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, device: torch.device, greedy: bool = False,
+                prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Sample (or take the best) legal action per row; return actions and their log-probabilities."""
+    with torch.no_grad():
+        logits = policy(torch.as_tensor(obs, device=device))
+        if prior is not None:
+            logits = apply_prior(logits, torch.as_tensor(prior, device=device), policy.prior_weight)
+        logits = masked_logits(logits, torch.as_tensor(mask, device=device))
+        dist = Categorical(logits=logits)
+        actions = logits.argmax(-1) if greedy else dist.sample()
+        return actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy()
+
+
+def values_of(critic: ValueNet, x: np.ndarray, device: torch.device) -> np.ndarray:
+    """Critic values per row."""
+    with torch.no_grad():
+        return critic(torch.as_tensor(x, device=device)).cpu().numpy()
+
+
+class Opponents:
+    """Each table's kind, the learner's side and the snapshot it plays against."""
+
+    def __init__(self, num_envs: int):
+        self.kinds = np.zeros(num_envs, dtype=np.int64)
+        self.learner_side = np.zeros(num_envs, dtype=np.int64)
+        self.snapshot_of = np.zeros(num_envs, dtype=np.int64)
+
+    def assign(self, tables: np.ndarray, rng: np.random.Generator, config: TrainConfig, num_sides: int,
+               pool_size: int) -> None:
+        """Draw the kind, learner side and snapshot of ``tables`` (snapshot tables play self when the pool is empty)."""
+        u = rng.random(len(tables))
+        heuristic_below = config.selfplay_fraction + config.heuristic_fraction
+        kind = np.where(u < config.selfplay_fraction, SELF, np.where(u < heuristic_below, HEURISTIC, SNAPSHOT))
+        if not pool_size:
+            kind = np.where(kind == SNAPSHOT, SELF, kind)
+        self.kinds[tables] = kind
+        self.learner_side[tables] = rng.integers(num_sides, size=len(tables))
+        self.snapshot_of[tables] = rng.integers(max(1, pool_size), size=len(tables))
+
+    def learner_rows(self, acting_sides: np.ndarray) -> np.ndarray:
+        """Bool per table: the seat to act is the learner's (every seat at a self-play table)."""
+        return (self.kinds == SELF) | (acting_sides == self.learner_side)
+
+
+class Rollout:
+    """The tables' state between updates (see the module docstring)."""
+
+    def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator):
+        self.config, self.rules = config, rules
+        self.heuristic = make_agent("heuristic", seed=config.seed)
+        self.prior_agent = make_agent("heuristic", seed=config.seed)  # own void memory, apart from the opponents'
+        self.env = BatchEnv(config.num_envs, rules=rules, episode="game", seed=int(rng.integers(SEED_RANGE)))
+        self.sides = seat_sides(rules)
+        self.ledger = BagLedger(rules, config.num_envs)
+        self.opponents = Opponents(config.num_envs)
+        self.critic_size = STATE_SIZE if config.critic_input == "state" else OBS_SIZE
+        self.store = self.new_store()
+        self.obs = self.mask = self.to_act = None
+
+    def new_store(self) -> TrajectoryStore:
+        """An empty trajectory store for these tables."""
+        return TrajectoryStore(self.config.num_envs, self.rules.num_players, OBS_SIZE, NUM_ACTIONS, self.critic_size)
+
+    def reset(self) -> None:
+        """New games at every table, with no bags and no recorded decisions."""
+        self.obs, self.mask, self.to_act = self.env.reset()
+        self.store = self.new_store()
+        self.ledger.new_games(slice(None))
+
+    def critic_input(self, rows: np.ndarray) -> np.ndarray:
+        """The critic's input of these tables: the full state, or the observation."""
+        return self.env.state()[rows] if self.config.critic_input == "state" else self.obs[rows]
+
+    def prior_of(self, obs_rows: np.ndarray, mask_rows: np.ndarray) -> np.ndarray | None:
+        """The heuristic prior of these rows, or None for a plain policy."""
+        if not self.config.prior_weight:
+            return None
+        return heuristic_prior(self.prior_agent, obs_rows, mask_rows, self.config.prior_on_bids)
+
+    def step(self, store: TrajectoryStore, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play one action per table; reward the finished hands in ``store``; return (dones, the hands' rewards)."""
+        self.obs, self.mask, self.to_act, _, dones, info = self.env.step(actions)
+        tables, rewards = self.ledger.hand_rewards(info, self.config.reward_scale, self.config.bag_cost)
+        if len(tables):
+            store.end_hands(tables, rewards)
+        self.ledger.new_games(dones)
+        return dones, rewards
+
+
+def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, pool: list, snapshot_net: PolicyNet,
+                     device: torch.device) -> None:
+    """Fill ``actions`` at the opponents' tables ``rows``: the heuristic's, or a pool snapshot's."""
+    obs, mask, opponents = rollout.obs, rollout.mask, rollout.opponents
+    h_rows = rows[opponents.kinds[rows] == HEURISTIC]
+    if len(h_rows):
+        actions[h_rows] = rollout.heuristic.act_batch(obs[h_rows], mask[h_rows])
+    s_rows = rows[opponents.kinds[rows] == SNAPSHOT]
+    for snap in np.unique(opponents.snapshot_of[s_rows]):
+        r = s_rows[opponents.snapshot_of[s_rows] == snap]
+        snapshot_net.load_state_dict(pool[int(snap)])
+        prior = rollout.prior_of(obs[r], mask[r])
+        actions[r] = policy_step(snapshot_net, obs[r], mask[r], device, prior=prior)[0]
+
+
+def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshot_net: PolicyNet, pool: list,
+            rng: np.random.Generator, device: torch.device) -> tuple[dict[str, np.ndarray] | None, list[float]]:
+    """One rollout of ``rollout_steps`` table steps; the finished decisions (with GAE) and seat 0's hand rewards."""
+    config, store = rollout.config, rollout.store
+    policy.eval()
+    hand_rewards: list[float] = []
+    for _ in range(config.rollout_steps):
+        learner = rollout.opponents.learner_rows(rollout.sides[rollout.to_act])
+        actions = np.zeros(config.num_envs, dtype=np.int64)
+        rows = np.flatnonzero(learner)
+        if len(rows):
+            obs, mask = rollout.obs[rows], rollout.mask[rows]
+            prior = rollout.prior_of(obs, mask)
+            act, logp = policy_step(policy, obs, mask, device, prior=prior)
+            crit = rollout.critic_input(rows)
+            store.add(rows, rollout.to_act[rows], obs, mask, crit, act, logp, values_of(critic, crit, device), prior)
+            actions[rows] = act
+        opp = np.flatnonzero(~learner)
+        if len(opp):
+            opponent_actions(rollout, opp, actions, pool, snapshot_net, device)
+        dones, rewards = rollout.step(store, actions)
+        hand_rewards.extend(rewards[:, 0].tolist())
+        if dones.any():
+            rollout.opponents.assign(np.flatnonzero(dones), rng, config, rollout.rules.num_sides, len(pool))
+    return store.take_complete(config.gamma, config.gae_lambda), hand_rewards
+
+
+def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> None:
+    """Draw every table's opponents, then start new games everywhere."""
+    rollout.opponents.assign(np.arange(rollout.config.num_envs), rng, rollout.config, rollout.rules.num_sides,
+                             pool_size)
+    rollout.reset()
+
