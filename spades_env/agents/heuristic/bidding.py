@@ -73,6 +73,12 @@ class BidParams:
     nil_risk_max: float = 0.6  # never bid nil above this estimated risk
     nil_risk_scale: float = 0.7  # multiplies nil_risk (calibration of the risk model)
 
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"bid parameter {name} must be a number, got {value!r}")
+
 
 DEFAULT_BID_PARAMS = BidParams()
 
