@@ -277,7 +277,8 @@ def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: 
                 except WorkerError:
                     raise
                 except BrokenProcessPool as exc:
-                    raise WorkerError(f"a worker process died during the run ({_task_name(task)} unfinished): {exc}") from exc
+                    raise WorkerError(f"a worker process died during the run ({_task_name(task)} unfinished): "
+                                      f"{exc}") from exc
                 except Exception as exc:
                     raise WorkerError(f"{_task_name(task)} failed: {type(exc).__name__}: {exc}") from exc
                 yield result
