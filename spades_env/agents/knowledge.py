@@ -35,6 +35,7 @@ from ..encoding import OBS_SLICES, ObservationView
 
 ALL_SIDE_SUITS = sum(1 << s for s in Suit if s != TRUMP)  # clubs, diamonds, hearts as a suit bitmask
 CLUB_BIT = 1 << Suit.CLUBS
+AGENT_SLOT = 0  # observations number the seats from the observer: the agent is slot 0
 
 
 def _pack_mask(jokers: bool) -> int:
@@ -241,5 +242,5 @@ class VoidTracker:
         return True
 
 
-__all__ = ["PACK_MASK", "VoidTracker", "in_play_phase", "rules_from_observation", "rules_from_view", "trick_slots",
-           "trick_voids"]
+__all__ = ["AGENT_SLOT", "PACK_MASK", "VoidTracker", "in_play_phase", "rules_from_observation", "rules_from_view",
+           "trick_slots", "trick_voids"]

@@ -67,8 +67,7 @@ from .heuristic import (
     table_from_state,
     table_from_view,
 )
-from .heuristic.agent import AGENT_SLOT
-from .knowledge import PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, trick_slots, trick_voids
+from .knowledge import AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, trick_slots, trick_voids
 
 
 class SamplingError(RuntimeError):

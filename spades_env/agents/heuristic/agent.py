@@ -21,12 +21,10 @@ from ...core.rules import Rules
 from ...core.scoring import BidKind
 from ...encoding import decode_observation
 from ..base import Agent, check_observation, mask_bits
-from ..knowledge import VoidTracker, in_play_phase, rules_from_observation, trick_slots
+from ..knowledge import AGENT_SLOT, VoidTracker, in_play_phase, rules_from_observation, trick_slots
 from .bidding import DEFAULT_BID_PARAMS, BidParams, choose_bid, choose_blind, choose_exchange
 from .play import choose_card
 from .table import Table
-
-AGENT_SLOT = 0  # in an observation the agent is slot 0
 
 
 def table_from_view(view, rules: Rules, legal: int, voids: Sequence[int]) -> Table:

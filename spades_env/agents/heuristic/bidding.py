@@ -30,7 +30,7 @@ from ...core import actions as A
 from ...core.cards import CARD_SUIT, NUM_RANKS, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from ...core.rules import POINTS_PER_BID_TRICK, Rules
 from ...core.scoring import NIL_KINDS, BidKind
-from .table import ACE, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC
+from .table import ACE, BAG_PRESSURE_MARGIN, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC
 
 # ---- trick estimate
 # Side-suit honour values by suit length (index = cards held in the suit).
@@ -85,7 +85,6 @@ DEFAULT_BID_PARAMS = BidParams()
 # ---- the bid
 # Bids that add tricks to the table's total (nils count 0, cancelled and skipped bids nothing).
 TABLE_TOTAL_KINDS = (BidKind.NUMBER, BidKind.TEN_FOR_200, BidKind.BLIND)
-BAG_PRESSURE_MARGIN = 3  # bags this close to the limit: bid up
 BAG_PRESSURE_BIAS = 0.3
 NEAR_TARGET = 100  # points from the target score that count as about to win
 LEADING_BIAS = -0.2  # near the target and ahead: bid safe

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...core.cards import CARD_SUIT, SUIT_MASKS, TRUMP, cards_of
+from ...core.cards import CARD_SUIT, SUIT_MASKS, TRUMP
 from .table import (
     ALL_SUITS,
     NO_CARD,

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from ...core.scoring import NIL_KINDS
 from .nil_play import attack_nil, play_cover, play_nil
-from .table import NO_CARD, Table, nil_alive, side_need
+from .table import BAG_PRESSURE_MARGIN, NO_CARD, Table, nil_alive, side_need
 from .tactics import play_duck, play_win
 
 SET_SLACK = 2  # an opponent side can be set when it may lose at most this many of the tricks left
-BAG_PRESSURE_MARGIN = 3  # bags this close to the limit make overtricks costly
 
 
 def _can_set(t: Table, left: int) -> bool:

@@ -44,6 +44,7 @@ QUEEN, KING, ACE = (RANK_CHARS.index(r) for r in "QKA")
 NO_PARTNER = -1  # Table.partner in cutthroat
 NO_CARD = -1
 MAX_POWER = 99  # above every card's power: the start of a search for the lowest
+BAG_PRESSURE_MARGIN = 3  # bags this close to the limit make overtricks costly (play ducks, bids go up)
 
 
 # ----------------------------------------------------------------- card tables
