@@ -44,6 +44,7 @@ QUEEN, KING, ACE = (RANK_CHARS.index(r) for r in "QKA")
 NO_PARTNER = -1  # Table.partner in cutthroat
 NO_CARD = -1
 MAX_POWER = 99  # above every card's power: the start of a search for the lowest
+NUMBER_BID = BidKind.NUMBER
 BAG_PRESSURE_MARGIN = 3  # bags this close to the limit make overtricks costly (play ducks, bids go up)
 
 
@@ -135,12 +136,16 @@ def side_need(t: Table, seat: int) -> int:
     rules = t.rules
     partner = rules.partner_of(seat)
     members = (seat,) if partner is None else (seat, partner)
-    kinds = t.kinds
-    side_contracts = [t.values[m] for m in members if kinds[m] in SIDE_CONTRACT_KINDS]
-    if side_contracts:
-        contract = side_contracts[-1]  # the side's one contract (10 for 200, blind n)
-    else:
-        contract = sum(t.values[m] for m in members if kinds[m] == BidKind.NUMBER)
+    kinds, values = t.kinds, t.values
+    contract = 0
+    side_contract = False
+    for m in members:
+        if kinds[m] in SIDE_CONTRACT_KINDS:
+            contract, side_contract = values[m], True  # the side's one contract (10 for 200, blind n)
+    if not side_contract:
+        for m in members:
+            if kinds[m] == NUMBER_BID:
+                contract += values[m]
     return contract - counted_tricks(rules, kinds, t.won, members)
 
 
