@@ -25,6 +25,11 @@ Everything derives from ``seed``: the env seeds of deals and games, and each
 agent's generator in each orientation, so the same configuration gives the
 same numbers whatever the number of workers. Work is spread over processes
 (``workers``, default all cores) with a tqdm progress bar.
+
+The rules, the orientations and every agent (built once with its options)
+are checked before any worker starts (:func:`check_config`, raising
+:class:`ConfigError`); a worker that cannot start, fails or dies ends the run
+with :class:`WorkerError` naming the error, instead of being restarted.
 """
 
 from __future__ import annotations
@@ -142,7 +147,7 @@ def _plain_config(cfg: EvalConfig) -> dict[str, Any]:
     return out
 
 
-# ------------------------------------------------------------------- workers
+# -------------------------------------------------------------------- checks
 def _roles(cfg: EvalConfig) -> list[tuple[str, str, dict[str, Any]]]:
     """(role, agent name, options) of every role that plays."""
     out = [("A", cfg.agent_a, cfg.a_options), ("B", cfg.agent_b, cfg.b_options)]
