@@ -28,13 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.cards import CARD_SUIT, SUIT_MASKS, deck
+from ..core.cards import CARD_SUIT, NUM_SUITS, SUIT_MASKS, TRUMP, Suit, deck
 from ..core.hand import Phase
 from ..core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, PRESETS, Rules, preset
 from ..encoding import OBS_SLICES, ObservationView
 
-SPADES = 3
-ALL_SIDE_SUITS = 0b0111  # clubs, diamonds, hearts as a suit bitmask
+ALL_SIDE_SUITS = sum(1 << s for s in Suit if s != TRUMP)  # clubs, diamonds, hearts as a suit bitmask
+CLUB_BIT = 1 << Suit.CLUBS
+AGENT_SLOT = 0  # observations number the seats from the observer: the agent is slot 0
 
 
 def _pack_mask(jokers: bool) -> int:
@@ -142,12 +143,12 @@ def trick_voids(rules: Rules, seats: list[int], cards: list[int], gone_before: i
     if first_trick and rules.first_trick == FIRST_TRICK_LOWEST_CLUB:
         for seat, card in zip(seats, cards):
             suit = CARD_SUIT[card]
-            if suit != 0:
-                voids[seat] |= 1
-                if suit == SPADES:
+            if suit != Suit.CLUBS:
+                voids[seat] |= CLUB_BIT
+                if suit == TRUMP:
                     voids[seat] |= ALL_SIDE_SUITS
         return
-    if led == SPADES and not rules.dealer_leads_any and not (gone_before & SUIT_MASKS[SPADES]):
+    if led == TRUMP and not rules.dealer_leads_any and not (gone_before & SUIT_MASKS[TRUMP]):
         voids[seats[0]] |= ALL_SIDE_SUITS  # led a spade before they were broken: nothing else held
     for seat, card in zip(seats[1:], cards[1:]):
         if CARD_SUIT[card] != led:
@@ -221,7 +222,7 @@ class VoidTracker:
         trick_voids(rules, seats_now, cards_now, gone & ~on_table, tricks_done == 0, voids)
         # A suit with no card left unseen is void for everybody else.
         unseen = PACK_MASK[rules.jokers] & ~gone & ~view.hand
-        for suit in range(4):
+        for suit in range(NUM_SUITS):
             if not unseen & SUIT_MASKS[suit]:
                 for s in range(1, n):
                     voids[s] |= 1 << suit
@@ -241,5 +242,5 @@ class VoidTracker:
         return True
 
 
-__all__ = ["PACK_MASK", "VoidTracker", "in_play_phase", "rules_from_observation", "rules_from_view", "trick_slots",
-           "trick_voids"]
+__all__ = ["AGENT_SLOT", "PACK_MASK", "VoidTracker", "in_play_phase", "rules_from_observation", "rules_from_view",
+           "trick_slots", "trick_voids"]

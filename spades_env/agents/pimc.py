@@ -48,8 +48,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..core.actions import BID_OFFSET, MAX_BID
-from ..core.cards import CARD_SUIT, SUIT_MASKS, cards_of
-from ..core.hand import HandState, Phase, trick_winner
+from ..core.cards import CARD_SUIT, NUM_SUITS, SUIT_MASKS, cards_of
+from ..core.hand import NO_SEAT, HandState, Phase, trick_winner
 from ..core.position import build_position
 from ..core.rules import Rules
 from ..core.scoring import BidKind, score_hand
@@ -67,7 +67,7 @@ from .heuristic import (
     table_from_state,
     table_from_view,
 )
-from .knowledge import PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, trick_slots, trick_voids
+from .knowledge import AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, trick_slots, trick_voids
 
 
 class SamplingError(RuntimeError):
@@ -98,53 +98,62 @@ def sample_hands(
     if spare < 0:
         raise SamplingError(f"{len(free)} unseen cards for {sum(need)} places")
     suits_left = 0
-    for suit in range(4):
+    for suit in range(NUM_SUITS):
         if unseen & ~fixed & SUIT_MASKS[suit]:
             suits_left |= 1 << suit
     if not any(need[p] > 0 and voids[p] & suits_left for p in range(n)):
-        # No void matters: a shuffled pack dealt out in order is a uniform deal.
-        order = rng.permutation(len(free))
-        hands = list(known)
-        i = 0
-        for p in range(n):
-            for j in order[i:i + need[p]]:
-                hands[p] |= 1 << free[j]
-            i += need[p]
-        return hands
+        return _deal_in_order(rng, free, need, known)
     allowed_by_suit = []
-    for suit in range(4):
+    for suit in range(NUM_SUITS):
         allowed_by_suit.append([p for p in range(n) if need[p] > 0 and not voids[p] >> suit & 1])
     for _ in range(max_tries):
-        left = list(need)
-        spare_left = spare
-        hands = list(known)
-        order = list(rng.permutation(len(free)))
-        # Most constrained suits first, random within.
-        order.sort(key=lambda i: len(allowed_by_suit[CARD_SUIT[free[i]]]))
-        ok = True
-        for i in order:
-            card = free[i]
-            players = [p for p in allowed_by_suit[CARD_SUIT[card]] if left[p] > 0]
-            weights = [left[p] for p in players]
-            total = sum(weights) + spare_left
-            if total <= 0:
-                ok = False
-                break
-            pick = rng.random() * total
-            chosen = -1
-            for p, w in zip(players, weights):
-                if pick < w:
-                    chosen = p
-                    break
-                pick -= w
-            if chosen < 0:
-                spare_left -= 1
-                continue
-            hands[chosen] |= 1 << card
-            left[chosen] -= 1
-        if ok and not any(left):
+        hands = _try_deal(rng, free, need, spare, allowed_by_suit, known)
+        if hands is not None:
             return hands
     raise SamplingError("could not deal the unseen cards consistently with the known voids")
+
+
+def _deal_in_order(rng: np.random.Generator, free: list[int], need: list[int], known: list[int]) -> list[int]:
+    """No void matters: a shuffled pack dealt out in order is a uniform deal."""
+    order = rng.permutation(len(free))
+    hands = list(known)
+    i = 0
+    for p in range(len(need)):
+        for j in order[i:i + need[p]]:
+            hands[p] |= 1 << free[j]
+        i += need[p]
+    return hands
+
+
+def _try_deal(rng: np.random.Generator, free: list[int], need: list[int], spare: int,
+              allowed_by_suit: list[list[int]], known: list[int]) -> list[int] | None:
+    """One attempt at a deal respecting the voids (None when it runs into a dead end)."""
+    left = list(need)
+    spare_left = spare
+    hands = list(known)
+    order = list(rng.permutation(len(free)))
+    # Most constrained suits first, random within.
+    order.sort(key=lambda i: len(allowed_by_suit[CARD_SUIT[free[i]]]))
+    for i in order:
+        card = free[i]
+        players = [p for p in allowed_by_suit[CARD_SUIT[card]] if left[p] > 0]
+        weights = [left[p] for p in players]
+        total = sum(weights) + spare_left
+        if total <= 0:
+            return None
+        pick = rng.random() * total
+        chosen = NO_SEAT
+        for p, w in zip(players, weights):
+            if pick < w:
+                chosen = p
+                break
+            pick -= w
+        if chosen == NO_SEAT:
+            spare_left -= 1  # the card is set aside
+            continue
+        hands[chosen] |= 1 << card
+        left[chosen] -= 1
+    return None if any(left) else hands
 
 
 def equivalent_choices(legal: int, unseen: int, deuce_high: bool) -> list[int]:
@@ -152,7 +161,7 @@ def equivalent_choices(legal: int, unseen: int, deuce_high: bool) -> list[int]:
     tables = TABLES[deuce_high]
     power = tables.power
     out = []
-    for suit in range(4):
+    for suit in range(NUM_SUITS):
         cards = sorted(cards_of(legal & SUIT_MASKS[suit]), key=lambda c: power[c])
         prev = -1
         for c in cards:
@@ -366,19 +375,17 @@ class PIMCAgent(Agent):
         if len(choices) == 1:
             return choices[0]
         seats = trick_slots(view)
-        trick_cards = [view.trick[s] for s in seats]
         done = sum(view.tricks_won[:n])
         counts = [0] + [rules.hand_size - done - (1 if s in seats else 0) for s in range(1, n)]
         known = [0] * n
-        if rules.partnerships:
-            known[2] = view.passed & unseen  # cards passed to the partner and not played yet
+        partner = rules.partner_of(AGENT_SLOT)
+        if partner is not None:
+            known[partner] = view.passed & unseen  # cards passed to the partner and not played yet
         scores, bags, bags_by_seat = _side_context(view, rules)
-        bag_cost = self.bag_cost
         model = None
         if self.play_depth > 0 and self.oversample > 1:
             model = PlayModel(rules, view, self.tracker.history, self.play_depth, self.play_eps, bags_by_seat)
         deals = self._draw_deals(rules, view, unseen, counts, voids, known, model)
-        leader = seats[0] if seats else 0
         base: HandState | None = None
         totals = {c: 0.0 for c in choices}
         start = time.perf_counter()
@@ -389,13 +396,7 @@ class PIMCAgent(Agent):
                 break
             hands[0] = hand
             if base is None:
-                base = build_position(rules, view.dealer, hands, bid_kinds=view.bid_kinds[:n],
-                                      bid_values=view.bid_values[:n], tricks_won=view.tricks_won[:n],
-                                      played=view.played[:n], trick_cards=trick_cards, leader=leader,
-                                      spades_broken=view.spades_broken, scores=scores,
-                                      passed=[view.passed] + [0] * (n - 1),
-                                      received=[view.received] + [0] * (n - 1))
-                sample = base
+                base = sample = _play_position(rules, view, hands, scores)
             else:
                 sample = base.clone()
                 sample.hands = hands
@@ -404,7 +405,7 @@ class PIMCAgent(Agent):
                 state = sample.clone()
                 state.apply(card)
                 rollout(state, list(voids), bags_by_seat)
-                totals[card] += _utility(rules, state, bags, bag_cost)
+                totals[card] += _utility(rules, state, bags, self.bag_cost)
             drawn += 1
         self.last_values = {c: totals[c] / drawn for c in choices}
         best = max(choices, key=lambda c: (self.last_values[c], -c))
@@ -485,6 +486,18 @@ class PIMCAgent(Agent):
         w = w + 1e-9 * max(float(w.max()), 1e-300)  # every deal stays possible
         pick = self.rng.choice(len(pool), size=k, replace=False, p=w / w.sum())
         return [pool[i] for i in pick]
+
+
+def _play_position(rules: Rules, view, hands: list[int], scores: Sequence[int]) -> HandState:
+    """The core position of an observation at a card play, with ``hands`` for every slot."""
+    n = view.num_players
+    seats = trick_slots(view)
+    return build_position(rules, view.dealer, hands, bid_kinds=view.bid_kinds[:n],
+                          bid_values=view.bid_values[:n], tricks_won=view.tricks_won[:n],
+                          played=view.played[:n], trick_cards=[view.trick[s] for s in seats],
+                          leader=seats[0] if seats else AGENT_SLOT, spades_broken=view.spades_broken,
+                          scores=scores, passed=[view.passed] + [0] * (n - 1),
+                          received=[view.received] + [0] * (n - 1))
 
 
 def _side_context(view, rules: Rules) -> tuple[list[int], list[int], list[int]]:

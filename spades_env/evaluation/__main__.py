@@ -7,6 +7,11 @@ Plays agent A's side against agent B's on duplicate deals and games (see
 released policy); ``--a-opt key=value`` passes options (values are read as
 JSON when they parse, e.g. ``--a-opt samples=40``).
 
+Everything that can be checked is checked before the first deal: the rules,
+each agent and its options (every agent is built once), the output paths;
+a problem exits with status 2 and names it. A worker that fails during the
+run stops it with that worker's error (status 1).
+
 Examples::
 
     spades-evaluate heuristic random --deals 0 --games 250
@@ -20,21 +25,35 @@ import json
 import sys
 from typing import Any
 
-from .duplicate import CONTEXTS, EvalConfig, evaluate
-from .report import format_report, write_json, write_png
+from .duplicate import CONTEXTS, ConfigError, EvalConfig, WorkerError, evaluate
+from .report import check_json_path, check_png_path, format_report, write_json, write_png
+
+EXIT_USAGE = 2  # argparse's exit status for a bad command line; used for every problem found before playing
+EXIT_FAILED = 1  # the run started and failed
+
+
+def option_pair(item: str) -> tuple[str, Any]:
+    """``"key=value"`` -> ``(key, value)``, the value read as JSON when it parses (an argparse type)."""
+    if "=" not in item:
+        raise argparse.ArgumentTypeError(f"agent option {item!r} must look like key=value")
+    key, value = item.split("=", 1)
+    if not key:
+        raise argparse.ArgumentTypeError(f"agent option {item!r} has no key before '='")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def parse_options(items: list[str] | None) -> dict[str, Any]:
-    """``["key=value", ...]`` -> dict, values parsed as JSON when possible."""
+    """``["key=value", ...]`` -> dict, values parsed as JSON when possible (SystemExit on a malformed item)."""
     out: dict[str, Any] = {}
     for item in items or []:
-        if "=" not in item:
-            raise SystemExit(f"agent option {item!r} must look like key=value")
-        key, value = item.split("=", 1)
         try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
+            key, value = option_pair(item)
+        except argparse.ArgumentTypeError as exc:
+            raise SystemExit(str(exc)) from None
+        out[key] = value
     return out
 
 
@@ -55,11 +74,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partner", default="heuristic", help="the partner agent in cross-play")
     p.add_argument("--context", choices=CONTEXTS, default="zero",
                    help="score context of the deals: 0-0, or sampled scores and bags")
-    p.add_argument("--a-opt", action="append", metavar="KEY=VALUE", help="option for agent A (repeatable)")
-    p.add_argument("--b-opt", action="append", metavar="KEY=VALUE", help="option for agent B (repeatable)")
-    p.add_argument("--partner-opt", action="append", metavar="KEY=VALUE", help="option for the partner agent")
+    for flag, whose in (("--a-opt", "agent A"), ("--b-opt", "agent B"), ("--partner-opt", "the partner agent")):
+        p.add_argument(flag, action="append", type=option_pair, metavar="KEY=VALUE",
+                       help=f"option for {whose} (repeatable)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+def _checked_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> EvalConfig:
+    """The evaluation config, with the output paths checked (a problem exits with status 2)."""
+    try:
+        cfg = EvalConfig(
+            agent_a=args.agent_a, agent_b=args.agent_b,
+            a_options=dict(args.a_opt or []), b_options=dict(args.b_opt or []),
+            rules=args.rules, deals=args.deals, games=args.games, seed=args.seed, workers=args.workers,
+            cross_play=args.cross_play, partner=args.partner, partner_options=dict(args.partner_opt or []),
+            context=args.context, progress=not args.no_progress,
+        )
+        if args.json_path:
+            check_json_path(args.json_path)
+        if args.png_path:
+            check_png_path(args.png_path)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return cfg
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,15 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     if "--league" in (sys.argv[1:] if argv is None else argv):  # the league has its own options
         from .league import main as league_main
         return league_main(argv)
-    args = build_parser().parse_args(argv)
-    cfg = EvalConfig(
-        agent_a=args.agent_a, agent_b=args.agent_b,
-        a_options=parse_options(args.a_opt), b_options=parse_options(args.b_opt),
-        rules=args.rules, deals=args.deals, games=args.games, seed=args.seed, workers=args.workers,
-        cross_play=args.cross_play, partner=args.partner, partner_options=parse_options(args.partner_opt),
-        context=args.context, progress=not args.no_progress,
-    )
-    report = evaluate(cfg)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    cfg = _checked_config(parser, args)
+    try:
+        report = evaluate(cfg)  # checks the rules, agents and options before any worker starts
+    except ConfigError as exc:
+        parser.error(str(exc))
+    except WorkerError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     print(format_report(report))
     if args.json_path:
         write_json(report, args.json_path)

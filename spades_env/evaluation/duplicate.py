@@ -25,6 +25,11 @@ Everything derives from ``seed``: the env seeds of deals and games, and each
 agent's generator in each orientation, so the same configuration gives the
 same numbers whatever the number of workers. Work is spread over processes
 (``workers``, default all cores) with a tqdm progress bar.
+
+The rules, the orientations and every agent (built once with its options)
+are checked before any worker starts (:func:`check_config`, raising
+:class:`ConfigError`); a worker that cannot start, fails or dies ends the run
+with :class:`WorkerError` naming the error, instead of being restarted.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator
 
@@ -40,12 +47,30 @@ import numpy as np
 from ..agents import make_agent
 from ..config_io import load_rules
 from ..core.rules import Rules
+from ..rewards import bag_cost
 from .arena import Timing, play_episode, reseed
 from .stats import SideTally, mean_interval, tally_hand, win_interval
 
 DEAL, GAME = 0, 1
 ROLE_IDS = {"A": 0, "B": 1, "P": 2}
 CONTEXTS = ("zero", "sampled")
+# The sampled score context: scores in steps of 10 from -100 to 440, bags below the limit.
+SAMPLED_SCORE_STEPS = (-10, 45)  # integers() bounds, times SCORE_STEP
+SCORE_STEP = 10
+SAMPLED_BAGS_WHEN_UNLIMITED = 10  # bag counts drawn below this when the rules have no bag limit
+CONTEXT_STREAM = 7  # the context's generator: seeded [env seed, CONTEXT_STREAM], apart from the deal's
+
+
+class EvaluationError(RuntimeError):
+    """The evaluation cannot run or could not finish; the message names the problem."""
+
+
+class ConfigError(EvaluationError, ValueError):
+    """Bad rules, agent name or agent options, found before any deal is played."""
+
+
+class WorkerError(EvaluationError):
+    """A worker process failed (its error is in the message) or died during the run."""
 
 
 @dataclass
@@ -100,10 +125,10 @@ def deal_context(rules: Rules, env_seed: int, context: str) -> dict[str, Any]:
     """Reset options giving the score context of a deal (none for ``zero``)."""
     if context == "zero":
         return {}
-    rng = np.random.default_rng([env_seed, 7])
+    rng = np.random.default_rng([env_seed, CONTEXT_STREAM])
     sides = rules.num_sides
-    scores = [int(x) * 10 for x in rng.integers(-10, 45, size=sides)]
-    bags = [int(x) for x in rng.integers(0, (rules.bag_limit or 10), size=sides)]
+    scores = [int(x) * SCORE_STEP for x in rng.integers(*SAMPLED_SCORE_STEPS, size=sides)]
+    bags = [int(x) for x in rng.integers(0, (rules.bag_limit or SAMPLED_BAGS_WHEN_UNLIMITED), size=sides)]
     return {"scores": [s + b for s, b in zip(scores, bags)], "bags": bags}
 
 
@@ -122,23 +147,54 @@ def _plain_config(cfg: EvalConfig) -> dict[str, Any]:
     return out
 
 
+# -------------------------------------------------------------------- checks
+def _roles(cfg: EvalConfig) -> list[tuple[str, str, dict[str, Any]]]:
+    """(role, agent name, options) of every role that plays."""
+    out = [("A", cfg.agent_a, cfg.a_options), ("B", cfg.agent_b, cfg.b_options)]
+    if cfg.cross_play:
+        out.append(("P", cfg.partner, cfg.partner_options))
+    return out
+
+
+def check_config(cfg: EvalConfig) -> tuple[Rules, list[tuple[str, ...]], dict[str, Any]]:
+    """The rules, orientations and one agent per role, built as a worker builds them (:class:`ConfigError`
+    naming the rules, agent or option that is wrong)."""
+    try:
+        rules = resolve_rules(cfg.rules)
+    except (ValueError, TypeError, KeyError, OSError) as exc:
+        raise ConfigError(f"rules {cfg.rules!r}: {exc}") from exc
+    try:
+        orients = orientations(rules, cfg.cross_play)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    agents = {}
+    for role, name, options in _roles(cfg):
+        try:
+            agents[role] = make_agent(name, **options)
+        except Exception as exc:  # whatever the factory raises: unknown name, bad option, unreadable checkpoint
+            with_options = f" with options {options}" if options else ""
+            raise ConfigError(f"agent {role} {name!r}{with_options}: {type(exc).__name__}: {exc}") from exc
+    return rules, orients, agents
+
+
 # ------------------------------------------------------------------- workers
 _WORKER: dict[str, Any] = {}
+
+
+def _install(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]], agents: dict[str, Any]) -> None:
+    _WORKER.clear()
+    _WORKER.update(config=cfg, rules=rules, orientations=orients, agents=agents)
 
 
 def _init_worker(config: dict[str, Any]) -> None:
     if "torch" in sys.modules:  # one thread per worker process: the workers already fill the cores
         sys.modules["torch"].set_num_threads(1)
-    cfg = EvalConfig(**config)
-    _WORKER["config"] = cfg
-    _WORKER["rules"] = resolve_rules(cfg.rules)
-    _WORKER["agents"] = {
-        "A": make_agent(cfg.agent_a, **cfg.a_options),
-        "B": make_agent(cfg.agent_b, **cfg.b_options),
-    }
-    if cfg.cross_play:
-        _WORKER["agents"]["P"] = make_agent(cfg.partner, **cfg.partner_options)
-    _WORKER["orientations"] = orientations(_WORKER["rules"], cfg.cross_play)
+    try:
+        cfg = EvalConfig(**config)
+        _install(cfg, *check_config(cfg))
+    except Exception as exc:  # reported by this worker's tasks: an initializer that raises only breaks the pool
+        _WORKER.clear()
+        _WORKER["error"] = f"{type(exc).__name__}: {exc}"
 
 
 def _role_mean(rules: Rules, roles: tuple[str, ...], role: str, per_side: list[float]) -> float:
@@ -161,6 +217,8 @@ def _tallies(rules: Rules, roles: tuple[str, ...], game, into: dict[str, SideTal
 
 
 def _run_task(task: tuple[int, int]) -> dict[str, Any]:
+    if "error" in _WORKER:
+        raise WorkerError(f"the worker could not start: {_WORKER['error']}")
     kind, index = task
     cfg: EvalConfig = _WORKER["config"]
     rules: Rules = _WORKER["rules"]
@@ -202,30 +260,62 @@ def _tasks(cfg: EvalConfig) -> list[tuple[int, int]]:
     return [(DEAL, i) for i in range(cfg.deals)] + [(GAME, j) for j in range(cfg.games)]
 
 
-def _run_all(cfg: EvalConfig) -> Iterator[dict[str, Any]]:
+def _task_name(task: tuple[int, int]) -> str:
+    kind, index = task
+    return f"{'deal' if kind == DEAL else 'game'} {index}"
+
+
+def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: int) -> Iterator[dict[str, Any]]:
+    """Task results from worker processes as they finish; the first failure stops the run (:class:`WorkerError`)."""
+    # fork is fastest, but a forked child of a process that has started torch's thread pool can deadlock.
+    method = "spawn" if os.name == "nt" else ("forkserver" if "torch" in sys.modules else "fork")
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
+                               initargs=(config,))
+    try:
+        pending = {pool.submit(_run_task, task): task for task in tasks}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in done:
+                task = pending.pop(future)
+                try:
+                    result = future.result()
+                except WorkerError:
+                    raise
+                except BrokenProcessPool as exc:
+                    raise WorkerError(f"a worker process died during the run ({_task_name(task)} unfinished): "
+                                      f"{exc}") from exc
+                except Exception as exc:
+                    raise WorkerError(f"{_task_name(task)} failed: {type(exc).__name__}: {exc}") from exc
+                yield result
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_all(cfg: EvalConfig, prepared: tuple[Rules, list[tuple[str, ...]], dict[str, Any]]) \
+        -> Iterator[dict[str, Any]]:
+    """Every task's result: in this process with one worker (``prepared`` by :func:`check_config`), else in a
+    pool of worker processes."""
     tasks = _tasks(cfg)
     workers = cfg.workers or os.cpu_count() or 1
     workers = min(workers, len(tasks))
-    config = _plain_config(cfg)
     if workers <= 1:
-        _init_worker(config)
+        _install(cfg, *prepared)
         for task in tasks:
             yield _run_task(task)
         return
-    # fork is fastest, but a forked child of a process that has started torch's thread pool can deadlock.
-    method = "spawn" if os.name == "nt" else ("forkserver" if "torch" in sys.modules else "fork")
-    ctx = multiprocessing.get_context(method)
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
-        yield from pool.imap_unordered(_run_task, tasks, chunksize=1)
+    yield from _run_in_pool(_plain_config(cfg), tasks, workers)
 
 
 def evaluate(cfg: EvalConfig) -> dict[str, Any]:
-    """Run the evaluation and return the report (JSON-ready; see :mod:`spades_env.evaluation.report`)."""
-    rules = resolve_rules(cfg.rules)
-    orients = orientations(rules, cfg.cross_play)  # validates cross-play against the rules
+    """Run the evaluation and return the report (JSON-ready; see :mod:`spades_env.evaluation.report`).
+
+    Rules and agents are checked first (:class:`ConfigError`); a failing worker ends the run
+    (:class:`WorkerError`)."""
+    prepared = check_config(cfg)
+    rules, orients, _ = prepared
     total = cfg.deals + cfg.games
     results: list[dict[str, Any]] = []
-    iterator = _run_all(cfg)
+    iterator = _run_all(cfg, prepared)
     if cfg.progress:
         from tqdm import tqdm
 
@@ -236,82 +326,87 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
     return summarize(cfg, rules, orients, results)
 
 
+def _config_report(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]]) -> dict[str, Any]:
+    """The report's ``config`` block: what was evaluated and how to replay it."""
+    return {
+        "agent_a": cfg.agent_a, "a_options": cfg.a_options,
+        "agent_b": cfg.agent_b, "b_options": cfg.b_options,
+        "rules_name": rules.name, "rules": rules.to_dict(),
+        "seed": cfg.seed, "deals": cfg.deals, "games": cfg.games,
+        "cross_play": cfg.cross_play,
+        "partner": cfg.partner if cfg.cross_play else None,
+        "partner_options": cfg.partner_options if cfg.cross_play else None,
+        "context": cfg.context,
+        "orientations": ["".join(o) for o in orients],
+        "replay": "deal i: env.reset(seed=deals.seeds[i]) with episode='hand' (and the context's scores/bags); "
+                  "game j: env.reset(seed=games.seeds[j]) with episode='game'; each in every orientation",
+    }
+
+
+def _deals_report(rules: Rules, deals: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's ``deals`` block: per-deal point differences (and bag-adjusted) with t intervals."""
+    cost = bag_cost(rules)
+    diffs, adjusted, a_pts, b_pts = [], [], [], []
+    for r in deals:
+        a = float(np.mean([o["a_points"] for o in r["orientations"]]))
+        b = float(np.mean([o["b_points"] for o in r["orientations"]]))
+        a_pts.append(a)
+        b_pts.append(b)
+        diffs.append(a - b)
+        bags = float(np.mean([o["a_bags"] - o["b_bags"] for o in r["orientations"]]))
+        adjusted.append(a - b - cost * bags)
+    return {
+        "n": len(diffs),
+        "points_diff": mean_interval(diffs),
+        "bag_adjusted_diff": mean_interval(adjusted),
+        "bag_cost": cost,
+        "a_points": mean_interval(a_pts)["mean"],
+        "b_points": mean_interval(b_pts)["mean"],
+        "per_deal_diff": diffs,
+        "seeds": [r["seed"] for r in deals],
+    }
+
+
+def _games_report(rules: Rules, games: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's ``games`` block: wins per role with Wilson intervals."""
+    per_game = [[o["winner"] for o in r["orientations"]] for r in games]
+    a_wins = sum(w.count("A") for w in per_game)
+    b_wins = sum(w.count("B") for w in per_game)
+    undecided = sum(w.count(None) for w in per_game)
+    hands = sum(o["hands"] for r in games for o in r["orientations"])
+    played = a_wins + b_wins + undecided
+    return {
+        "n_seeds": len(per_game),
+        "n_games": played,
+        "a_wins": a_wins,
+        "b_wins": b_wins,
+        "undecided": undecided,
+        "a_win_rate": win_interval(a_wins, played),
+        "b_win_rate": win_interval(b_wins, played),
+        "fair_a_win_rate": 1.0 / rules.num_sides,
+        "mean_hands": hands / played if played else None,
+        "per_game_winners": per_game,
+        "seeds": [r["seed"] for r in games],
+    }
+
+
 def summarize(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]], results: list[dict[str, Any]]) -> dict:
     """The report of a list of task results."""
     timing = Timing()
-    deal_tally = {"A": SideTally(), "B": SideTally()}
-    game_tally = {"A": SideTally(), "B": SideTally()}
-    diffs, adjusted, a_pts, b_pts, deal_seeds = [], [], [], [], []
-    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bag_limit else 0.0
-    per_game, game_seeds = [], []
-    a_wins = b_wins = undecided = hands = 0
+    tallies = {DEAL: {"A": SideTally(), "B": SideTally()}, GAME: {"A": SideTally(), "B": SideTally()}}
     for r in results:
         timing.merge(Timing(**r["timing"]))
-        target = deal_tally if r["kind"] == DEAL else game_tally
         for role in ("A", "B"):
-            target[role].add(SideTally.from_dict(r["tallies"][role]))
-        if r["kind"] == DEAL:
-            a = float(np.mean([o["a_points"] for o in r["orientations"]]))
-            b = float(np.mean([o["b_points"] for o in r["orientations"]]))
-            a_pts.append(a)
-            b_pts.append(b)
-            diffs.append(a - b)
-            bags = float(np.mean([o["a_bags"] - o["b_bags"] for o in r["orientations"]]))
-            adjusted.append(a - b - bag_cost * bags)
-            deal_seeds.append(r["seed"])
-        else:
-            game_seeds.append(r["seed"])
-            winners = [o["winner"] for o in r["orientations"]]
-            per_game.append(winners)
-            a_wins += winners.count("A")
-            b_wins += winners.count("B")
-            undecided += winners.count(None)
-            hands += sum(o["hands"] for o in r["orientations"])
-    report: dict[str, Any] = {
-        "config": {
-            "agent_a": cfg.agent_a, "a_options": cfg.a_options,
-            "agent_b": cfg.agent_b, "b_options": cfg.b_options,
-            "rules_name": rules.name, "rules": rules.to_dict(),
-            "seed": cfg.seed, "deals": cfg.deals, "games": cfg.games,
-            "cross_play": cfg.cross_play,
-            "partner": cfg.partner if cfg.cross_play else None,
-            "partner_options": cfg.partner_options if cfg.cross_play else None,
-            "context": cfg.context,
-            "orientations": ["".join(o) for o in orients],
-            "replay": "deal i: env.reset(seed=deals.seeds[i]) with episode='hand' (and the context's scores/bags); "
-                      "game j: env.reset(seed=games.seeds[j]) with episode='game'; each in every orientation",
-        },
-    }
+            tallies[r["kind"]][role].add(SideTally.from_dict(r["tallies"][role]))
+    report: dict[str, Any] = {"config": _config_report(cfg, rules, orients)}
     if cfg.deals:
-        report["deals"] = {
-            "n": len(diffs),
-            "points_diff": mean_interval(diffs),
-            "bag_adjusted_diff": mean_interval(adjusted),
-            "bag_cost": bag_cost,
-            "a_points": mean_interval(a_pts)["mean"],
-            "b_points": mean_interval(b_pts)["mean"],
-            "per_deal_diff": diffs,
-            "seeds": deal_seeds,
-        }
+        report["deals"] = _deals_report(rules, [r for r in results if r["kind"] == DEAL])
     if cfg.games:
-        played = a_wins + b_wins + undecided
-        report["games"] = {
-            "n_seeds": len(per_game),
-            "n_games": played,
-            "a_wins": a_wins,
-            "b_wins": b_wins,
-            "undecided": undecided,
-            "a_win_rate": win_interval(a_wins, played),
-            "b_win_rate": win_interval(b_wins, played),
-            "fair_a_win_rate": 1.0 / rules.num_sides,
-            "mean_hands": hands / played if played else None,
-            "per_game_winners": per_game,
-            "seeds": game_seeds,
-        }
+        report["games"] = _games_report(rules, [r for r in results if r["kind"] == GAME])
     report["sides"] = {}
     if cfg.deals:
-        report["sides"]["deals"] = {role: deal_tally[role].summary() for role in ("A", "B")}
+        report["sides"]["deals"] = {role: tallies[DEAL][role].summary() for role in ("A", "B")}
     if cfg.games:
-        report["sides"]["games"] = {role: game_tally[role].summary() for role in ("A", "B")}
+        report["sides"]["games"] = {role: tallies[GAME][role].summary() for role in ("A", "B")}
     report["timing"] = timing.summary()
     return report

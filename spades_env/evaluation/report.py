@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from pathlib import Path
 from typing import Any
 
 
@@ -63,6 +64,34 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(f"  {role}: {_fmt(t['ms_per_decision'], 3)} ms per decision, "
                          f"{_fmt(t['ms_per_play'], 3)} ms per card play ({t['decisions']} decisions)")
     return "\n".join(lines)
+
+
+def check_json_path(path: str | os.PathLike) -> None:
+    """Raise ValueError naming the problem if a report cannot be written at ``path`` (nothing is written)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"output path {str(path)!r} is a directory")
+    folder = target.parent
+    if not folder.is_dir():
+        raise ValueError(f"output path {str(path)!r}: folder {str(folder)!r} does not exist")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"output path {str(path)!r} is not writable")
+    if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"output path {str(path)!r}: folder {str(folder)!r} is not writable")
+
+
+def check_png_path(path: str | os.PathLike) -> None:
+    """:func:`check_json_path`, plus matplotlib installed and a file type it can write (by the suffix)."""
+    check_json_path(path)
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError as exc:
+        raise ValueError(f"a chart needs matplotlib, which is not importable: {exc}") from None
+    suffix = Path(path).suffix.lower().lstrip(".")
+    types = FigureCanvasAgg.get_supported_filetypes()
+    if suffix and suffix not in types:
+        raise ValueError(f"chart path {str(path)!r}: matplotlib cannot write {suffix!r} files; "
+                         f"use one of {sorted(types)}")
 
 
 def write_json(report: dict[str, Any], path: str | os.PathLike) -> None:

@@ -9,7 +9,10 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats as sps
 
-from ..core.scoring import BidKind
+from ..core.scoring import SIDE_CONTRACT_KINDS, BidKind, counted_tricks
+
+# Bids of a seat that name a number of tricks (its own, or the side's one contract).
+SEAT_BID_KINDS = (BidKind.NUMBER, *SIDE_CONTRACT_KINDS)
 
 
 def mean_interval(values: Sequence[float], confidence: float = 0.95) -> dict[str, float]:
@@ -99,7 +102,6 @@ def tally_hand(rules, result, side: int) -> SideTally:
     seats = [seat for seat in range(rules.num_players) if rules.side_of(seat) == side]
     t.points = s.points
     t.new_bags = s.new_bags
-    counted = 0
     for seat in seats:
         bid = result.bids[seat]
         made = result.score.nil_made[seat]
@@ -109,16 +111,11 @@ def tally_hand(rules, result, side: int) -> SideTally:
         elif bid.kind == BidKind.BLIND_NIL:
             t.blind_nil_bids += 1
             t.blind_nil_made += int(bool(made))
-        elif bid.kind in (BidKind.NUMBER, BidKind.BLIND, BidKind.TEN_FOR_200):
+        elif bid.kind in SEAT_BID_KINDS:
             t.seat_bids += 1
             t.seat_bid_sum += bid.value
-        if bid.kind in (BidKind.BLIND, BidKind.TEN_FOR_200):
-            counted = s.tricks  # a partnership bid counts every trick of the side
-            break
-        if bid.kind == BidKind.NUMBER or (bid.kind in (BidKind.NIL, BidKind.BLIND_NIL)
-                                          and rules.nil_tricks_count_for_partner):
-            counted += result.tricks[seat]
     if s.contract > 0:
+        counted = counted_tricks(rules, [bid.kind for bid in result.bids], result.tricks, seats)
         t.contracts = 1
         t.sets = int(not s.made)
         t.bid_sum = s.contract

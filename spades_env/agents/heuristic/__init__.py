@@ -1,0 +1,46 @@
+"""A rule-based Spades player: trick-counting bids and priority-driven card play.
+
+One job per module:
+
+* :mod:`.bidding`: trick estimates (:func:`estimate_tricks`), nil risk
+  (:func:`nil_risk`), the bid (:func:`choose_bid`, nil and 10 for 200
+  included), blind decisions (:func:`choose_blind`) and the blind-nil
+  exchange (:func:`choose_exchange`).
+* :mod:`.table`: the shared table view (:class:`Table`: seats, the agent's
+  hand, the trick, bids, tricks, cards gone, known voids, bags), card
+  tables, counted tricks still needed (:func:`side_need`, through the
+  core's :func:`~spades_env.core.scoring.counted_tricks`) and the odds that
+  a card holds (the chance that each later opponent can beat it, from the
+  unseen cards, hand sizes and known voids).
+* :mod:`.play`: the mode of a card decision (:func:`choose_card`): own nil,
+  cover, attack, win or duck.
+* :mod:`.tactics`: winning (second hand low, third hand high, the cheapest
+  card likely to hold, no overtaking a partner whose card holds), leading
+  (cashing top cards when a ruff is unlikely, drawing trumps, suits the
+  partner can ruff), ducking and discarding.
+* :mod:`.nil_play`: one's own nil, covering a partner's nil, attacking an
+  opponent's.
+* :mod:`.agent`: :class:`HeuristicAgent`, :func:`decide` (from an
+  observation: seat numbers are slots, the agent is 0) and
+  :func:`act_from_state` (from a core hand state, for the PIMC agent's
+  rollouts).
+"""
+
+from .agent import HeuristicAgent, act_from_state, decide, table_from_state, table_from_view
+from .bidding import (
+    DEFAULT_BID_PARAMS,
+    BidParams,
+    choose_bid,
+    choose_blind,
+    choose_exchange,
+    estimate_tricks,
+    nil_risk,
+)
+from .play import choose_card
+from .table import TABLES, TRUMPS_DESC, Table, beat_prob, highest, lowest, p_hold, side_need
+
+__all__ = [
+    "DEFAULT_BID_PARAMS", "TABLES", "TRUMPS_DESC", "BidParams", "HeuristicAgent", "Table", "act_from_state",
+    "beat_prob", "choose_bid", "choose_blind", "choose_card", "choose_exchange", "decide", "estimate_tricks",
+    "highest", "lowest", "nil_risk", "p_hold", "side_need", "table_from_state", "table_from_view",
+]

@@ -1,0 +1,127 @@
+"""The heuristic as an agent: a decision from an observation, or from a core hand state.
+
+:func:`decide` takes a decoded observation (seat numbers are slots, the
+agent is slot 0); :func:`act_from_state` takes a core
+:class:`~spades_env.core.hand.HandState` for fast rollouts (used by the PIMC
+agent). Both dispatch by phase to the bidding, the blind decision, the
+exchange or the card play; :class:`HeuristicAgent` wraps :func:`decide` with
+a :class:`~spades_env.agents.knowledge.VoidTracker`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ...core import actions as A
+from ...core.hand import HandState, Phase
+from ...core.rules import Rules
+from ...core.scoring import BidKind
+from ...encoding import decode_observation
+from ..base import Agent, check_observation, mask_bits
+from ..knowledge import AGENT_SLOT, VoidTracker, in_play_phase, rules_from_observation, trick_slots
+from .bidding import DEFAULT_BID_PARAMS, BidParams, choose_bid, choose_blind, choose_exchange
+from .play import choose_card
+from .table import Table
+
+
+def table_from_view(view, rules: Rules, legal: int, voids: Sequence[int]) -> Table:
+    """A :class:`Table` from an observation view: seats are slots, the agent is slot 0."""
+    n = view.num_players
+    seats = trick_slots(view)
+    cards = [view.trick[s] for s in seats]
+    gone = 0
+    for m in view.played[:n]:
+        gone |= m
+    return Table(rules, AGENT_SLOT, view.hand, legal, seats, cards, list(view.bid_kinds[:n]),
+                 list(view.bid_values[:n]), list(view.tricks_won[:n]), gone, voids, list(view.bags[:n]))
+
+
+def table_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequence[int]) -> Table:
+    """A :class:`Table` for the seat to act in a core hand state (what that seat may know)."""
+    gone = 0
+    for m in state.played:
+        gone |= m
+    seat = state.current
+    return Table(state.rules, seat, state.hands[seat], state.legal_mask(), state.trick_seats, state.trick_cards,
+                 state.bid_kinds, state.bid_values, state.tricks_won, gone, voids, bags_by_seat)
+
+
+def act_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequence[int],
+                   params: BidParams = DEFAULT_BID_PARAMS) -> int:
+    """The heuristic's action for the seat to act in a core hand state, in any phase (for rollouts)."""
+    legal = state.legal_mask()
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    phase = state.phase
+    if phase == Phase.PLAY:
+        return choose_card(table_from_state(state, voids, bags_by_seat))
+    rules = state.rules
+    seat = state.current
+    kinds = state.bid_kinds
+    if phase == Phase.EXCHANGE:
+        return choose_exchange(rules, state.hands[seat], legal, kinds[seat] == BidKind.BLIND_NIL)
+    scores = [state.scores[rules.side_of(s)] for s in range(state.num_players)]
+    if phase == Phase.BLIND:
+        return choose_blind(rules, legal, seat, kinds, scores, rules.target_score)
+    return choose_bid(rules, state.hands[seat], legal, seat, kinds, state.bid_values, scores, bags_by_seat, params)
+
+
+def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
+           params: BidParams = DEFAULT_BID_PARAMS) -> int:
+    """The heuristic's action for a decoded observation and its legal-action bitmask."""
+    n = view.num_players
+    phase = view.phase
+    kinds, values = list(view.bid_kinds[:n]), list(view.bid_values[:n])
+    if phase == Phase.PLAY:
+        return choose_card(table_from_view(view, rules, legal, voids if voids is not None else [0] * n))
+    if phase == Phase.BID:
+        return choose_bid(rules, view.hand, legal, AGENT_SLOT, kinds, values, view.scores[:n], view.bags[:n],
+                          params)
+    if phase == Phase.BLIND:
+        return choose_blind(rules, legal, AGENT_SLOT, kinds, view.scores[:n], view.target_score)
+    if phase == Phase.EXCHANGE:
+        return choose_exchange(rules, view.hand, legal, kinds[AGENT_SLOT] == BidKind.BLIND_NIL)
+    raise ValueError(f"no decision to take in phase {phase!r}")
+
+
+class HeuristicAgent(Agent):
+    """The rule-based player of this package; deterministic (the generator is unused)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None, track_voids: bool = True,
+                 **bid_params: Any):
+        super().__init__(seed, rng)
+        unknown = sorted(set(bid_params) - set(BidParams.__dataclass_fields__))
+        if unknown:
+            raise TypeError(f"HeuristicAgent got unknown option(s) {unknown}; its options are seed, rng, "
+                            f"track_voids and the bid parameters {sorted(BidParams.__dataclass_fields__)}")
+        self.track_voids = track_voids
+        self.tracker = VoidTracker()
+        self.params = replace(DEFAULT_BID_PARAMS, **bid_params)
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        """The heuristic's action (legal under the mask)."""
+        obs, mask = check_observation(observation)
+        legal = mask_bits(mask)
+        forced = not legal & (legal - 1)
+        if forced and not (self.track_voids and in_play_phase(obs)):
+            return legal.bit_length() - 1
+        view = decode_observation(obs)
+        rules = rules_from_observation(obs, view)
+        voids = self.tracker.voids(view, rules) if self.track_voids else None
+        if forced:  # seen by the tracker only, so that no trick is missed
+            return legal.bit_length() - 1
+        action = decide(view, rules, legal, voids, self.params)
+        if not (action >= 0 and legal >> action & 1):  # pragma: no cover - a bug guard
+            raise RuntimeError(f"heuristic chose illegal action {action} (legal: {A.action_names(legal)})")
+        return int(action)
+
+    def describe(self) -> dict:
+        """Name and options."""
+        out = {"name": self.name, "track_voids": self.track_voids}
+        out.update({k: v for k, v in vars(self.params).items() if getattr(DEFAULT_BID_PARAMS, k) != v})
+        return out
