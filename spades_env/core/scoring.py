@@ -54,16 +54,30 @@ NIL_KINDS = (BidKind.NIL, BidKind.BLIND_NIL)
 SIDE_CONTRACT_KINDS = (BidKind.TEN_FOR_200, BidKind.BLIND)
 
 
+_NUMBER = int(BidKind.NUMBER)
+_NIL_SET = frozenset(int(k) for k in NIL_KINDS)  # ints hash like the IntEnum members: both are found
+_SIDE_CONTRACT_SET = frozenset(int(k) for k in SIDE_CONTRACT_KINDS)
+
+
 def counts_toward_contract(rules: Rules, kind: BidKind) -> bool:
     """Whether the tricks of a seat that bid ``kind`` count toward its side's number contract."""
-    return kind == BidKind.NUMBER or (kind in NIL_KINDS and rules.nil_tricks_count_for_partner)
+    return kind == _NUMBER or (kind in _NIL_SET and rules.nil_tricks_count_for_partner)
 
 
 def counted_tricks(rules: Rules, kinds: Sequence[BidKind], tricks: Sequence[int], members: Sequence[int]) -> int:
     """Tricks of the seats ``members`` (one side) that count toward that side's contract."""
-    if any(kinds[m] in SIDE_CONTRACT_KINDS for m in members):
-        return sum(tricks[m] for m in members)
-    return sum(tricks[m] for m in members if counts_toward_contract(rules, kinds[m]))
+    # A plain loop: agents call this at every card they consider (search rollouts), so it stays cheap.
+    nil_counts = rules.nil_tricks_count_for_partner
+    side_total = counted = 0
+    side_contract = False
+    for m in members:
+        kind, won = kinds[m], tricks[m]
+        side_total += won
+        if kind in _SIDE_CONTRACT_SET:
+            side_contract = True
+        elif kind == _NUMBER or (nil_counts and kind in _NIL_SET):
+            counted += won
+    return side_total if side_contract else counted
 
 
 @dataclass(frozen=True)
