@@ -31,7 +31,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-import torch
+
+try:
+    import torch
+except ModuleNotFoundError as exc:  # torch is an extra: the environment itself does not need it
+    raise ModuleNotFoundError("spades_env's policy networks and trained-policy agents need torch: "
+                              "pip install 'spades_env[train]'", name="torch") from exc
 from torch import nn
 
 from .core.actions import NUM_ACTIONS

@@ -20,8 +20,8 @@ import os
 from typing import Any, Mapping
 
 import numpy as np
-import torch
 
+from ..nn import torch  # noqa: I001 - first, so that a missing torch is reported with the extra to install
 from ..core.actions import BID_OFFSET
 from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, apply_prior, load_policy, masked_logits, safe_load
 from .base import Agent, check_observation

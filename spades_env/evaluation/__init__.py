@@ -4,6 +4,11 @@
 from Python: ``evaluate(EvalConfig("pimc", "heuristic", deals=500))``.
 """
 
+try:
+    import scipy  # noqa: F401 - the statistics need it; checked here to name the extra that brings it
+except ModuleNotFoundError as exc:
+    raise ModuleNotFoundError("spades_env.evaluation needs scipy: pip install 'spades_env[eval]'", name="scipy") from exc
+
 from .arena import Timing, play_episode
 from .duplicate import (
     ConfigError,
