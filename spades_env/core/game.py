@@ -20,7 +20,7 @@ Randomness: the first dealer (unless given) and every deal come from the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -122,25 +122,33 @@ class Game:
                             score, tuple(self.scores), tuple(self.bags))
         self.results.append(result)
         self.hand_index += 1
-        self.winner = game_winner(self.rules, self.scores)
-        if self.winner is None and self.hand_index >= self.rules.max_hands:
-            self.truncated = True
+        winner, truncated = game_end(self.rules, [self.scores], [self.hand_index])
+        self.winner = int(winner[0]) if winner[0] >= 0 else None
+        self.truncated = bool(truncated[0])
         if not self.over:
             self.dealer = (self.dealer + 1) % self.rules.num_players
             self.hand = self._new_hand()
         return result
 
 
+def game_end(rules: Rules, scores: Any, hands_played: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(winner, truncated) of k games after a hand: ``(k, sides)`` scores, ``(k,)`` hands played;
+    winner is the winning side or -1 (RULES.md section 6)."""
+    scores = np.asarray(scores, dtype=np.int64)
+    best = scores.max(axis=1)
+    ended = best >= rules.target_score
+    if rules.lose_score is not None:
+        ended = ended | (scores.min(axis=1) <= rules.lose_score)
+    unique = (scores == best[:, None]).sum(axis=1) == 1  # a shared highest score plays another hand
+    winner = np.where(ended & unique, scores.argmax(axis=1), -1)
+    truncated = (winner < 0) & (np.asarray(hands_played) >= rules.max_hands)
+    return winner, truncated
+
+
 def game_winner(rules: Rules, scores: Sequence[int]) -> int | None:
     """Winning side after a hand, or None when the game goes on (RULES.md section 6)."""
-    ended = any(s >= rules.target_score for s in scores)
-    if rules.lose_score is not None:
-        ended = ended or any(s <= rules.lose_score for s in scores)
-    if not ended:
-        return None
-    best = max(scores)
-    leaders = [side for side, s in enumerate(scores) if s == best]
-    return leaders[0] if len(leaders) == 1 else None
+    winner, _ = game_end(rules, [list(scores)], [0])
+    return int(winner[0]) if winner[0] >= 0 else None
 
 
 def _checked_per_side(what: str, values: Sequence[int] | None, sides: int, allow_negative: bool) -> list[int]:

@@ -46,17 +46,16 @@ from .cards import (
     SPADE_MASK,
     SUIT_MASKS,
     Suit,
-    card_power,
     cards_of,
 )
 from .deal import Deal
 from .rules import FIRST_TRICK_LOWEST_CLUB, TEN_FOR_200_TRICKS, Rules
 from .scoring import NIL_KINDS, Bid, BidKind
+from .tricks import TRUMP_BONUS, best_of_trick, led_keys, win_keys, winning_index  # noqa: F401 - re-exported
 
 CLUB_MASK = SUIT_MASKS[Suit.CLUBS]
 RED_MASK = SUIT_MASKS[Suit.DIAMONDS] | SUIT_MASKS[Suit.HEARTS]
 NO_SEAT = -1
-TRUMP_BONUS = 100  # any trump outranks every card of the suit led
 
 
 class Phase(enum.IntEnum):
@@ -77,39 +76,9 @@ class IllegalActionError(ValueError):
     """An action that the legal-action mask does not allow; the state is unchanged."""
 
 
-_WIN_KEYS: dict[bool, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-
-
-def win_keys(deuce_high: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(key when the card is a trump, key when it follows the suit led) per card."""
-    if deuce_high not in _WIN_KEYS:
-        power = [card_power(c, deuce_high) for c in range(NUM_CARDS)]
-        trump = tuple(TRUMP_BONUS + power[c] if CARD_SUIT[c] == Suit.SPADES else -1 for c in range(NUM_CARDS))
-        _WIN_KEYS[deuce_high] = (trump, tuple(power))
-    return _WIN_KEYS[deuce_high]
-
-
 def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> int:
     """Seat winning a trick: the highest trump, else the highest card of the suit led."""
-    trump_key, power = win_keys(rules.deuce_of_spades_high)
-    return _winner(trump_key, power, seats, cards)
-
-
-def best_of_trick(trump_key: Sequence[int], power: Sequence[int], cards: Sequence[int]) -> tuple[int, int]:
-    """(index, key) of the card winning a trick so far: the highest trump, else the highest of the suit led."""
-    led = CARD_SUIT[cards[0]]
-    best_key, best_i = -2, 0
-    for i, card in enumerate(cards):
-        key = trump_key[card]
-        if key < 0:
-            key = power[card] if CARD_SUIT[card] == led else -1
-        if key > best_key:
-            best_key, best_i = key, i
-    return best_i, best_key
-
-
-def _winner(trump_key: Sequence[int], power: Sequence[int], seats: Sequence[int], cards: Sequence[int]) -> int:
-    return seats[best_of_trick(trump_key, power, cards)[0]]
+    return seats[winning_index(led_keys(rules.deuce_of_spades_high), cards)]
 
 
 def popcount(mask: int) -> int:
@@ -124,7 +93,7 @@ class HandState:
         "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "_legal", "_trump_key", "_power",
+        "last_trick", "history", "_legal", "_trick_keys",
     )
 
     def __init__(self, rules: Rules, deal: Deal, dealer: int, scores: Sequence[int] | None = None):
@@ -160,7 +129,7 @@ class HandState:
         self.last_trick: tuple[int, tuple[int, ...], tuple[int, ...], int] | None = None  # leader, seats, cards, winner
         self.history: list[tuple[int, int]] = []  # (seat, action)
         self._legal: int | None = None
-        self._trump_key, self._power = win_keys(rules.deuce_of_spades_high)
+        self._trick_keys = led_keys(rules.deuce_of_spades_high)
         self.current = self.bid_order[0]
         self.phase = _BID
         self._begin_bid_turn()
@@ -362,7 +331,7 @@ class HandState:
         r = self.rules
         if r.blind_nil_exchange and r.partnerships:
             for seat in self.bid_order:
-                partner = (seat + 2) % 4
+                partner = r.partner_of(seat)
                 if self.bid_kinds[seat] == BidKind.BLIND_NIL and self.bid_kinds[partner] != BidKind.BLIND_NIL:
                     self.exchange_steps += [(seat, partner)] * r.blind_nil_exchange
                     self.exchange_steps += [(partner, seat)] * r.blind_nil_exchange
@@ -449,7 +418,7 @@ class HandState:
             self.current = nxt
             self.looked[nxt] = True
             return
-        winner = _winner(self._trump_key, self._power, self.trick_seats, self.trick_cards)
+        winner = self.trick_seats[winning_index(self._trick_keys, self.trick_cards)]
         self.tricks_won[winner] += 1
         self.last_trick = (self.leader, tuple(self.trick_seats), tuple(self.trick_cards), winner)
         self.trick_seats = []

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
+
+import numpy as np
 
 from .rules import (
     BLIND_BID_MULTIPLIER,
@@ -120,8 +122,83 @@ class ScoringError(ValueError):
     """Inputs to score_hand that cannot describe a finished hand."""
 
 
-def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_before: Sequence[int]) -> HandScore:
-    """Points and carried bags of every side for a finished hand (pure)."""
+def side_members(rules: Rules) -> tuple[tuple[int, ...], ...]:
+    """The seats of each side, ascending (one row per side, all rows the same length)."""
+    return tuple(tuple(s for s in range(rules.num_players) if rules.side_of(s) == side)
+                 for side in range(rules.num_sides))
+
+
+def _kind_table(rules: Rules, value_of) -> np.ndarray:
+    """One entry per ``BidKind`` code: ``value_of(kind)``, read by the array scoring."""
+    return np.array([value_of(kind) for kind in BidKind], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class HandScores:
+    """The scoring of many hands: arrays with a leading batch axis (``score_hands``)."""
+
+    points: np.ndarray  # (k, sides) change of score, bag penalties included
+    bags: np.ndarray  # (k, sides) bags carried out
+    new_bags: np.ndarray  # (k, sides) bags taken this hand
+    bag_penalties: np.ndarray  # (k, sides)
+    contracts: np.ndarray  # (k, sides)
+    tricks: np.ndarray  # (k, sides) tricks taken by each side
+    made: np.ndarray  # (k, sides) bool
+    boston: np.ndarray  # (k, sides) bool
+    nil_made: np.ndarray  # (k, seats): -1 no nil, 0 failed, 1 made
+
+
+def score_hands(rules: Rules, kinds: Any, values: Any, tricks: Any, bags_before: Any) -> HandScores:
+    """Scoring of k finished hands under one rules object: ``(k, seats)`` bid kinds, values and tricks,
+    ``(k, sides)`` bags carried in (pure, unchecked; ``score_hand`` checks its inputs)."""
+    kinds = np.asarray(kinds, dtype=np.intp)
+    values = np.asarray(values, dtype=np.int64)
+    tricks = np.asarray(tricks, dtype=np.int64)
+    members = np.array(side_members(rules), dtype=np.intp)  # (sides, seats per side)
+
+    def by_side(per_seat: np.ndarray) -> np.ndarray:
+        return per_seat[:, members].sum(axis=2)
+
+    counts = _kind_table(rules, lambda kind: counts_toward_contract(rules, kind)).take(kinds) != 0
+    is_nil = _kind_table(rules, lambda kind: kind in NIL_KINDS).take(kinds) != 0
+    nil_value = _kind_table(rules, lambda kind: {BidKind.NIL: rules.nil_value,
+                                                 BidKind.BLIND_NIL: rules.blind_nil_points}.get(kind, 0)).take(kinds)
+    nil_ok = tricks == 0
+    side_tricks = by_side(tricks)
+    # Number contracts: nil points, the bags of nils whose tricks do not count, then the contract.
+    nil_bags = by_side(np.where(is_nil & ~counts, tricks, 0))
+    contract = by_side(np.where(kinds == BidKind.NUMBER, values, 0))
+    counted = by_side(np.where(counts, tricks, 0))
+    made = counted >= contract
+    over = counted - contract
+    points = by_side(np.where(nil_ok, nil_value, -nil_value)) + rules.bag_value * nil_bags
+    points = points + np.where(made, POINTS_PER_BID_TRICK * contract + rules.bag_value * over,
+                               -POINTS_PER_BID_TRICK * contract)
+    new_bags = nil_bags + np.where(made, over, 0)
+    # Side contracts (10 for 200, blind n): every trick of the side counts (``counted_tricks``).
+    has_ten = by_side(kinds == BidKind.TEN_FOR_200) > 0
+    side_contract = has_ten | (by_side(kinds == BidKind.BLIND) > 0)
+    sp_contract = np.where(has_ten, TEN_FOR_200_TRICKS, by_side(np.where(kinds == BidKind.BLIND, values, 0)))
+    sp_points = np.where(has_ten, TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * sp_contract)
+    sp_made = side_tricks >= sp_contract
+    sp_bags = np.where(sp_made, side_tricks - sp_contract, 0)
+    points = np.where(side_contract, np.where(sp_made, sp_points + rules.bag_value * sp_bags, -sp_points), points)
+    new_bags = np.where(side_contract, sp_bags, new_bags)
+    contract = np.where(side_contract, sp_contract, contract)
+    made = np.where(side_contract, sp_made, made)
+    boston = side_tricks == rules.num_tricks
+    points = points + np.where(boston, rules.boston_bonus, 0)
+    bags = np.asarray(bags_before, dtype=np.int64) + new_bags
+    penalties = bags // rules.bag_limit if rules.bag_limit is not None else np.zeros_like(bags)
+    if rules.bag_limit is not None:
+        bags = bags - penalties * rules.bag_limit
+        points = points - penalties * rules.bag_penalty
+    seat_side = np.array([rules.side_of(s) for s in range(rules.num_players)], dtype=np.intp)
+    nil_made = np.where(is_nil & ~side_contract[:, seat_side], nil_ok.astype(np.intp), -1)
+    return HandScores(points, bags, new_bags, penalties, contract, side_tricks, made, boston, nil_made)
+
+
+def _check_inputs(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_before: Sequence[int]) -> None:
     n = rules.num_players
     if len(bids) != n or len(tricks) != n:
         raise ScoringError(f"need {n} bids and {n} trick counts, got {len(bids)} and {len(tricks)}")
@@ -129,58 +206,21 @@ def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_be
         raise ScoringError(f"tricks {list(tricks)} do not sum to {rules.num_tricks}")
     if len(bags_before) != rules.num_sides:
         raise ScoringError(f"need bags for {rules.num_sides} sides, got {len(bags_before)}")
-    nil_made: list[bool | None] = [None] * n
-    sides = []
-    for side in range(rules.num_sides):
-        members = [s for s in range(n) if rules.side_of(s) == side]
-        side_tricks = sum(tricks[m] for m in members)
-        kinds = [bids[m].kind for m in members]
-        points = 0
-        new_bags = 0
-        if BidKind.TEN_FOR_200 in kinds or BidKind.BLIND in kinds:
-            if BidKind.TEN_FOR_200 in kinds:
-                contract, made_points = TEN_FOR_200_TRICKS, TEN_FOR_200_POINTS
-            else:
-                contract = next(bids[m].value for m in members if bids[m].kind == BidKind.BLIND)
-                made_points = BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * contract
-            made = side_tricks >= contract
-            if made:
-                new_bags = side_tricks - contract
-                points = made_points + rules.bag_value * new_bags
-            else:
-                points = -made_points
-        else:
-            contract = 0
-            for m in members:
-                bid = bids[m]
-                if bid.kind in NIL_KINDS:
-                    value = rules.nil_value if bid.kind == BidKind.NIL else rules.blind_nil_points
-                    nil_made[m] = tricks[m] == 0
-                    points += value if nil_made[m] else -value
-                    if not counts_toward_contract(rules, bid.kind):
-                        new_bags += tricks[m]
-                        points += rules.bag_value * tricks[m]
-                elif bid.kind == BidKind.NUMBER:
-                    contract += bid.value
-                else:
-                    raise ScoringError(f"seat {m} has no scorable bid ({bid})")
-            counted = counted_tricks(rules, [b.kind for b in bids], tricks, members)
-            made = counted >= contract
-            if made:
-                over = counted - contract
-                new_bags += over
-                points += POINTS_PER_BID_TRICK * contract + rules.bag_value * over
-            else:
-                points -= POINTS_PER_BID_TRICK * contract
-        boston = side_tricks == rules.num_tricks
-        if boston:
-            points += rules.boston_bonus
-        bags = bags_before[side] + new_bags
-        penalties = 0
-        if rules.bag_limit is not None:
-            while bags >= rules.bag_limit:
-                bags -= rules.bag_limit
-                points -= rules.bag_penalty
-                penalties += 1
-        sides.append(SideScore(points, bags, new_bags, penalties, contract, side_tricks, made, boston))
-    return HandScore(tuple(sides), tuple(nil_made))
+    for members in side_members(rules):
+        if any(bids[m].kind in SIDE_CONTRACT_KINDS for m in members):
+            continue
+        for m in members:
+            if bids[m].kind not in NIL_KINDS and bids[m].kind != BidKind.NUMBER:
+                raise ScoringError(f"seat {m} has no scorable bid ({bids[m]})")
+
+
+def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_before: Sequence[int]) -> HandScore:
+    """Points and carried bags of every side for a finished hand (pure)."""
+    _check_inputs(rules, bids, tricks, bags_before)
+    one = score_hands(rules, [[b.kind for b in bids]], [[b.value for b in bids]], [list(tricks)], [list(bags_before)])
+    sides = tuple(
+        SideScore(int(one.points[0, s]), int(one.bags[0, s]), int(one.new_bags[0, s]), int(one.bag_penalties[0, s]),
+                  int(one.contracts[0, s]), int(one.tricks[0, s]), bool(one.made[0, s]), bool(one.boston[0, s]))
+        for s in range(rules.num_sides))
+    nil_made = tuple(None if x < 0 else bool(x) for x in one.nil_made[0])
+    return HandScore(sides, nil_made)
