@@ -270,9 +270,7 @@ class HandState:
             else:
                 partner_bid = 0
             high = min(high, r.max_team_bid - partner_bid)
-        mask = 0
-        for n in range(low, high + 1):
-            mask |= 1 << (A.BID_OFFSET + n)
+        mask = A.bid_range_mask(low, high)
         if (r.ten_for_200 and partner_kind != BidKind.TEN_FOR_200
                 and (r.max_team_bid is None or r.max_team_bid >= TEN_FOR_200_TRICKS)):
             mask |= 1 << A.TEN_FOR_200
@@ -296,19 +294,13 @@ class HandState:
     def _record_bid(self, seat: int, action: int, kinds: list, values: list) -> None:
         """Write a bid into kinds/values, including its effect on the partner."""
         partner = self.rules.partner_of(seat)
-        if A.BID_OFFSET <= action < A.BLIND_NIL:
-            n = action - A.BID_OFFSET
-            kinds[seat], values[seat] = (BidKind.NUMBER, n) if n else (BidKind.NIL, 0)
-        elif action == A.BLIND_NIL:
-            kinds[seat], values[seat] = BidKind.BLIND_NIL, 0
-        elif action == A.TEN_FOR_200:
-            kinds[seat], values[seat] = BidKind.TEN_FOR_200, TEN_FOR_200_TRICKS
+        kind = BidKind(A.BID_ACTION_KIND[action])
+        kinds[seat], values[seat] = kind, A.BID_ACTION_VALUE[action]
+        if kind == BidKind.TEN_FOR_200:
             if partner is not None:
                 kinds[partner] = BidKind.SKIPPED if kinds[partner] == BidKind.NONE else BidKind.CANCELLED
-        else:  # blind bid
-            kinds[seat], values[seat] = BidKind.BLIND, A.blind_bid_value(action)
-            if partner is not None:
-                kinds[partner] = BidKind.SKIPPED
+        elif kind == BidKind.BLIND and partner is not None:
+            kinds[partner] = BidKind.SKIPPED
 
     def _bid(self, seat: int, action: int) -> None:
         if action == A.SEE_CARDS:
