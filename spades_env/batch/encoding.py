@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.cards import NUM_CARDS
 from ..encoding import bid_offset
-from ..layout import BID_FEATURES, NUM_BID_KINDS, NUM_PHASES, NUM_SLOTS, OBSERVATION, STATE, LayoutError
+from ..layout import BID_FEATURES, NUM_BID_KINDS, NUM_PHASES, NUM_SLOTS, OBSERVATION, STATE, LayoutError, ObservationLayout
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
@@ -43,29 +43,40 @@ if TYPE_CHECKING:
 NO_SLOT = NUM_SLOTS  # the "none" row of a one-hot: no seat to act, no trick leader
 
 
-def _piece(first: str, last: str, names: tuple[str, ...], width: int | None = None) -> slice:
-    """The span first..last of the observation; a LayoutError unless it holds exactly ``names``."""
-    span = OBSERVATION.span(first, last)
-    inside = tuple(b.name for b in OBSERVATION.blocks.values() if span.start <= b.start < span.stop)
+def check_piece(layout: ObservationLayout, first: str, last: str, names: tuple[str, ...],
+                width: int | None = None) -> slice:
+    """The span first..last of ``layout``; a LayoutError unless it holds exactly the blocks ``names``
+    (each ``width`` floats wide when given), the assumption the fast path is written on."""
+    span = layout.span(first, last)
+    inside = tuple(b.name for b in layout.blocks.values() if span.start <= b.start < span.stop)
     if inside != names:
-        raise LayoutError(f"batch encoder: blocks {first}..{last} are {inside}, the fast path writes {names}")
-    if width is not None and any(OBSERVATION.block(n).width != width for n in names):
-        raise LayoutError(f"batch encoder: the blocks {names} must each be {width} floats wide")
+        raise LayoutError(f"batch encoder: blocks {first}..{last} of layout {layout.name!r} are {inside}, "
+                          f"the fast path writes {names}")
+    if width is not None and any(layout.block(n).width != width for n in names):
+        raise LayoutError(f"batch encoder: the blocks {names} of layout {layout.name!r} must each be {width} "
+                          "floats wide")
     return span
 
 
-HEAD = _piece("phase", "trick_leader", ("phase", "to_act", "dealer", "trick_leader"))
-BIDS = OBSERVATION["bids"]
-MID = _piece("tricks_won", "bags", ("tricks_won", "spades_broken", "scores", "bags"))
-TAIL = _piece("target_score", "rules", ("target_score", "rules"))
-CARD_NAMES = ("hand", "trick", "played", "passed", "received")
-CARDS = _piece("hand", "received", CARD_NAMES, width=NUM_CARDS)
+def check_cover(layout: ObservationLayout, pieces: tuple[slice, ...]) -> None:
+    """A LayoutError unless the pieces tile the whole of ``layout`` (no block is left unwritten)."""
+    ordered = sorted(pieces, key=lambda s: s.start)
+    tiles = [s.start for s in ordered[1:]] == [s.stop for s in ordered[:-1]]
+    if not tiles or ordered[0].start != 0 or ordered[-1].stop != layout.size:
+        raise LayoutError(f"batch encoder: layout {layout.name!r} has blocks outside the head, bids, mid, tail "
+                          "and card pieces")
+
+
+HEAD = check_piece(OBSERVATION, "phase", "trick_leader", ("phase", "to_act", "dealer", "trick_leader"))
+BIDS = check_piece(OBSERVATION, "bids", "bids", ("bids",), width=BID_FEATURES)
+MID = check_piece(OBSERVATION, "tricks_won", "bags", ("tricks_won", "spades_broken", "scores", "bags"))
+TAIL = check_piece(OBSERVATION, "target_score", "rules", ("target_score", "rules"))
+CARDS = check_piece(OBSERVATION, "hand", "received", ("hand", "trick", "played", "passed", "received"),
+                    width=NUM_CARDS)
+check_cover(OBSERVATION, (HEAD, BIDS, MID, TAIL, CARDS))
 NUM_CARD_BLOCKS = (CARDS.stop - CARDS.start) // NUM_CARDS
-_covered = sorted((HEAD, BIDS, MID, TAIL, CARDS), key=lambda s: s.start)
-if [s.start for s in _covered[1:]] != [s.stop for s in _covered[:-1]] or _covered[-1].stop != OBSERVATION.size:
-    raise LayoutError("batch encoder: the observation has blocks outside the head, bids, mid, tail and card pieces")
-if OBSERVATION.block("bids").count != NUM_SLOTS or OBSERVATION.block("bids").width != BID_FEATURES:
-    raise LayoutError("batch encoder: the bids block must be one row of bid features per slot")
+if OBSERVATION.block("bids").count != NUM_SLOTS:
+    raise LayoutError("batch encoder: the bids block must hold one row of bid features per slot")
 
 # Offsets inside MID, by feature.
 MID_W = MID.stop - MID.start

@@ -42,7 +42,6 @@ from . import actions as A
 from .cards import (
     CARD_SUIT,
     NON_SPADE_MASK,
-    NUM_CARDS,
     SPADE_MASK,
     SUIT_MASKS,
     Suit,
