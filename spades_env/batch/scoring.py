@@ -1,7 +1,8 @@
 """The end of a hand at many tables: the core's scoring and game end, rewards, the step's info.
 
 Scoring is :func:`spades_env.core.scoring.score_hands` (the same function the
-scalar ``score_hand`` calls with a batch of one), once per rules id; the game
+scalar ``score_hand`` calls with a batch of one), in one call for all tables
+(a rotation passes each table's rules index); the game
 end is :func:`spades_env.core.game.game_end`. Rewards are exactly the AEC env's:
 the reward scheme's ``hand_end`` for each hand, plus ``episode_end`` when the
 episode ends.
@@ -36,19 +37,9 @@ def score_tables(t: BatchTables, E: np.ndarray) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {"tricks": tricks, "bid_kinds": kinds, "bid_values": values}
     if t._uniform:
         scored = score_hands(t._hand_rules[0], kinds, values, tricks, bags)
-        out.update({key: getattr(scored, key) for key in _SCORED})
-        return out
-    rid = t.rid.take(E)
-    for r, rules in enumerate(t._hand_rules):
-        m = rid == r
-        if not m.any():
-            continue
-        scored = score_hands(rules, kinds[m], values[m], tricks[m], bags[m])
-        for key in _SCORED:
-            part = getattr(scored, key)
-            if key not in out:
-                out[key] = np.zeros((len(E),) + part.shape[1:], part.dtype)
-            out[key][m] = part
+    else:
+        scored = score_hands(t._hand_rules, kinds, values, tricks, bags, rules_index=t.rid.take(E))
+    out.update({key: getattr(scored, key) for key in _SCORED})
     return out
 
 

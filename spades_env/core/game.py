@@ -7,7 +7,8 @@ scored with :func:`score_hand`, the game-end rules are checked (RULES.md
 section 6) and, unless the game is over, the deal passes clockwise and the next
 hand is dealt.
 
-Game end, after each hand: if a side has reached ``target_score`` or fallen to
+Game end, after each hand (``game_end``, on arrays of games: the batch engine
+and ``Game`` call the same function): if a side has reached ``target_score`` or fallen to
 ``lose_score``, the side with the strictly highest score wins; if the highest
 score is shared, another hand is played. After ``max_hands`` hands without a
 winner the game is *truncated* (no winner).
@@ -47,6 +48,9 @@ class HandResult:
     def points(self) -> tuple[int, ...]:
         """Score change of each side this hand."""
         return self.score.points
+
+
+NO_WINNER = -1  # game_end's winner while the game goes on, or when it is truncated
 
 
 class GameError(ValueError):
@@ -123,7 +127,7 @@ class Game:
         self.results.append(result)
         self.hand_index += 1
         winner, truncated = game_end(self.rules, [self.scores], [self.hand_index])
-        self.winner = int(winner[0]) if winner[0] >= 0 else None
+        self.winner = None if winner[0] == NO_WINNER else int(winner[0])
         self.truncated = bool(truncated[0])
         if not self.over:
             self.dealer = (self.dealer + 1) % self.rules.num_players
@@ -139,16 +143,19 @@ def game_end(rules: Rules, scores: Any, hands_played: Any) -> tuple[np.ndarray, 
     ended = best >= rules.target_score
     if rules.lose_score is not None:
         ended = ended | (scores.min(axis=1) <= rules.lose_score)
-    unique = (scores == best[:, None]).sum(axis=1) == 1  # a shared highest score plays another hand
-    winner = np.where(ended & unique, scores.argmax(axis=1), -1)
-    truncated = (winner < 0) & (np.asarray(hands_played) >= rules.max_hands)
+    if ended.any():
+        unique = (scores == best[:, None]).sum(axis=1) == 1  # a shared highest score plays another hand
+        winner = np.where(ended & unique, scores.argmax(axis=1), NO_WINNER)
+    else:
+        winner = np.full(len(scores), NO_WINNER)
+    truncated = (winner == NO_WINNER) & (np.asarray(hands_played) >= rules.max_hands)
     return winner, truncated
 
 
 def game_winner(rules: Rules, scores: Sequence[int]) -> int | None:
     """Winning side after a hand, or None when the game goes on (RULES.md section 6)."""
     winner, _ = game_end(rules, [list(scores)], [0])
-    return int(winner[0]) if winner[0] >= 0 else None
+    return None if winner[0] == NO_WINNER else int(winner[0])
 
 
 def _checked_per_side(what: str, values: Sequence[int] | None, sides: int, allow_negative: bool) -> list[int]:

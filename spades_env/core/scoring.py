@@ -1,6 +1,9 @@
 """Scoring one hand: a pure function of the rules, the bids, the tricks and the bags.
 
-``score_hand`` knows nothing of the game around it: it takes the bags each
+``score_hands`` scores many hands at once (arrays with a leading batch axis,
+one rules object or a rotation's hand rules); ``score_hand`` checks one hand's
+inputs and calls it with a batch of one, so both engines share every line of
+the scoring below. ``score_hand`` knows nothing of the game around it: it takes the bags each
 side carries in and returns the points each side gains this hand and the bags
 it carries out (bags are their own counter, never read off the score).
 
@@ -128,9 +131,66 @@ def side_members(rules: Rules) -> tuple[tuple[int, ...], ...]:
                  for side in range(rules.num_sides))
 
 
-def _kind_table(rules: Rules, value_of) -> np.ndarray:
-    """One entry per ``BidKind`` code: ``value_of(kind)``, read by the array scoring."""
-    return np.array([value_of(kind) for kind in BidKind], dtype=np.int64)
+_NUMBER, _TEN_FOR_200, _BLIND = int(BidKind.NUMBER), int(BidKind.TEN_FOR_200), int(BidKind.BLIND)
+_NUM_KINDS = len(BidKind)
+_TABLE_CACHE: dict[tuple[int, ...], tuple[tuple[Rules, ...], "_ScoringTables"]] = {}
+_TABLE_CACHE_SIZE = 256
+# Options that must agree between the rules of one call (a rotation shares them: RULES.md section 8).
+_SHARED_OPTIONS = ("num_players", "partnerships", "bag_limit", "bag_penalty")
+
+
+@dataclass(frozen=True)
+class _ScoringTables:
+    """Per tuple of rules, built once. By ``r * NUM_KINDS + BidKind`` code (``r``: index of the rules):
+    whether the seat's tricks count toward the contract (``counts_toward_contract``), whether it is a
+    nil, the nil's value; by ``BidKind`` whether it makes a side contract; by rules index the bag value
+    and the Boston bonus; ``side_matrix[seat, side]`` = 1 for the seat's side; each seat's side."""
+
+    counts: np.ndarray
+    is_nil: np.ndarray
+    nil_value: np.ndarray
+    side_kind: np.ndarray
+    bag_value: np.ndarray
+    boston_bonus: np.ndarray
+    side_matrix: np.ndarray
+    seat_side: np.ndarray
+
+
+def _build_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
+    first = all_rules[0]
+    for key in _SHARED_OPTIONS:
+        if any(getattr(r, key) != getattr(first, key) for r in all_rules):
+            raise ScoringError(f"score_hands: the rules of one call must share {key!r}")
+
+    def by_kind(value_of) -> list:
+        return [value_of(r, kind) for r in all_rules for kind in BidKind]
+
+    def nil_values(r: Rules, kind: BidKind) -> int:
+        return {BidKind.NIL: r.nil_value, BidKind.BLIND_NIL: r.blind_nil_points}.get(kind, 0)
+
+    seat_side = np.array([first.side_of(s) for s in range(first.num_players)], dtype=np.intp)
+    side_matrix = np.zeros((first.num_players, first.num_sides), dtype=np.int64)
+    side_matrix[np.arange(first.num_players), seat_side] = 1
+    return _ScoringTables(
+        counts=np.array(by_kind(counts_toward_contract), dtype=bool),
+        is_nil=np.array(by_kind(lambda r, kind: kind in NIL_KINDS), dtype=bool),
+        nil_value=np.array(by_kind(nil_values), dtype=np.int64),
+        side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool),
+        bag_value=np.array([r.bag_value for r in all_rules], dtype=np.int64),
+        boston_bonus=np.array([r.boston_bonus for r in all_rules], dtype=np.int64),
+        side_matrix=side_matrix, seat_side=seat_side)
+
+
+def _scoring_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
+    key = tuple(id(r) for r in all_rules)
+    hit = _TABLE_CACHE.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], all_rules)):
+        return hit[1]  # keyed by identity: hashing every field of a Rules costs more than a small scoring
+    tables = _build_tables(all_rules)
+    if len(_TABLE_CACHE) >= _TABLE_CACHE_SIZE:
+        _TABLE_CACHE.clear()
+    _TABLE_CACHE[key] = (all_rules, tables)  # the rules stay alive, so their ids are not reused
+    return tables
 
 
 @dataclass(frozen=True)
@@ -148,53 +208,71 @@ class HandScores:
     nil_made: np.ndarray  # (k, seats): -1 no nil, 0 failed, 1 made
 
 
-def score_hands(rules: Rules, kinds: Any, values: Any, tricks: Any, bags_before: Any) -> HandScores:
-    """Scoring of k finished hands under one rules object: ``(k, seats)`` bid kinds, values and tricks,
-    ``(k, sides)`` bags carried in (pure, unchecked; ``score_hand`` checks its inputs)."""
+def _side_contracts(tab: _ScoringTables, kinds: np.ndarray, values: np.ndarray, side_tricks: np.ndarray,
+                    bag_value: Any) -> tuple[np.ndarray, ...]:
+    """(side contract?, contract, made, points, new bags) of the sides with a 10 for 200 or a blind bid:
+    every trick of the side counts toward it (``counted_tricks``)."""
+    per_seat = np.stack([kinds == _TEN_FOR_200, np.where(kinds == _BLIND, values, 0), tab.side_kind.take(kinds)],
+                        axis=1)
+    has_ten, blind_value, side_kind = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
+    contract = np.where(has_ten > 0, TEN_FOR_200_TRICKS, blind_value)
+    value = np.where(has_ten > 0, TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * contract)
+    made = side_tricks >= contract
+    new_bags = np.where(made, side_tricks - contract, 0)
+    points = np.where(made, value + bag_value * new_bags, -value)
+    return side_kind > 0, contract, made, points, new_bags
+
+
+def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks: Any, bags_before: Any,
+                rules_index: Any = None) -> HandScores:
+    """Scoring of k finished hands: ``(k, seats)`` bid kinds, values and tricks, ``(k, sides)`` bags
+    carried in; ``rules`` is one Rules, or the hand rules of a rotation with ``rules_index`` (k,)
+    naming each hand's (pure, unchecked; ``score_hand`` checks its inputs)."""
+    all_rules = (rules,) if isinstance(rules, Rules) else tuple(rules)
+    first = all_rules[0]
     kinds = np.asarray(kinds, dtype=np.intp)
     values = np.asarray(values, dtype=np.int64)
     tricks = np.asarray(tricks, dtype=np.int64)
-    members = np.array(side_members(rules), dtype=np.intp)  # (sides, seats per side)
-
-    def by_side(per_seat: np.ndarray) -> np.ndarray:
-        return per_seat[:, members].sum(axis=2)
-
-    counts = _kind_table(rules, lambda kind: counts_toward_contract(rules, kind)).take(kinds) != 0
-    is_nil = _kind_table(rules, lambda kind: kind in NIL_KINDS).take(kinds) != 0
-    nil_value = _kind_table(rules, lambda kind: {BidKind.NIL: rules.nil_value,
-                                                 BidKind.BLIND_NIL: rules.blind_nil_points}.get(kind, 0)).take(kinds)
+    tab = _scoring_tables(all_rules)
+    if rules_index is None:
+        code, bag_value, boston_bonus = kinds, tab.bag_value[0], tab.boston_bonus[0]
+    else:
+        rules_index = np.asarray(rules_index, dtype=np.intp)
+        code = kinds + (rules_index * _NUM_KINDS)[:, None]
+        bag_value, boston_bonus = tab.bag_value.take(rules_index)[:, None], tab.boston_bonus.take(rules_index)[:, None]
+    counts = tab.counts.take(code)
+    is_nil = tab.is_nil.take(code)
+    nil_value = tab.nil_value.take(code)
     nil_ok = tricks == 0
-    side_tricks = by_side(tricks)
-    # Number contracts: nil points, the bags of nils whose tricks do not count, then the contract.
-    nil_bags = by_side(np.where(is_nil & ~counts, tricks, 0))
-    contract = by_side(np.where(kinds == BidKind.NUMBER, values, 0))
-    counted = by_side(np.where(counts, tricks, 0))
+    # Per seat, summed by side: tricks, nil bags (a nil's tricks that do not count), the number
+    # contract, the tricks counted toward it, nil points.
+    per_seat = np.stack([tricks, np.where(is_nil & ~counts, tricks, 0), np.where(kinds == _NUMBER, values, 0),
+                         np.where(counts, tricks, 0), np.where(nil_ok, nil_value, -nil_value)], axis=1)
+    side_tricks, nil_bags, contract, counted, points = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
     made = counted >= contract
     over = counted - contract
-    points = by_side(np.where(nil_ok, nil_value, -nil_value)) + rules.bag_value * nil_bags
-    points = points + np.where(made, POINTS_PER_BID_TRICK * contract + rules.bag_value * over,
-                               -POINTS_PER_BID_TRICK * contract)
+    points = points + bag_value * nil_bags + np.where(
+        made, POINTS_PER_BID_TRICK * contract + bag_value * over, -POINTS_PER_BID_TRICK * contract)
     new_bags = nil_bags + np.where(made, over, 0)
-    # Side contracts (10 for 200, blind n): every trick of the side counts (``counted_tricks``).
-    has_ten = by_side(kinds == BidKind.TEN_FOR_200) > 0
-    side_contract = has_ten | (by_side(kinds == BidKind.BLIND) > 0)
-    sp_contract = np.where(has_ten, TEN_FOR_200_TRICKS, by_side(np.where(kinds == BidKind.BLIND, values, 0)))
-    sp_points = np.where(has_ten, TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * sp_contract)
-    sp_made = side_tricks >= sp_contract
-    sp_bags = np.where(sp_made, side_tricks - sp_contract, 0)
-    points = np.where(side_contract, np.where(sp_made, sp_points + rules.bag_value * sp_bags, -sp_points), points)
-    new_bags = np.where(side_contract, sp_bags, new_bags)
-    contract = np.where(side_contract, sp_contract, contract)
-    made = np.where(side_contract, sp_made, made)
-    boston = side_tricks == rules.num_tricks
-    points = points + np.where(boston, rules.boston_bonus, 0)
+    side_contract = np.zeros(contract.shape, dtype=bool)
+    if tab.side_kind.take(kinds).any():
+        side_contract, sp_contract, sp_made, sp_points, sp_bags = _side_contracts(tab, kinds, values, side_tricks,
+                                                                                  bag_value)
+        points = np.where(side_contract, sp_points, points)
+        new_bags = np.where(side_contract, sp_bags, new_bags)
+        contract = np.where(side_contract, sp_contract, contract)
+        made = np.where(side_contract, sp_made, made)
+    boston = side_tricks == first.num_tricks
+    if tab.boston_bonus.any():
+        points = points + np.where(boston, boston_bonus, 0)
     bags = np.asarray(bags_before, dtype=np.int64) + new_bags
-    penalties = bags // rules.bag_limit if rules.bag_limit is not None else np.zeros_like(bags)
-    if rules.bag_limit is not None:
-        bags = bags - penalties * rules.bag_limit
-        points = points - penalties * rules.bag_penalty
-    seat_side = np.array([rules.side_of(s) for s in range(rules.num_players)], dtype=np.intp)
-    nil_made = np.where(is_nil & ~side_contract[:, seat_side], nil_ok.astype(np.intp), -1)
+    if first.bag_limit is not None:
+        penalties = bags // first.bag_limit
+        bags = bags - penalties * first.bag_limit
+        points = points - penalties * first.bag_penalty
+    else:
+        penalties = np.zeros_like(bags)
+    nil_made = np.where(is_nil & ~side_contract[:, tab.seat_side], nil_ok.astype(np.intp), -1)
     return HandScores(points, bags, new_bags, penalties, contract, side_tricks, made, boston, nil_made)
 
 

@@ -79,3 +79,12 @@ def test_table_queries_reject_bad_table_indices(env, table):
     for query in (env.legal_actions, env.episode_deals, env.episode_dealer, env.hand_rules):
         with pytest.raises(ValueError, match="table must"):
             query(table)
+
+
+@pytest.mark.parametrize("observe", ["yes", 1, 0.0])
+def test_step_rejects_an_observe_flag_that_is_not_a_bool(env, observe):
+    before = snapshot(env)
+    legal = env.action_masks().argmax(axis=1)
+    with pytest.raises(TypeError, match="observe"):
+        env.step(legal, observe=observe)
+    assert_unchanged(env, before)

@@ -152,3 +152,30 @@ def test_array_game_end_matches_the_reference_on_random_scores(name):
 def test_game_end_table(scores, hands, winner, truncated):
     got_winner, got_truncated = game_end(preset("standard"), [scores], [hands])
     assert (int(got_winner[0]), bool(got_truncated[0])) == (winner, truncated)
+
+
+ROTATIONS = [preset(n) for n in sorted(PRESETS) if preset(n).crazy] + [
+    Rules(crazy=("standard", "pagat", "openspiel", "online"), name="scoring_rotation")]  # nil values, counting differ
+
+
+@pytest.mark.parametrize("rotation", ROTATIONS, ids=lambda r: r.name)
+def test_a_rotation_scored_in_one_call_matches_each_hand_scored_under_its_own_rules(rotation):
+    hand_rules = [rotation.hand_rules(k) for k in range(len(rotation.crazy))]
+    rng = np.random.default_rng(7)
+    parts = [random_hands(rules, rng, HANDS_PER_RULES // 4) for rules in hand_rules]
+    kinds, values, tricks, bags = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    index = np.repeat(np.arange(len(hand_rules)), HANDS_PER_RULES // 4)
+    order = rng.permutation(len(index))  # hands of different rules interleaved
+    batch = score_hands(hand_rules, kinds[order], values[order], tricks[order], bags[order], rules_index=index[order])
+    for row, t in enumerate(order):
+        bids = [Bid(BidKind(int(k)), int(v)) for k, v in zip(kinds[t], values[t])]
+        one = score_hand(hand_rules[index[t]], bids, [int(x) for x in tricks[t]], [int(x) for x in bags[t]])
+        assert batch.points[row].tolist() == list(one.points)
+        assert batch.bags[row].tolist() == list(one.bags)
+        assert [None if x < 0 else bool(x) for x in batch.nil_made[row]] == list(one.nil_made)
+
+
+def test_rules_that_differ_in_a_game_level_option_cannot_share_a_call():
+    with pytest.raises(ValueError, match="bag_limit"):
+        score_hands([preset("standard"), preset("standard").replace(bag_limit=5)], [[1] * 4], [[3] * 4],
+                    [[4, 3, 3, 3]], [[0, 0]], rules_index=[0])
