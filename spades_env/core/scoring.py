@@ -154,6 +154,8 @@ class _ScoringTables:
     boston_bonus: np.ndarray
     side_matrix: np.ndarray
     seat_side: np.ndarray
+    members: tuple[tuple[int, ...], ...]
+    any_boston_bonus: bool
 
 
 def _build_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
@@ -178,7 +180,8 @@ def _build_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
         side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool),
         bag_value=np.array([r.bag_value for r in all_rules], dtype=np.int64),
         boston_bonus=np.array([r.boston_bonus for r in all_rules], dtype=np.int64),
-        side_matrix=side_matrix, seat_side=seat_side)
+        side_matrix=side_matrix, seat_side=seat_side, members=side_members(first),
+        any_boston_bonus=any(r.boston_bonus for r in all_rules))
 
 
 def _scoring_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
@@ -263,7 +266,7 @@ def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks:
         contract = np.where(side_contract, sp_contract, contract)
         made = np.where(side_contract, sp_made, made)
     boston = side_tricks == first.num_tricks
-    if tab.boston_bonus.any():
+    if tab.any_boston_bonus:
         points = points + np.where(boston, boston_bonus, 0)
     bags = np.asarray(bags_before, dtype=np.int64) + new_bags
     if first.bag_limit is not None:
@@ -284,7 +287,7 @@ def _check_inputs(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags
         raise ScoringError(f"tricks {list(tricks)} do not sum to {rules.num_tricks}")
     if len(bags_before) != rules.num_sides:
         raise ScoringError(f"need bags for {rules.num_sides} sides, got {len(bags_before)}")
-    for members in side_members(rules):
+    for members in _scoring_tables((rules,)).members:
         if any(bids[m].kind in SIDE_CONTRACT_KINDS for m in members):
             continue
         for m in members:
@@ -296,9 +299,8 @@ def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_be
     """Points and carried bags of every side for a finished hand (pure)."""
     _check_inputs(rules, bids, tricks, bags_before)
     one = score_hands(rules, [[b.kind for b in bids]], [[b.value for b in bids]], [list(tricks)], [list(bags_before)])
-    sides = tuple(
-        SideScore(int(one.points[0, s]), int(one.bags[0, s]), int(one.new_bags[0, s]), int(one.bag_penalties[0, s]),
-                  int(one.contracts[0, s]), int(one.tricks[0, s]), bool(one.made[0, s]), bool(one.boston[0, s]))
-        for s in range(rules.num_sides))
-    nil_made = tuple(None if x < 0 else bool(x) for x in one.nil_made[0])
+    columns = zip(*(getattr(one, name)[0].tolist() for name in (
+        "points", "bags", "new_bags", "bag_penalties", "contracts", "tricks", "made", "boston")))
+    sides = tuple(SideScore(*side) for side in columns)
+    nil_made = tuple(None if x < 0 else bool(x) for x in one.nil_made[0].tolist())
     return HandScore(sides, nil_made)
