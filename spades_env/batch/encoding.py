@@ -13,6 +13,7 @@ writing a wrong observation.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,6 +34,7 @@ from .tables import (
     START_B,
     TRICK_B,
     WON,
+    WORD_BITS,
     ZERO_CODE,
     unpack_cards,
 )
@@ -126,6 +128,7 @@ HEAD_TABLE = _head_table()
 BID_TABLE = _bid_table()
 
 
+@functools.lru_cache(maxsize=None)
 def perm_tables(n: int) -> dict[str, np.ndarray]:
     """Gather tables by observer: seat of each slot, card boards, mid features, slot differences.
 
@@ -135,20 +138,20 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
     """
     rot = np.array([[(o + k) % n if k < n else MAX_SEATS - 1 for k in range(NUM_SLOTS)] for o in range(MAX_SEATS)],
                    np.intp)
-    cards = np.zeros((MAX_SEATS * 2, 3 + 3 * NUM_SLOTS), np.intp)
+    cards = []
     mid = np.zeros((MAX_SEATS, MID_W), np.intp)
     for o in range(MAX_SEATS):
         r = rot[o]
-        for visible in (0, 1):
+        for visible in (0, 1):  # row o * 2 + visible
             row = [o * BOARDS_PER_SEAT + HAND_B if visible else EMPTY_BOARD] + list(r * BOARDS_PER_SEAT + TRICK_B)
             row += [o * BOARDS_PER_SEAT + PASSED_B, o * BOARDS_PER_SEAT + RECEIVED_B]
             row += list(r * BOARDS_PER_SEAT + START_B) + list(r * BOARDS_PER_SEAT + HAND_B)
-            cards[o * 2 + visible] = row
+            cards.append(row)
         mid[o] = list(TRICKS_AT + r) + [BROKEN_AT] + list(SCORES_AT + r) + list(BAGS_AT + r)
     # diff[a * MAX_SEATS + b]: the slot of seat a seen by seat b
     diff = np.array([(a - b) % n for a in range(MAX_SEATS) for b in range(MAX_SEATS)], np.intp)
     deal = np.array([[(s - d - 1) % n for s in range(n)] for d in range(n)], np.intp)  # deal position of seat s
-    return {"rot": rot, "cards": cards, "mid": mid, "diff": diff, "deal": deal}
+    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal}
 
 
 def card_view(out: np.ndarray) -> np.ndarray:
@@ -208,7 +211,7 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
     for start in range(0, N, ROW_BLOCK):
         rows = slice(start, min(start + ROW_BLOCK, N))
         block = out[rows]
-        bits = np.unpackbits(boards[rows].view(np.uint8), bitorder="little").reshape(-1, nb, 64)
+        bits = np.unpackbits(boards[rows].view(np.uint8), bitorder="little").reshape(-1, nb, WORD_BITS)
         cards[rows, :nb] = bits[:, :, :NUM_CARDS]
         block[:, HEAD] = HEAD_TABLE.take(code[rows], axis=0)
         block[:, BIDS] = BID_TABLE.take(bid_codes[rows], axis=0).reshape(-1, NUM_SLOTS * BID_FEATURES)

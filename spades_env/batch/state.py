@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..config_io import load_rules
-from ..core.rules import Rules
+from ..core.rules import BLIND_NIL_EXCHANGE_CHOICES, Rules
 from ..encoding import bag_scale
 from ..layout import OBSERVATION, STATE
 from ..rewards import make_reward
@@ -48,6 +48,7 @@ from .tables import (
     U0,
     WON,
     KIND,
+    LEGAL_WORDS,
     VALUE,
     ZERO_CODE,
     RANGE_HI,
@@ -57,8 +58,10 @@ from .tables import (
 EPISODE_MODES = ("game", "hand")
 NO_PARTNER = -1
 LOG_HANDS = 8  # deal-log rows allocated up front (it grows to max_hands as games get longer)
-MAX_EXCHANGE_STEPS = 12  # passes in one exchange: up to 2 blind nils x 2 directions x 3 cards
-_PERMS = {n: perm_tables(n) for n in (3, 4)}
+# Passes in one exchange: at most one blind nil bidder per side passes k cards and takes k back, so
+# 2 sides x 2 directions = MAX_SEATS runs of k passes.
+MAX_EXCHANGE_STEPS = MAX_SEATS * max(BLIND_NIL_EXCHANGE_CHOICES)
+POOL_MIN, POOL_MAX = 256, 8192  # shuffled packs drawn at a time (scaled with num_envs, within these bounds)
 
 
 def _check_options(num_envs: Any, episode: str, output_buffers: Any) -> None:
@@ -104,7 +107,7 @@ class BatchTables:
         self._uniform = self._num_rules == 1
         self._P = RulesParams(self._hand_rules, r)
         self._any = self._P.any
-        self._perm = _PERMS[n]
+        self._perm = perm_tables(n)
         self._seat_side = np.array([r.side_of(s) for s in range(n)], np.intp)
         partners = [r.partner_of(s) for s in range(MAX_SEATS)] if r.partnerships else [None] * MAX_SEATS
         self._partner_seat = np.array([NO_PARTNER if p is None else p for p in partners], np.intp)
@@ -118,7 +121,7 @@ class BatchTables:
         self._mid_score_cols = np.concatenate([SCORES_AT + np.arange(n), BAGS_AT + np.arange(n)])
         self._mid_source = np.concatenate([self._seat_side, self.num_sides + self._seat_side])  # [scores, bags]
         self._mid_div = np.array([float(r.target_score)] * n + [bag_scale(r)] * n)
-        self._pool_size = max(256, min(self.num_envs, 8192))
+        self._pool_size = max(POOL_MIN, min(self.num_envs, POOL_MAX))
         # Trick keys: the core's table; a rotation reads the row of each table's rules.
         self._keys = TRICK_KEYS[self._P.key_row[0]] if self._uniform else TRICK_KEYS.ravel()
         self._key_offset = self._P.key_row * TRICK_KEYS.shape[1]
@@ -147,7 +150,7 @@ class BatchTables:
         self._mid = np.zeros((N, MID_W), np.float32)
         self._ex_from = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
         self._ex_to = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
-        self._legal = np.zeros((N, 2), np.uint64)
+        self._legal = np.zeros((N, LEGAL_WORDS), np.uint64)
         self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
         log_hands = 1 if self.episode == "hand" else min(LOG_HANDS, self.rules.max_hands)
         self._log = np.zeros((N, log_hands, MAX_SEATS), np.uint64)

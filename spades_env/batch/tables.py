@@ -19,6 +19,7 @@ from ..layout import MAX_BID_ONE_HOT, NUM_BID_KINDS, NUM_SLOTS
 NUM_ACTIONS = A.NUM_ACTIONS
 WORD_BITS = 64  # a legal-action mask is two words: actions 0..63, 64..87
 LOW_WORD = (1 << WORD_BITS) - 1
+LEGAL_WORDS = 2
 MAX_SEATS = NUM_SLOTS  # per-seat arrays have one column per slot; a 3-player table leaves the last empty
 
 U0 = np.uint64(0)
