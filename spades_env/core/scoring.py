@@ -131,8 +131,10 @@ def side_members(rules: Rules) -> tuple[tuple[int, ...], ...]:
                  for side in range(rules.num_sides))
 
 
-_NUMBER, _TEN_FOR_200, _BLIND = int(BidKind.NUMBER), int(BidKind.TEN_FOR_200), int(BidKind.BLIND)
+_TEN_FOR_200, _BLIND = int(BidKind.TEN_FOR_200), int(BidKind.BLIND)
 _NUM_KINDS = len(BidKind)
+_PER_SEAT_ROWS = 5  # tricks, nil bags, number contract, counted tricks, nil points
+NO_NIL = -1  # nil_made of a seat that bid no nil
 _TABLE_CACHE: dict[tuple[int, ...], tuple[tuple[Rules, ...], "_ScoringTables"]] = {}
 _TABLE_CACHE_SIZE = 256
 # Options that must agree between the rules of one call (a rotation shares them: RULES.md section 8).
@@ -148,6 +150,8 @@ class _ScoringTables:
 
     counts: np.ndarray
     is_nil: np.ndarray
+    nil_bagging: np.ndarray
+    is_number: np.ndarray
     nil_value: np.ndarray
     side_kind: np.ndarray
     bag_value: np.ndarray
@@ -174,8 +178,11 @@ def _build_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
     side_matrix = np.zeros((first.num_players, first.num_sides), dtype=np.int64)
     side_matrix[np.arange(first.num_players), seat_side] = 1
     return _ScoringTables(
-        counts=np.array(by_kind(counts_toward_contract), dtype=bool),
+        counts=np.array(by_kind(counts_toward_contract), dtype=np.int64),
         is_nil=np.array(by_kind(lambda r, kind: kind in NIL_KINDS), dtype=bool),
+        nil_bagging=np.array(by_kind(lambda r, kind: kind in NIL_KINDS and not counts_toward_contract(r, kind)),
+                             dtype=np.int64),
+        is_number=np.array([kind == BidKind.NUMBER for kind in BidKind], dtype=np.int64),
         nil_value=np.array(by_kind(nil_values), dtype=np.int64),
         side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool),
         bag_value=np.array([r.bag_value for r in all_rules], dtype=np.int64),
@@ -243,21 +250,24 @@ def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks:
         rules_index = np.asarray(rules_index, dtype=np.intp)
         code = kinds + (rules_index * _NUM_KINDS)[:, None]
         bag_value, boston_bonus = tab.bag_value.take(rules_index)[:, None], tab.boston_bonus.take(rules_index)[:, None]
-    counts = tab.counts.take(code)
-    is_nil = tab.is_nil.take(code)
-    nil_value = tab.nil_value.take(code)
     nil_ok = tricks == 0
     # Per seat, summed by side: tricks, nil bags (a nil's tricks that do not count), the number
-    # contract, the tricks counted toward it, nil points.
-    per_seat = np.stack([tricks, np.where(is_nil & ~counts, tricks, 0), np.where(kinds == _NUMBER, values, 0),
-                         np.where(counts, tricks, 0), np.where(nil_ok, nil_value, -nil_value)], axis=1)
+    # contract, the tricks counted toward it, nil points (a few whole-array operations: this runs
+    # at every hand end of the batch engine).
+    per_seat = np.empty((kinds.shape[0], _PER_SEAT_ROWS, kinds.shape[1]), np.int64)
+    per_seat[:, 0] = tricks
+    np.multiply(tricks, tab.nil_bagging.take(code), out=per_seat[:, 1])
+    np.multiply(values, tab.is_number.take(kinds), out=per_seat[:, 2])
+    np.multiply(tricks, tab.counts.take(code), out=per_seat[:, 3])
+    nil_value = tab.nil_value.take(code)
+    np.copyto(per_seat[:, 4], np.where(nil_ok, nil_value, -nil_value))
     side_tricks, nil_bags, contract, counted, points = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
     made = counted >= contract
     over = counted - contract
     points = points + bag_value * nil_bags + np.where(
         made, POINTS_PER_BID_TRICK * contract + bag_value * over, -POINTS_PER_BID_TRICK * contract)
-    new_bags = nil_bags + np.where(made, over, 0)
-    side_contract = np.zeros(contract.shape, dtype=bool)
+    new_bags = nil_bags + over * made
+    is_nil = tab.is_nil.take(code)
     if tab.side_kind.take(kinds).any():
         side_contract, sp_contract, sp_made, sp_points, sp_bags = _side_contracts(tab, kinds, values, side_tricks,
                                                                                   bag_value)
@@ -265,6 +275,7 @@ def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks:
         new_bags = np.where(side_contract, sp_bags, new_bags)
         contract = np.where(side_contract, sp_contract, contract)
         made = np.where(side_contract, sp_made, made)
+        is_nil = is_nil & ~side_contract[:, tab.seat_side]  # a nil cancelled by the partner's side bid
     boston = side_tricks == first.num_tricks
     if tab.any_boston_bonus:
         points = points + np.where(boston, boston_bonus, 0)
@@ -275,7 +286,7 @@ def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks:
         points = points - penalties * first.bag_penalty
     else:
         penalties = np.zeros_like(bags)
-    nil_made = np.where(is_nil & ~side_contract[:, tab.seat_side], nil_ok.astype(np.intp), -1)
+    nil_made = np.where(is_nil, nil_ok, NO_NIL)
     return HandScores(points, bags, new_bags, penalties, contract, side_tricks, made, boston, nil_made)
 
 
@@ -302,5 +313,5 @@ def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_be
     columns = zip(*(getattr(one, name)[0].tolist() for name in (
         "points", "bags", "new_bags", "bag_penalties", "contracts", "tricks", "made", "boston")))
     sides = tuple(SideScore(*side) for side in columns)
-    nil_made = tuple(None if x < 0 else bool(x) for x in one.nil_made[0].tolist())
+    nil_made = tuple(None if x == NO_NIL else bool(x) for x in one.nil_made[0].tolist())
     return HandScore(sides, nil_made)
