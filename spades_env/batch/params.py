@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import actions as A
 from ..core.cards import deck
-from ..core.rules import FIRST_TRICK_LOWEST_CLUB, TEN_FOR_200_TRICKS, Rules
+from ..core.hand import blind_bids_mask, lowest_bid, ten_for_200_allowed
+from ..core.rules import FIRST_TRICK_LOWEST_CLUB, Rules
 from ..core.tricks import DEUCE_HIGH_CHOICES
 from ..encoding import SCORE_SCALE_TARGET, rule_features
-from .tables import BLINDBID_HI
+from .tables import split
 
 # Each field of Rules, and the part of the engine that implements it.
 HANDLED_BY: dict[str, str] = {
@@ -60,30 +60,19 @@ def _arr(values, dtype=np.intp) -> np.ndarray:
     return np.array(list(values), dtype=dtype)
 
 
-def _blind_bid_word(rules: Rules) -> np.uint64:
-    """High-word bits of the blind bids the rules allow (before the partner's bid is known)."""
-    word = np.uint64(0)
-    if rules.blind_bids:
-        top = A.MAX_BLIND_BID if rules.max_team_bid is None else min(A.MAX_BLIND_BID, rules.max_team_bid)
-        for b in range(rules.blind_bid_min, top + 1):
-            word |= BLINDBID_HI[b]
-    return word
-
-
 class RulesParams:
     """Per hand-rules arrays of every option the engine reads (one entry per rules id)."""
 
     def __init__(self, hand_rules: list[Rules], game_rules: Rules):
         hr = hand_rules
         self.hand_rules = hr
-        self.low_bid = _arr(0 if r.nil else 1 for r in hr)
+        self.low_bid = _arr(lowest_bid(r) for r in hr)
         self.blind_nil = _arr((r.blind_nil for r in hr), bool)
         self.deficit_none = _arr((r.blind_nil_requires_deficit is None for r in hr), bool)
         self.deficit = _arr(r.blind_nil_requires_deficit or 0 for r in hr)
-        self.ten_ok = _arr((r.ten_for_200 and (r.max_team_bid is None or r.max_team_bid >= TEN_FOR_200_TRICKS)
-                            for r in hr), bool)
+        self.ten_ok = _arr((ten_for_200_allowed(r) for r in hr), bool)
         self.blind_bids = _arr((r.blind_bids for r in hr), bool)
-        self.blind_bid_hi = np.array([_blind_bid_word(r) for r in hr], np.uint64)
+        self.blind_bid_hi = np.array([split(blind_bids_mask(r))[1] for r in hr], np.uint64)
         self.mirror = _arr((r.mirror for r in hr), bool)
         self.suicide = _arr((r.suicide for r in hr), bool)
         self.mtb_none = _arr((r.max_team_bid is None for r in hr), bool)

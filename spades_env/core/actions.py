@@ -103,6 +103,11 @@ def bid_range_mask(low: int, high: int) -> int:
     return _BID_RANGE_MASKS[low][high + 1]
 
 
+def blind_bid_range_mask(low: int, high: int) -> int:
+    """Legal-action bitmask of the blind bids ``low..high`` (0 when ``high < low``)."""
+    return sum(1 << blind_bid_action(n) for n in range(low, high + 1))
+
+
 _BID_RANGE_MASKS = tuple(tuple(sum(1 << (BID_OFFSET + n) for n in range(low, high + 1))
                                for high in range(-1, MAX_BID + 1)) for low in range(MAX_BID + 1))
 

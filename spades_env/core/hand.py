@@ -80,6 +80,24 @@ def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> in
     return seats[winning_index(led_keys(rules.deuce_of_spades_high), cards)]
 
 
+def lowest_bid(rules: Rules) -> int:
+    """The smallest number bid: 0 (nil) when nil is allowed, else 1."""
+    return 0 if rules.nil else 1
+
+
+def ten_for_200_allowed(rules: Rules) -> bool:
+    """Whether the rules let a side bid 10 for 200 (it must fit under ``max_team_bid``)."""
+    return rules.ten_for_200 and (rules.max_team_bid is None or rules.max_team_bid >= TEN_FOR_200_TRICKS)
+
+
+def blind_bids_mask(rules: Rules) -> int:
+    """Legal-action bitmask of the blind bids the rules allow before the partner has bid (0 without them)."""
+    if not rules.blind_bids:
+        return 0
+    top = A.MAX_BLIND_BID if rules.max_team_bid is None else min(A.MAX_BLIND_BID, rules.max_team_bid)
+    return A.blind_bid_range_mask(rules.blind_bid_min, top)
+
+
 def popcount(mask: int) -> int:
     """Number of cards in a bitboard."""
     return mask.bit_count()
@@ -241,9 +259,7 @@ class HandState:
         if self._blind_nil_eligible(seat):
             mask |= 1 << A.BLIND_NIL
         if r.blind_bids and self._partner_kind(seat) == BidKind.NONE:
-            top = A.MAX_BLIND_BID if r.max_team_bid is None else min(A.MAX_BLIND_BID, r.max_team_bid)
-            for n in range(r.blind_bid_min, top + 1):
-                mask |= 1 << A.blind_bid_action(n)
+            mask |= blind_bids_mask(r)
         if mask and not r.bids_may_total_tricks:
             # Never forced: SEE CARDS is always there, so a hooking blind option is simply dropped.
             mask = self._no_hook_filter(seat, mask, keep_if_forced=False)
@@ -254,7 +270,7 @@ class HandState:
         if r.mirror:
             return 1 << (A.BID_OFFSET + popcount(self.hands[seat] & SPADE_MASK))
         partner_kind = self._partner_kind(seat)
-        low = 0 if r.nil else 1
+        low = lowest_bid(r)
         high = r.num_tricks
         if r.suicide:
             if partner_kind in NIL_KINDS:
@@ -265,13 +281,12 @@ class HandState:
             if partner_kind == BidKind.NUMBER:
                 partner_bid = self.bid_values[self.rules.partner_of(seat)]  # type: ignore[index]
             elif partner_kind == BidKind.NONE:
-                partner_bid = 0 if r.nil else 1
+                partner_bid = lowest_bid(r)
             else:
                 partner_bid = 0
             high = min(high, r.max_team_bid - partner_bid)
         mask = A.bid_range_mask(low, high)
-        if (r.ten_for_200 and partner_kind != BidKind.TEN_FOR_200
-                and (r.max_team_bid is None or r.max_team_bid >= TEN_FOR_200_TRICKS)):
+        if ten_for_200_allowed(r) and partner_kind != BidKind.TEN_FOR_200:
             mask |= 1 << A.TEN_FOR_200
         if not r.bids_may_total_tricks:
             mask = self._no_hook_filter(seat, mask)
