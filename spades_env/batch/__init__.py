@@ -52,8 +52,8 @@ reports how the finished one ended in ``info``.
 
 Every preset and every rules option is vectorized: no step runs a per-table
 Python loop (``HANDLED_RULES`` names every field of ``Rules`` the engine
-implements: all of them). Hands are uint64 bitboards (card ``c`` is bit ``c``, jokers 52
-and 53); the tables in play are stepped with whole-array operations and the
+implements: all of them). Hands are uint64 bitboards (card ``c`` is bit
+``c``, jokers 52 and 53); the tables in play are stepped with whole-array operations and the
 tables in other phases (bidding, exchange, hand end) as index groups; a crazy
 rotation keeps a rules id per table; deals are drawn in batches from the
 engine's own ``numpy.random.Generator``. Observations are built from scratch
@@ -67,8 +67,17 @@ Modules, one job each: ``tables`` (constant bit and layout tables), ``params``
 trick), ``scoring`` (the core's ``score_hands`` and ``game_end``, rewards),
 ``encoding`` (observations through ``spades_env.layout``), ``info``
 (``StepInfo``) and ``env`` (``BatchEnv``). The rules have one home, the core:
-trick keys (``core.tricks``), bid kinds and ranges (``core.actions``), scoring
-and the game end are read from it, never copied.
+the trick keys (``core.tricks``), the bid kinds and bid ranges
+(``core.actions``), the bid options (``core.hand.lowest_bid``,
+``ten_for_200_allowed``, ``blind_bids_mask``), the scoring and the game end
+are read from it. The per-decision rules that run on whole arrays (the play
+rule, the bid limits, no-hook, blind nil eligibility) are array statements of
+the core's ``HandState`` rules, compared with it in lockstep on every preset.
+
+A ``BatchEnv`` pickles and deep-copies mid-game (generator included): the copy
+continues exactly as the original. ``observe(seats)``, ``step(actions)`` and
+the per-table queries reject bad input (wrong shape, non-integers, out of
+range, illegal actions) with an error naming the problem, changing nothing.
 """
 
 from __future__ import annotations
