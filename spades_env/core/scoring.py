@@ -203,6 +203,21 @@ def _scoring_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
     return tables
 
 
+_SINGLE_CACHE: dict[int, tuple[Rules, _ScoringTables]] = {}
+
+
+def _single_rules_tables(rules: Rules) -> _ScoringTables:
+    """``_scoring_tables((rules,))`` without building a key tuple (the batch engine's hot path)."""
+    hit = _SINGLE_CACHE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    tables = _scoring_tables((rules,))
+    if len(_SINGLE_CACHE) >= _TABLE_CACHE_SIZE:
+        _SINGLE_CACHE.clear()
+    _SINGLE_CACHE[id(rules)] = (rules, tables)
+    return tables
+
+
 @dataclass(frozen=True)
 class HandScores:
     """The scoring of many hands: arrays with a leading batch axis (``score_hands``)."""
@@ -238,12 +253,14 @@ def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks:
     """Scoring of k finished hands: ``(k, seats)`` bid kinds, values and tricks, ``(k, sides)`` bags
     carried in; ``rules`` is one Rules, or the hand rules of a rotation with ``rules_index`` (k,)
     naming each hand's (pure, unchecked; ``score_hand`` checks its inputs)."""
-    all_rules = (rules,) if isinstance(rules, Rules) else tuple(rules)
-    first = all_rules[0]
+    if isinstance(rules, Rules):
+        first, tab = rules, _single_rules_tables(rules)
+    else:
+        all_rules = tuple(rules)
+        first, tab = all_rules[0], _scoring_tables(all_rules)
     kinds = np.asarray(kinds, dtype=np.intp)
     values = np.asarray(values, dtype=np.int64)
     tricks = np.asarray(tricks, dtype=np.int64)
-    tab = _scoring_tables(all_rules)
     if rules_index is None:
         code, bag_value, boston_bonus = kinds, tab.bag_value[0], tab.boston_bonus[0]
     else:
@@ -298,7 +315,7 @@ def _check_inputs(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags
         raise ScoringError(f"tricks {list(tricks)} do not sum to {rules.num_tricks}")
     if len(bags_before) != rules.num_sides:
         raise ScoringError(f"need bags for {rules.num_sides} sides, got {len(bags_before)}")
-    for members in _scoring_tables((rules,)).members:
+    for members in _single_rules_tables(rules).members:
         if any(bids[m].kind in SIDE_CONTRACT_KINDS for m in members):
             continue
         for m in members:
