@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env import batch as batch_module
+from spades_env.batch.scoring import score_tables
 from spades_env.batch import BatchEnv, IllegalActionError
 from spades_env.core import PRESETS, Bid, BidKind, preset, score_hand
 from spades_env.core.actions import NUM_ACTIONS
@@ -411,7 +411,7 @@ def test_vectorized_scoring_matches_score_hand(name):
         env.bid_value[:] = values
         env.tricks_won[:, :n] = tricks
         env.bags[:] = pick.integers(0, 12, size=env.bags.shape)
-        result = env._score(np.arange(env.num_envs))
+        result = score_tables(env, np.arange(env.num_envs))
         for t in range(env.num_envs):
             bids = [Bid(BidKind(int(kinds[t, s])), int(values[t, s])) for s in range(n)]
             expected = score_hand(hand_rules, bids, [int(x) for x in tricks[t]], [int(x) for x in env.bags[t]])
@@ -420,7 +420,7 @@ def test_vectorized_scoring_matches_score_hand(name):
             assert list(result["contracts"][t]) == [s.contract for s in expected.sides]
             assert list(result["made"][t]) == [s.made for s in expected.sides]
             assert list(result["bag_penalties"][t]) == [s.bag_penalties for s in expected.sides]
-            nil_made = batch_module._nil_made(result["bid_kinds"][t], result["tricks"][t])
+            nil_made = result["nil_made"][t]
             assert [None if x < 0 else bool(x) for x in nil_made] == list(expected.nil_made)
 
 

@@ -21,6 +21,8 @@ by the legal-action mask of the hand state.
 from __future__ import annotations
 
 from .cards import CARD_NAMES, NUM_CARDS, CardError, parse_card
+from .rules import TEN_FOR_200_TRICKS
+from .scoring import BidKind
 
 MAX_BID = 17  # 17 tricks in three-player cutthroat
 CARD_ACTIONS = range(0, NUM_CARDS)
@@ -77,6 +79,37 @@ def bid_value(action: int) -> int:
 def blind_bid_value(action: int) -> int:
     """Tricks of a blind bid action."""
     return action - BLIND_BID_OFFSET + 1
+
+
+def _bid_action_tables() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    kind = [int(BidKind.NONE)] * NUM_ACTIONS
+    value = [0] * NUM_ACTIONS
+    for n in range(MAX_BID + 1):
+        kind[BID_OFFSET + n], value[BID_OFFSET + n] = (int(BidKind.NUMBER), n) if n else (int(BidKind.NIL), 0)
+    kind[BLIND_NIL] = int(BidKind.BLIND_NIL)
+    kind[TEN_FOR_200], value[TEN_FOR_200] = int(BidKind.TEN_FOR_200), TEN_FOR_200_TRICKS
+    for n in range(1, MAX_BLIND_BID + 1):
+        kind[blind_bid_action(n)], value[blind_bid_action(n)] = int(BidKind.BLIND), n
+    return tuple(kind), tuple(value)
+
+
+# The bid kind and value each bidding action records for the bidder (NONE, 0 for the other actions);
+# read by the core's HandState and by the batch engine.
+BID_ACTION_KIND, BID_ACTION_VALUE = _bid_action_tables()
+
+
+def bid_range_mask(low: int, high: int) -> int:
+    """Legal-action bitmask of the number bids ``low..high`` (0 when ``high < low``)."""
+    return _BID_RANGE_MASKS[low][high + 1]
+
+
+def blind_bid_range_mask(low: int, high: int) -> int:
+    """Legal-action bitmask of the blind bids ``low..high`` (0 when ``high < low``)."""
+    return sum(1 << blind_bid_action(n) for n in range(low, high + 1))
+
+
+_BID_RANGE_MASKS = tuple(tuple(sum(1 << (BID_OFFSET + n) for n in range(low, high + 1))
+                               for high in range(-1, MAX_BID + 1)) for low in range(MAX_BID + 1))
 
 
 def _build_action_names() -> tuple[str, ...]:

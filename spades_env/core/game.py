@@ -7,7 +7,8 @@ scored with :func:`score_hand`, the game-end rules are checked (RULES.md
 section 6) and, unless the game is over, the deal passes clockwise and the next
 hand is dealt.
 
-Game end, after each hand: if a side has reached ``target_score`` or fallen to
+Game end, after each hand (``game_end``, on arrays of games: the batch engine
+and ``Game`` call the same function): if a side has reached ``target_score`` or fallen to
 ``lose_score``, the side with the strictly highest score wins; if the highest
 score is shared, another hand is played. After ``max_hands`` hands without a
 winner the game is *truncated* (no winner).
@@ -20,7 +21,7 @@ Randomness: the first dealer (unless given) and every deal come from the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -47,6 +48,9 @@ class HandResult:
     def points(self) -> tuple[int, ...]:
         """Score change of each side this hand."""
         return self.score.points
+
+
+NO_WINNER = -1  # game_end's winner while the game goes on, or when it is truncated
 
 
 class GameError(ValueError):
@@ -122,25 +126,36 @@ class Game:
                             score, tuple(self.scores), tuple(self.bags))
         self.results.append(result)
         self.hand_index += 1
-        self.winner = game_winner(self.rules, self.scores)
-        if self.winner is None and self.hand_index >= self.rules.max_hands:
-            self.truncated = True
+        winner, truncated = game_end(self.rules, [self.scores], [self.hand_index])
+        self.winner = None if winner[0] == NO_WINNER else int(winner[0])
+        self.truncated = bool(truncated[0])
         if not self.over:
             self.dealer = (self.dealer + 1) % self.rules.num_players
             self.hand = self._new_hand()
         return result
 
 
+def game_end(rules: Rules, scores: Any, hands_played: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(winner, truncated) of k games after a hand: ``(k, sides)`` scores, ``(k,)`` hands played;
+    winner is the winning side or -1 (RULES.md section 6)."""
+    scores = np.asarray(scores, dtype=np.int64)
+    best = scores.max(axis=1)
+    ended = best >= rules.target_score
+    if rules.lose_score is not None:
+        ended = ended | (scores.min(axis=1) <= rules.lose_score)
+    if ended.any():
+        unique = (scores == best[:, None]).sum(axis=1) == 1  # a shared highest score plays another hand
+        winner = np.where(ended & unique, scores.argmax(axis=1), NO_WINNER)
+    else:
+        winner = np.full(len(scores), NO_WINNER)
+    truncated = (winner == NO_WINNER) & (np.asarray(hands_played) >= rules.max_hands)
+    return winner, truncated
+
+
 def game_winner(rules: Rules, scores: Sequence[int]) -> int | None:
     """Winning side after a hand, or None when the game goes on (RULES.md section 6)."""
-    ended = any(s >= rules.target_score for s in scores)
-    if rules.lose_score is not None:
-        ended = ended or any(s <= rules.lose_score for s in scores)
-    if not ended:
-        return None
-    best = max(scores)
-    leaders = [side for side, s in enumerate(scores) if s == best]
-    return leaders[0] if len(leaders) == 1 else None
+    winner, _ = game_end(rules, [list(scores)], [0])
+    return None if winner[0] == NO_WINNER else int(winner[0])
 
 
 def _checked_per_side(what: str, values: Sequence[int] | None, sides: int, allow_negative: bool) -> list[int]:

@@ -44,21 +44,19 @@ from . import actions as A
 from .cards import (
     CARD_SUIT,
     NON_SPADE_MASK,
-    NUM_CARDS,
     SPADE_MASK,
     SUIT_MASKS,
     Suit,
-    card_power,
     cards_of,
 )
 from .deal import Deal
 from .rules import FIRST_TRICK_LOWEST_CLUB, TEN_FOR_200_TRICKS, Rules
 from .scoring import NIL_KINDS, Bid, BidKind
+from .tricks import TRUMP_BONUS, best_of_trick, led_keys, win_keys, winning_index  # noqa: F401 - re-exported
 
 CLUB_MASK = SUIT_MASKS[Suit.CLUBS]
 RED_MASK = SUIT_MASKS[Suit.DIAMONDS] | SUIT_MASKS[Suit.HEARTS]
 NO_SEAT = -1
-TRUMP_BONUS = 100  # any trump outranks every card of the suit led
 
 
 class Phase(enum.IntEnum):
@@ -91,39 +89,27 @@ class Transition(NamedTuple):
 
 _new_tuple = tuple.__new__  # builds a Transition without its Python-level __new__ (hot path)
 
-_WIN_KEYS: dict[bool, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-
-
-def win_keys(deuce_high: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(key when the card is a trump, key when it follows the suit led) per card."""
-    if deuce_high not in _WIN_KEYS:
-        power = [card_power(c, deuce_high) for c in range(NUM_CARDS)]
-        trump = tuple(TRUMP_BONUS + power[c] if CARD_SUIT[c] == Suit.SPADES else -1 for c in range(NUM_CARDS))
-        _WIN_KEYS[deuce_high] = (trump, tuple(power))
-    return _WIN_KEYS[deuce_high]
-
-
 def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> int:
     """Seat winning a trick: the highest trump, else the highest card of the suit led."""
-    trump_key, power = win_keys(rules.deuce_of_spades_high)
-    return _winner(trump_key, power, seats, cards)
+    return seats[winning_index(led_keys(rules.deuce_of_spades_high), cards)]
 
 
-def best_of_trick(trump_key: Sequence[int], power: Sequence[int], cards: Sequence[int]) -> tuple[int, int]:
-    """(index, key) of the card winning a trick so far: the highest trump, else the highest of the suit led."""
-    led = CARD_SUIT[cards[0]]
-    best_key, best_i = -2, 0
-    for i, card in enumerate(cards):
-        key = trump_key[card]
-        if key < 0:
-            key = power[card] if CARD_SUIT[card] == led else -1
-        if key > best_key:
-            best_key, best_i = key, i
-    return best_i, best_key
+def lowest_bid(rules: Rules) -> int:
+    """The smallest number bid: 0 (nil) when nil is allowed, else 1."""
+    return 0 if rules.nil else 1
 
 
-def _winner(trump_key: Sequence[int], power: Sequence[int], seats: Sequence[int], cards: Sequence[int]) -> int:
-    return seats[best_of_trick(trump_key, power, cards)[0]]
+def ten_for_200_allowed(rules: Rules) -> bool:
+    """Whether the rules let a side bid 10 for 200 (it must fit under ``max_team_bid``)."""
+    return rules.ten_for_200 and (rules.max_team_bid is None or rules.max_team_bid >= TEN_FOR_200_TRICKS)
+
+
+def blind_bids_mask(rules: Rules) -> int:
+    """Legal-action bitmask of the blind bids the rules allow before the partner has bid (0 without them)."""
+    if not rules.blind_bids:
+        return 0
+    top = A.MAX_BLIND_BID if rules.max_team_bid is None else min(A.MAX_BLIND_BID, rules.max_team_bid)
+    return A.blind_bid_range_mask(rules.blind_bid_min, top)
 
 
 def popcount(mask: int) -> int:
@@ -138,7 +124,7 @@ class HandState:
         "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "last_transition", "_legal", "_trump_key", "_power",
+        "last_trick", "history", "last_transition", "_legal", "_trick_keys",
     )
 
     def __init__(self, rules: Rules, deal: Deal, dealer: int, scores: Sequence[int] | None = None):
@@ -175,7 +161,7 @@ class HandState:
         self.history: list[tuple[int, int]] = []  # (seat, action)
         self.last_transition: Transition | None = None
         self._legal: int | None = None
-        self._trump_key, self._power = win_keys(rules.deuce_of_spades_high)
+        self._trick_keys = led_keys(rules.deuce_of_spades_high)
         self.current = self.bid_order[0]
         self.phase = _BID
         self._begin_bid_turn()
@@ -292,9 +278,7 @@ class HandState:
         if self._blind_nil_eligible(seat):
             mask |= 1 << A.BLIND_NIL
         if r.blind_bids and self._partner_kind(seat) == BidKind.NONE:
-            top = A.MAX_BLIND_BID if r.max_team_bid is None else min(A.MAX_BLIND_BID, r.max_team_bid)
-            for n in range(r.blind_bid_min, top + 1):
-                mask |= 1 << A.blind_bid_action(n)
+            mask |= blind_bids_mask(r)
         if mask and not r.bids_may_total_tricks:
             # Never forced: SEE CARDS is always there, so a hooking blind option is simply dropped.
             mask = self._no_hook_filter(seat, mask, keep_if_forced=False)
@@ -305,7 +289,7 @@ class HandState:
         if r.mirror:
             return 1 << (A.BID_OFFSET + popcount(self.hands[seat] & SPADE_MASK))
         partner_kind = self._partner_kind(seat)
-        low = 0 if r.nil else 1
+        low = lowest_bid(r)
         high = r.num_tricks
         if r.suicide:
             if partner_kind in NIL_KINDS:
@@ -316,15 +300,12 @@ class HandState:
             if partner_kind == BidKind.NUMBER:
                 partner_bid = self.bid_values[self.rules.partner_of(seat)]  # type: ignore[index]
             elif partner_kind == BidKind.NONE:
-                partner_bid = 0 if r.nil else 1
+                partner_bid = lowest_bid(r)
             else:
                 partner_bid = 0
             high = min(high, r.max_team_bid - partner_bid)
-        mask = 0
-        for n in range(low, high + 1):
-            mask |= 1 << (A.BID_OFFSET + n)
-        if (r.ten_for_200 and partner_kind != BidKind.TEN_FOR_200
-                and (r.max_team_bid is None or r.max_team_bid >= TEN_FOR_200_TRICKS)):
+        mask = A.bid_range_mask(low, high)
+        if ten_for_200_allowed(r) and partner_kind != BidKind.TEN_FOR_200:
             mask |= 1 << A.TEN_FOR_200
         if not r.bids_may_total_tricks:
             mask = self._no_hook_filter(seat, mask)
@@ -346,19 +327,13 @@ class HandState:
     def _record_bid(self, seat: int, action: int, kinds: list, values: list) -> None:
         """Write a bid into kinds/values, including its effect on the partner."""
         partner = self.rules.partner_of(seat)
-        if A.BID_OFFSET <= action < A.BLIND_NIL:
-            n = action - A.BID_OFFSET
-            kinds[seat], values[seat] = (BidKind.NUMBER, n) if n else (BidKind.NIL, 0)
-        elif action == A.BLIND_NIL:
-            kinds[seat], values[seat] = BidKind.BLIND_NIL, 0
-        elif action == A.TEN_FOR_200:
-            kinds[seat], values[seat] = BidKind.TEN_FOR_200, TEN_FOR_200_TRICKS
+        kind = BidKind(A.BID_ACTION_KIND[action])
+        kinds[seat], values[seat] = kind, A.BID_ACTION_VALUE[action]
+        if kind == BidKind.TEN_FOR_200:
             if partner is not None:
                 kinds[partner] = BidKind.SKIPPED if kinds[partner] == BidKind.NONE else BidKind.CANCELLED
-        else:  # blind bid
-            kinds[seat], values[seat] = BidKind.BLIND, A.blind_bid_value(action)
-            if partner is not None:
-                kinds[partner] = BidKind.SKIPPED
+        elif kind == BidKind.BLIND and partner is not None:
+            kinds[partner] = BidKind.SKIPPED
 
     def _bid(self, seat: int, action: int) -> None:
         if action == A.SEE_CARDS:
@@ -381,7 +356,7 @@ class HandState:
         r = self.rules
         if r.blind_nil_exchange and r.partnerships:
             for seat in self.bid_order:
-                partner = (seat + 2) % 4
+                partner = r.partner_of(seat)
                 if self.bid_kinds[seat] == BidKind.BLIND_NIL and self.bid_kinds[partner] != BidKind.BLIND_NIL:
                     self.exchange_steps += [(seat, partner)] * r.blind_nil_exchange
                     self.exchange_steps += [(partner, seat)] * r.blind_nil_exchange
@@ -469,7 +444,7 @@ class HandState:
             self.current = nxt
             self.looked[nxt] = True
             return NO_SEAT
-        winner = _winner(self._trump_key, self._power, self.trick_seats, self.trick_cards)
+        winner = self.trick_seats[winning_index(self._trick_keys, self.trick_cards)]
         self.tricks_won[winner] += 1
         self.last_trick = (self.leader, tuple(self.trick_seats), tuple(self.trick_cards), winner)
         self.trick_seats = []

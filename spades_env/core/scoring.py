@@ -1,6 +1,9 @@
 """Scoring one hand: a pure function of the rules, the bids, the tricks and the bags.
 
-``score_hand`` knows nothing of the game around it: it takes the bags each
+``score_hands`` scores many hands at once (arrays with a leading batch axis,
+one rules object or a rotation's hand rules); ``score_hand`` checks one hand's
+inputs and calls it with a batch of one, so both engines share every line of
+the scoring below. ``score_hand`` knows nothing of the game around it: it takes the bags each
 side carries in and returns the points each side gains this hand and the bags
 it carries out (bags are their own counter, never read off the score).
 
@@ -25,7 +28,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
+
+import numpy as np
 
 from .rules import (
     BLIND_BID_MULTIPLIER,
@@ -134,8 +139,189 @@ class ScoringError(ValueError):
     """Inputs to score_hand that cannot describe a finished hand."""
 
 
-def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_before: Sequence[int]) -> HandScore:
-    """Points and carried bags of every side for a finished hand (pure)."""
+def side_members(rules: Rules) -> tuple[tuple[int, ...], ...]:
+    """The seats of each side, ascending (one row per side, all rows the same length)."""
+    return tuple(tuple(s for s in range(rules.num_players) if rules.side_of(s) == side)
+                 for side in range(rules.num_sides))
+
+
+_TEN_FOR_200, _BLIND = int(BidKind.TEN_FOR_200), int(BidKind.BLIND)
+_NUM_KINDS = len(BidKind)
+_PER_SEAT_ROWS = 5  # tricks, nil bags, number contract, counted tricks, nil points
+NO_NIL = -1  # nil_made of a seat that bid no nil
+_TABLE_CACHE: dict[tuple[int, ...], tuple[tuple[Rules, ...], "_ScoringTables"]] = {}
+_TABLE_CACHE_SIZE = 256
+# Options that must agree between the rules of one call (a rotation shares them: RULES.md section 8).
+_SHARED_OPTIONS = ("num_players", "partnerships", "bag_limit", "bag_penalty")
+
+
+@dataclass(frozen=True)
+class _ScoringTables:
+    """Per tuple of rules, built once. By ``r * NUM_KINDS + BidKind`` code (``r``: index of the rules):
+    whether the seat's tricks count toward the contract (``counts_toward_contract``), whether it is a
+    nil, the nil's value; by ``BidKind`` whether it makes a side contract; by rules index the bag value
+    and the Boston bonus; ``side_matrix[seat, side]`` = 1 for the seat's side; each seat's side."""
+
+    counts: np.ndarray
+    is_nil: np.ndarray
+    nil_bagging: np.ndarray
+    is_number: np.ndarray
+    nil_value: np.ndarray
+    side_kind: np.ndarray
+    bag_value: np.ndarray
+    boston_bonus: np.ndarray
+    side_matrix: np.ndarray
+    seat_side: np.ndarray
+    members: tuple[tuple[int, ...], ...]
+    any_boston_bonus: bool
+
+
+def _build_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
+    first = all_rules[0]
+    for key in _SHARED_OPTIONS:
+        if any(getattr(r, key) != getattr(first, key) for r in all_rules):
+            raise ScoringError(f"score_hands: the rules of one call must share {key!r}")
+
+    def by_kind(value_of) -> list:
+        return [value_of(r, kind) for r in all_rules for kind in BidKind]
+
+    def nil_values(r: Rules, kind: BidKind) -> int:
+        return {BidKind.NIL: r.nil_value, BidKind.BLIND_NIL: r.blind_nil_points}.get(kind, 0)
+
+    seat_side = np.array([first.side_of(s) for s in range(first.num_players)], dtype=np.intp)
+    side_matrix = np.zeros((first.num_players, first.num_sides), dtype=np.int64)
+    side_matrix[np.arange(first.num_players), seat_side] = 1
+    return _ScoringTables(
+        counts=np.array(by_kind(counts_toward_contract), dtype=np.int64),
+        is_nil=np.array(by_kind(lambda r, kind: kind in NIL_KINDS), dtype=bool),
+        nil_bagging=np.array(by_kind(lambda r, kind: kind in NIL_KINDS and not counts_toward_contract(r, kind)),
+                             dtype=np.int64),
+        is_number=np.array([kind == BidKind.NUMBER for kind in BidKind], dtype=np.int64),
+        nil_value=np.array(by_kind(nil_values), dtype=np.int64),
+        side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool),
+        bag_value=np.array([r.bag_value for r in all_rules], dtype=np.int64),
+        boston_bonus=np.array([r.boston_bonus for r in all_rules], dtype=np.int64),
+        side_matrix=side_matrix, seat_side=seat_side, members=side_members(first),
+        any_boston_bonus=any(r.boston_bonus for r in all_rules))
+
+
+def _scoring_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
+    key = tuple(id(r) for r in all_rules)
+    hit = _TABLE_CACHE.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], all_rules)):
+        return hit[1]  # keyed by identity: hashing every field of a Rules costs more than a small scoring
+    tables = _build_tables(all_rules)
+    if len(_TABLE_CACHE) >= _TABLE_CACHE_SIZE:
+        _TABLE_CACHE.clear()
+    _TABLE_CACHE[key] = (all_rules, tables)  # the rules stay alive, so their ids are not reused
+    return tables
+
+
+_SINGLE_CACHE: dict[int, tuple[Rules, _ScoringTables]] = {}
+
+
+def _single_rules_tables(rules: Rules) -> _ScoringTables:
+    """``_scoring_tables((rules,))`` without building a key tuple (the batch engine's hot path)."""
+    hit = _SINGLE_CACHE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    tables = _scoring_tables((rules,))
+    if len(_SINGLE_CACHE) >= _TABLE_CACHE_SIZE:
+        _SINGLE_CACHE.clear()
+    _SINGLE_CACHE[id(rules)] = (rules, tables)
+    return tables
+
+
+@dataclass(frozen=True)
+class HandScores:
+    """The scoring of many hands: arrays with a leading batch axis (``score_hands``)."""
+
+    points: np.ndarray  # (k, sides) change of score, bag penalties included
+    bags: np.ndarray  # (k, sides) bags carried out
+    new_bags: np.ndarray  # (k, sides) bags taken this hand
+    bag_penalties: np.ndarray  # (k, sides)
+    contracts: np.ndarray  # (k, sides)
+    tricks: np.ndarray  # (k, sides) tricks taken by each side
+    made: np.ndarray  # (k, sides) bool
+    boston: np.ndarray  # (k, sides) bool
+    nil_made: np.ndarray  # (k, seats): -1 no nil, 0 failed, 1 made
+
+
+def _side_contracts(tab: _ScoringTables, kinds: np.ndarray, values: np.ndarray, side_tricks: np.ndarray,
+                    bag_value: Any) -> tuple[np.ndarray, ...]:
+    """(side contract?, contract, made, points, new bags) of the sides with a 10 for 200 or a blind bid:
+    every trick of the side counts toward it (``counted_tricks``)."""
+    per_seat = np.stack([kinds == _TEN_FOR_200, np.where(kinds == _BLIND, values, 0), tab.side_kind.take(kinds)],
+                        axis=1)
+    has_ten, blind_value, side_kind = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
+    contract = np.where(has_ten > 0, TEN_FOR_200_TRICKS, blind_value)
+    value = np.where(has_ten > 0, TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * contract)
+    made = side_tricks >= contract
+    new_bags = np.where(made, side_tricks - contract, 0)
+    points = np.where(made, value + bag_value * new_bags, -value)
+    return side_kind > 0, contract, made, points, new_bags
+
+
+def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks: Any, bags_before: Any,
+                rules_index: Any = None) -> HandScores:
+    """Scoring of k finished hands: ``(k, seats)`` bid kinds, values and tricks, ``(k, sides)`` bags
+    carried in; ``rules`` is one Rules, or the hand rules of a rotation with ``rules_index`` (k,)
+    naming each hand's (pure, unchecked; ``score_hand`` checks its inputs)."""
+    if isinstance(rules, Rules):
+        first, tab = rules, _single_rules_tables(rules)
+    else:
+        all_rules = tuple(rules)
+        first, tab = all_rules[0], _scoring_tables(all_rules)
+    kinds = np.asarray(kinds, dtype=np.intp)
+    values = np.asarray(values, dtype=np.int64)
+    tricks = np.asarray(tricks, dtype=np.int64)
+    if rules_index is None:
+        code, bag_value, boston_bonus = kinds, tab.bag_value[0], tab.boston_bonus[0]
+    else:
+        rules_index = np.asarray(rules_index, dtype=np.intp)
+        code = kinds + (rules_index * _NUM_KINDS)[:, None]
+        bag_value, boston_bonus = tab.bag_value.take(rules_index)[:, None], tab.boston_bonus.take(rules_index)[:, None]
+    nil_ok = tricks == 0
+    # Per seat, summed by side: tricks, nil bags (a nil's tricks that do not count), the number
+    # contract, the tricks counted toward it, nil points (a few whole-array operations: this runs
+    # at every hand end of the batch engine).
+    per_seat = np.empty((kinds.shape[0], _PER_SEAT_ROWS, kinds.shape[1]), np.int64)
+    per_seat[:, 0] = tricks
+    np.multiply(tricks, tab.nil_bagging.take(code), out=per_seat[:, 1])
+    np.multiply(values, tab.is_number.take(kinds), out=per_seat[:, 2])
+    np.multiply(tricks, tab.counts.take(code), out=per_seat[:, 3])
+    nil_value = tab.nil_value.take(code)
+    np.copyto(per_seat[:, 4], np.where(nil_ok, nil_value, -nil_value))
+    side_tricks, nil_bags, contract, counted, points = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
+    made = counted >= contract
+    over = counted - contract
+    points = points + bag_value * nil_bags + np.where(
+        made, POINTS_PER_BID_TRICK * contract + bag_value * over, -POINTS_PER_BID_TRICK * contract)
+    new_bags = nil_bags + over * made
+    is_nil = tab.is_nil.take(code)
+    if tab.side_kind.take(kinds).any():
+        side_contract, sp_contract, sp_made, sp_points, sp_bags = _side_contracts(tab, kinds, values, side_tricks,
+                                                                                  bag_value)
+        points = np.where(side_contract, sp_points, points)
+        new_bags = np.where(side_contract, sp_bags, new_bags)
+        contract = np.where(side_contract, sp_contract, contract)
+        made = np.where(side_contract, sp_made, made)
+        is_nil = is_nil & ~side_contract[:, tab.seat_side]  # a nil cancelled by the partner's side bid
+    boston = side_tricks == first.num_tricks
+    if tab.any_boston_bonus:
+        points = points + np.where(boston, boston_bonus, 0)
+    bags = np.asarray(bags_before, dtype=np.int64) + new_bags
+    if first.bag_limit is not None:
+        penalties = bags // first.bag_limit
+        bags = bags - penalties * first.bag_limit
+        points = points - penalties * first.bag_penalty
+    else:
+        penalties = np.zeros_like(bags)
+    nil_made = np.where(is_nil, nil_ok, NO_NIL)
+    return HandScores(points, bags, new_bags, penalties, contract, side_tricks, made, boston, nil_made)
+
+
+def _check_inputs(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_before: Sequence[int]) -> None:
     n = rules.num_players
     if len(bids) != n or len(tricks) != n:
         raise ScoringError(f"need {n} bids and {n} trick counts, got {len(bids)} and {len(tricks)}")
@@ -143,58 +329,20 @@ def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_be
         raise ScoringError(f"tricks {list(tricks)} do not sum to {rules.num_tricks}")
     if len(bags_before) != rules.num_sides:
         raise ScoringError(f"need bags for {rules.num_sides} sides, got {len(bags_before)}")
-    nil_made: list[bool | None] = [None] * n
-    sides = []
-    for side in range(rules.num_sides):
-        members = [s for s in range(n) if rules.side_of(s) == side]
-        side_tricks = sum(tricks[m] for m in members)
-        kinds = [bids[m].kind for m in members]
-        points = 0
-        new_bags = 0
-        if BidKind.TEN_FOR_200 in kinds or BidKind.BLIND in kinds:
-            if BidKind.TEN_FOR_200 in kinds:
-                contract, made_points = TEN_FOR_200_TRICKS, TEN_FOR_200_POINTS
-            else:
-                contract = next(bids[m].value for m in members if bids[m].kind == BidKind.BLIND)
-                made_points = BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * contract
-            made = side_tricks >= contract
-            if made:
-                new_bags = side_tricks - contract
-                points = made_points + rules.bag_value * new_bags
-            else:
-                points = -made_points
-        else:
-            contract = 0
-            for m in members:
-                bid = bids[m]
-                if bid.kind in NIL_KINDS:
-                    value = rules.nil_value if bid.kind == BidKind.NIL else rules.blind_nil_points
-                    nil_made[m] = tricks[m] == 0
-                    points += value if nil_made[m] else -value
-                    if not counts_toward_contract(rules, bid.kind):
-                        new_bags += tricks[m]
-                        points += rules.bag_value * tricks[m]
-                elif bid.kind == BidKind.NUMBER:
-                    contract += bid.value
-                else:
-                    raise ScoringError(f"seat {m} has no scorable bid ({bid})")
-            counted = counted_tricks(rules, [b.kind for b in bids], tricks, members)
-            made = counted >= contract
-            if made:
-                over = counted - contract
-                new_bags += over
-                points += POINTS_PER_BID_TRICK * contract + rules.bag_value * over
-            else:
-                points -= POINTS_PER_BID_TRICK * contract
-        boston = side_tricks == rules.num_tricks
-        if boston:
-            points += rules.boston_bonus
-        bags = bags_before[side] + new_bags
-        penalties = 0
-        if rules.bag_limit is not None:
-            while bags >= rules.bag_limit:
-                bags -= rules.bag_limit
-                points -= rules.bag_penalty
-                penalties += 1
-        sides.append(SideScore(points, bags, new_bags, penalties, contract, side_tricks, made, boston))
-    return HandScore(tuple(sides), tuple(nil_made))
+    for members in _single_rules_tables(rules).members:
+        if any(bids[m].kind in SIDE_CONTRACT_KINDS for m in members):
+            continue
+        for m in members:
+            if bids[m].kind not in NIL_KINDS and bids[m].kind != BidKind.NUMBER:
+                raise ScoringError(f"seat {m} has no scorable bid ({bids[m]})")
+
+
+def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_before: Sequence[int]) -> HandScore:
+    """Points and carried bags of every side for a finished hand (pure)."""
+    _check_inputs(rules, bids, tricks, bags_before)
+    one = score_hands(rules, [[b.kind for b in bids]], [[b.value for b in bids]], [list(tricks)], [list(bags_before)])
+    columns = zip(*(getattr(one, name)[0].tolist() for name in (
+        "points", "bags", "new_bags", "bag_penalties", "contracts", "tricks", "made", "boston")))
+    sides = tuple(SideScore(*side) for side in columns)
+    nil_made = tuple(None if x == NO_NIL else bool(x) for x in one.nil_made[0].tolist())
+    return HandScore(sides, nil_made)

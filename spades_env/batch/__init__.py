@@ -1,0 +1,93 @@
+"""Vectorized batch engine: many Spades tables stepped together with numpy.
+
+``BatchEnv(num_envs, rules="standard", episode="game", seed=0, reward="hand_points")``
+plays ``num_envs`` independent tables. Every table always has a seat to act:
+a table whose episode ends starts a new one in the same step (auto-reset) and
+reports how the finished one ended in ``info``.
+
+* ``reset(seed=None)`` -> ``(obs, mask, to_act)``: float32 ``(num_envs, 755)``,
+  int8 ``(num_envs, 88)`` and ``(num_envs,)`` seats to act.
+* ``step(actions, observe=None)`` -> ``(obs, mask, to_act, rewards, dones, info)``;
+  ``actions`` holds one action per table. ``rewards`` is float64
+  ``(num_envs, num_players)``: exactly what the AEC env (``raw_env``) pays each
+  seat at that step (the reward scheme's ``hand_end`` at a hand's end, plus
+  ``episode_end`` when the episode ends), so partners share it. ``dones``
+  marks tables whose episode ended at this step (terminated or truncated, see
+  ``info``); their ``obs``, ``mask`` and ``to_act`` are already those of the
+  next episode. ``observe=False`` (or ``BatchEnv(..., observations=False)``)
+  skips the observations: ``obs`` is then ``None``.
+* The observation of a table is exactly ``raw_env.observe(agent)["observation"]``
+  of the seat to act in the same state, and the mask its ``action_mask``.
+* An illegal action at any table raises :class:`IllegalActionError` naming the
+  table, the action and the legal actions there; no table changes.
+* Output buffers are reused. With ``output_buffers=2`` (default) ``obs`` and
+  ``mask`` alternate between two buffers: the arrays of one step stay valid
+  during the next ``step`` call (``obs`` / ``next_obs`` pairs are safe) and are
+  overwritten by the one after. ``output_buffers=1`` reuses one buffer (valid
+  until the next call). Copy them to keep them longer. ``to_act``, ``rewards``
+  and ``dones`` are fresh arrays.
+* ``info`` is a read-only mapping (:class:`StepInfo`) of arrays with one row per
+  table, built on first access; rows of other tables hold 0, or -1 where noted:
+  ``hand_over`` (the table's hand ended at this step) and that hand's
+  ``hand_index`` (-1), ``hand_dealer`` (-1), ``hand_rules_id`` (index into
+  ``info["hand_rules"]``, the preset names), ``points``, ``scores`` and ``bags``
+  (after the hand), ``tricks``, ``bid_kinds`` and ``bid_values`` (``BidKind``
+  codes and values per seat), ``contracts``, ``made``, ``bag_penalties``,
+  ``nil_made`` (-1 no nil, 0 failed, 1 made); for tables whose episode ended:
+  ``done``, ``terminated``, ``truncated``, ``winner`` (side, -1 if none or a
+  tie), ``final_scores``, ``final_bags``, ``episode_hands``,
+  ``episode_dealer`` (the first dealer, -1) and ``episode_deals`` (a mapping
+  table -> the episode's deals, with ``record_deals``).
+  ``BatchEnv.hand_result(info, i)`` returns the AEC env's ``hand_result`` dict.
+* Replaying a table in the AEC env: ``raw_env.reset(options={"deals":
+  env.episode_deals(i), "dealer": env.episode_dealer(i)})`` (or
+  ``info["episode_deals"][i]`` and ``info["episode_dealer"][i]`` for a finished
+  episode) plays the same episode (scores and bags start at 0).
+* ``state()``: the full-information array (``STATE_SIZE``) of every table,
+  relative to the seat to act, equal to :func:`spades_env.encoding.encode_state`.
+  ``observe(seats)``: observations of any seat at each table.
+* Attributes: ``num_envs``, ``num_players``, ``num_sides``, ``obs_size``,
+  ``state_size``, ``num_actions``, ``rules``; per table ``scores``, ``bags``,
+  ``dealer``, ``hand_index``, ``phase``, ``cur`` (read them, do not write).
+
+Every preset and every rules option is vectorized: no step runs a per-table
+Python loop (``HANDLED_RULES`` names every field of ``Rules`` the engine
+implements: all of them). Hands are uint64 bitboards (card ``c`` is bit
+``c``, jokers 52 and 53); the tables in play are stepped with whole-array operations and the
+tables in other phases (bidding, exchange, hand end) as index groups; a crazy
+rotation keeps a rules id per table; deals are drawn in batches from the
+engine's own ``numpy.random.Generator``. Observations are built from scratch
+at each step: the card blocks are gathered as bitboards relative to the
+observer and unpacked with ``numpy.unpackbits``, the small blocks come from
+lookup tables, and rows are written in cache-sized blocks.
+
+Modules, one job each: ``tables`` (constant bit and layout tables), ``params``
+(per-rules arrays, ``HANDLED_RULES``), ``state`` (the structure of arrays),
+``dealing``, ``legality``, ``transitions`` (bid, exchange, play, end of
+trick), ``scoring`` (the core's ``score_hands`` and ``game_end``, rewards),
+``encoding`` (observations through ``spades_env.layout``), ``info``
+(``StepInfo``) and ``env`` (``BatchEnv``). The rules have one home, the core:
+the trick keys (``core.tricks``), the bid kinds and bid ranges
+(``core.actions``), the bid options (``core.hand.lowest_bid``,
+``ten_for_200_allowed``, ``blind_bids_mask``), the scoring and the game end
+are read from it. The per-decision rules that run on whole arrays (the play
+rule, the bid limits, no-hook, blind nil eligibility) are array statements of
+the core's ``HandState`` rules, compared with it in lockstep on every preset.
+
+A ``BatchEnv`` pickles and deep-copies mid-game (generator included): the copy
+continues exactly as the original. ``observe(seats)``, ``step(actions)`` and
+the per-table queries reject bad input (wrong shape, non-integers, out of
+range, illegal actions) with an error naming the problem, changing nothing.
+"""
+
+from __future__ import annotations
+
+from ..core.hand import IllegalActionError
+from .env import BatchEnv
+from .info import StepInfo
+from .params import HANDLED_RULES
+from .state import EPISODE_MODES, BatchTables
+from .tables import NUM_ACTIONS
+
+__all__ = ["BatchEnv", "BatchTables", "IllegalActionError", "StepInfo", "EPISODE_MODES", "HANDLED_RULES",
+           "NUM_ACTIONS"]

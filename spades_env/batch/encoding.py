@@ -1,0 +1,260 @@
+"""Observations of the batch engine, written through ``spades_env.layout``.
+
+The observation is cut into five pieces, each a contiguous span of the layout:
+``HEAD`` (phase, to_act, dealer, trick_leader: one row of a lookup table),
+``bids`` (one lookup row per slot), ``MID`` (tricks_won, spades_broken,
+scores, bags: gathered by slot from a per-table float array), ``TAIL``
+(target_score and the rules block: constant per rules id) and ``CARDS`` (the
+card blocks, gathered as bitboards relative to the observer and unpacked).
+The pieces are checked against the layout at import: a layout whose blocks no
+longer fall into them raises ``LayoutError`` naming the piece, rather than
+writing a wrong observation.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.cards import NUM_CARDS
+from ..encoding import bid_offset
+from ..layout import BID_FEATURES, NUM_BID_KINDS, NUM_PHASES, NUM_SLOTS, OBSERVATION, STATE, LayoutError, ObservationLayout
+from .tables import (
+    BLIND,
+    BOARDS_PER_SEAT,
+    CODE,
+    CODE_STRIDE,
+    EMPTY_BOARD,
+    HAND_B,
+    MAX_SEATS,
+    PASSED_B,
+    RECEIVED_B,
+    START_B,
+    TRICK_B,
+    WON,
+    WORD_BITS,
+    ZERO_CODE,
+    unpack_cards,
+)
+
+if TYPE_CHECKING:
+    from .state import BatchTables
+
+NO_SLOT = NUM_SLOTS  # the "none" row of a one-hot: no seat to act, no trick leader
+
+
+def check_piece(layout: ObservationLayout, first: str, last: str, names: tuple[str, ...],
+                width: int | None = None) -> slice:
+    """The span first..last of ``layout``; a LayoutError unless it holds exactly the blocks ``names``
+    (each ``width`` floats wide when given), the assumption the fast path is written on."""
+    span = layout.span(first, last)
+    inside = tuple(b.name for b in layout.blocks.values() if span.start <= b.start < span.stop)
+    if inside != names:
+        raise LayoutError(f"batch encoder: blocks {first}..{last} of layout {layout.name!r} are {inside}, "
+                          f"the fast path writes {names}")
+    if width is not None and any(layout.block(n).width != width for n in names):
+        raise LayoutError(f"batch encoder: the blocks {names} of layout {layout.name!r} must each be {width} "
+                          "floats wide")
+    return span
+
+
+def check_cover(layout: ObservationLayout, pieces: tuple[slice, ...]) -> None:
+    """A LayoutError unless the pieces tile the whole of ``layout`` (no block is left unwritten)."""
+    ordered = sorted(pieces, key=lambda s: s.start)
+    tiles = [s.start for s in ordered[1:]] == [s.stop for s in ordered[:-1]]
+    if not tiles or ordered[0].start != 0 or ordered[-1].stop != layout.size:
+        raise LayoutError(f"batch encoder: layout {layout.name!r} has blocks outside the head, bids, mid, tail "
+                          "and card pieces")
+
+
+HEAD = check_piece(OBSERVATION, "phase", "trick_leader", ("phase", "to_act", "dealer", "trick_leader"))
+BIDS = check_piece(OBSERVATION, "bids", "bids", ("bids",), width=BID_FEATURES)
+MID = check_piece(OBSERVATION, "tricks_won", "bags", ("tricks_won", "spades_broken", "scores", "bags"))
+TAIL = check_piece(OBSERVATION, "target_score", "rules", ("target_score", "rules"))
+CARDS = check_piece(OBSERVATION, "hand", "received", ("hand", "trick", "played", "passed", "received"),
+                    width=NUM_CARDS)
+check_cover(OBSERVATION, (HEAD, BIDS, MID, TAIL, CARDS))
+NUM_CARD_BLOCKS = (CARDS.stop - CARDS.start) // NUM_CARDS
+if OBSERVATION.block("bids").count != NUM_SLOTS:
+    raise LayoutError("batch encoder: the bids block must hold one row of bid features per slot")
+
+# Offsets inside MID, by feature.
+MID_W = MID.stop - MID.start
+TRICKS_AT = OBSERVATION.start("tricks_won") - MID.start
+BROKEN_AT = OBSERVATION.start("spades_broken") - MID.start
+SCORES_AT = OBSERVATION.start("scores") - MID.start
+BAGS_AT = OBSERVATION.start("bags") - MID.start
+# Boards gathered per observer: hand, trick by slot, passed, received, start by slot, hand by slot.
+_TRICK_SLOTS = OBSERVATION.block("trick").count
+_PLAYED_SLOTS = OBSERVATION.block("played").count
+SHORT_BOARDS = 1 + _TRICK_SLOTS + _PLAYED_SLOTS  # without passed and received (rules without an exchange)
+ROW_BLOCK = 512  # observation rows are written in blocks of this many tables (see encode)
+
+
+def _head_table() -> np.ndarray:
+    """HEAD[((phase * 5 + to_act) * 4 + dealer) * 5 + leader]: the head floats (slot NO_SLOT = none)."""
+    slots = NUM_SLOTS + 1
+    out = np.zeros((NUM_PHASES * slots * NUM_SLOTS * slots, HEAD.stop - HEAD.start), np.float32)
+    for phase in range(NUM_PHASES):
+        for to_act in range(slots):
+            for dealer in range(NUM_SLOTS):
+                for leader in range(slots):
+                    row = out[((phase * slots + to_act) * NUM_SLOTS + dealer) * slots + leader]
+                    row[OBSERVATION.start("phase") - HEAD.start + phase] = 1.0
+                    if to_act < NUM_SLOTS:
+                        row[OBSERVATION.start("to_act") - HEAD.start + to_act] = 1.0
+                    row[OBSERVATION.start("dealer") - HEAD.start + dealer] = 1.0
+                    if leader < NUM_SLOTS:
+                        row[OBSERVATION.start("trick_leader") - HEAD.start + leader] = 1.0
+    return out
+
+
+def _bid_table() -> np.ndarray:
+    """BIDS[kind * CODE_STRIDE + value]: one slot's bid features (``bid_offset``); row ZERO_CODE is zeros."""
+    out = np.zeros((ZERO_CODE + 1, BID_FEATURES), np.float32)
+    for kind in range(NUM_BID_KINDS):
+        for value in range(CODE_STRIDE):
+            row = out[kind * CODE_STRIDE + value]
+            row[kind] = 1.0
+            off = bid_offset(kind, value)
+            if off is not None:
+                row[off] = 1.0
+    return out
+
+
+HEAD_TABLE = _head_table()
+BID_TABLE = _bid_table()
+
+
+@functools.lru_cache(maxsize=None)
+def perm_tables(n: int) -> dict[str, np.ndarray]:
+    """Gather tables by observer: seat of each slot, card boards, mid features, slot differences.
+
+    ``cards[observer * 2 + visible]`` lists the boards: the observer's hand (or the empty board), the
+    trick boards by slot, the observer's passed and received boards, then by slot the start boards
+    and the hands (played = start ^ hand).
+    """
+    rot = np.array([[(o + k) % n if k < n else MAX_SEATS - 1 for k in range(NUM_SLOTS)] for o in range(MAX_SEATS)],
+                   np.intp)
+    cards = []
+    mid = np.zeros((MAX_SEATS, MID_W), np.intp)
+    for o in range(MAX_SEATS):
+        r = rot[o]
+        for visible in (0, 1):  # row o * 2 + visible
+            row = [o * BOARDS_PER_SEAT + HAND_B if visible else EMPTY_BOARD] + list(r * BOARDS_PER_SEAT + TRICK_B)
+            row += [o * BOARDS_PER_SEAT + PASSED_B, o * BOARDS_PER_SEAT + RECEIVED_B]
+            row += list(r * BOARDS_PER_SEAT + START_B) + list(r * BOARDS_PER_SEAT + HAND_B)
+            cards.append(row)
+        mid[o] = list(TRICKS_AT + r) + [BROKEN_AT] + list(SCORES_AT + r) + list(BAGS_AT + r)
+    # diff[a * MAX_SEATS + b]: the slot of seat a seen by seat b
+    diff = np.array([(a - b) % n for a in range(MAX_SEATS) for b in range(MAX_SEATS)], np.intp)
+    deal = np.array([[(s - d - 1) % n for s in range(n)] for d in range(n)], np.intp)  # deal position of seat s
+    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal}
+
+
+def card_view(out: np.ndarray) -> np.ndarray:
+    """(rows, blocks, NUM_CARDS) view of the card blocks of observation rows."""
+    view = out[:, CARDS].reshape(out.shape[0], NUM_CARD_BLOCKS, NUM_CARDS)
+    if not np.shares_memory(view, out):
+        raise LayoutError("batch encoder: the card blocks of an observation buffer are not a view")
+    return view
+
+
+def _gather_boards(t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: np.ndarray) -> None:
+    """The card blocks as bitboards relative to the observer: hand, trick by slot, played by slot
+    (start ^ hand), then passed and received when the rules have an exchange."""
+    idx = t._perm["cards"].take(observer * 2 + visible, axis=0)
+    idx += t._base21[:, None]
+    gathered = t._sb.ravel().take(idx)
+    trick_end = 1 + _TRICK_SLOTS
+    start = trick_end + 2
+    boards[:, :trick_end] = gathered[:, :trick_end]
+    np.bitwise_xor(gathered[:, start:start + _PLAYED_SLOTS], gathered[:, start + _PLAYED_SLOTS:],
+                   out=boards[:, trick_end:SHORT_BOARDS])
+    if boards.shape[1] > SHORT_BOARDS:
+        boards[:, SHORT_BOARDS:] = gathered[:, trick_end:start]
+
+
+def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.ndarray, write_tail: bool,
+           cards: np.ndarray | None = None, actor: bool = False) -> None:
+    """Write the observation of ``observer`` at every table into ``out[:, :OBSERVATION.size]``.
+
+    The gather indices are computed for every table at once; the rows are then written in blocks
+    of ``ROW_BLOCK`` tables, so that each block of the output stays in cache while its pieces
+    are written (one sweep per piece over the whole output was several times slower).
+    """
+    N = t.num_envs
+    perm = t._perm
+    nb = t._num_boards
+    boards = t._boards_buf if actor else np.empty((N, nb), np.uint64)
+    _gather_boards(t, observer, visible, boards)
+    if cards is None:
+        cards = card_view(out)
+    diff = perm["diff"]
+    o = observer
+    to_act = 0 if actor else diff.take(t.cur * MAX_SEATS + o)
+    # the trick's leader is the seat trick_n places before the seat to act
+    leader = np.where(t.trick_n > 0, diff.take(((t.cur - t.trick_n) % t.num_players) * MAX_SEATS + o), NO_SLOT)
+    slots = NUM_SLOTS + 1
+    code = ((t.phase * slots + to_act) * NUM_SLOTS + diff.take(t.dealer * MAX_SEATS + o)) * slots + leader
+    by_slot = perm["rot"].take(o, axis=0)
+    by_slot += t._base20[:, None]
+    seat = t._seat.ravel()
+    bid_codes = seat.take(by_slot + CODE * MAX_SEATS)
+    mid = t._mid.ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
+    # an empty slot (3 players) has 0 tricks
+    mid[:, TRICKS_AT:TRICKS_AT + NUM_SLOTS] = seat.take(by_slot + WON * MAX_SEATS) / t._size
+    mid[:, BROKEN_AT] = t.broken
+    tail = t._P.tail.take(t.rid, axis=0) if write_tail else None
+    for start in range(0, N, ROW_BLOCK):
+        rows = slice(start, min(start + ROW_BLOCK, N))
+        block = out[rows]
+        bits = np.unpackbits(boards[rows].view(np.uint8), bitorder="little").reshape(-1, nb, WORD_BITS)
+        cards[rows, :nb] = bits[:, :, :NUM_CARDS]
+        block[:, HEAD] = HEAD_TABLE.take(code[rows], axis=0)
+        block[:, BIDS] = BID_TABLE.take(bid_codes[rows], axis=0).reshape(-1, NUM_SLOTS * BID_FEATURES)
+        block[:, MID] = mid[rows]
+        if tail is not None:
+            block[:, TAIL] = tail[rows]
+
+
+def observe_actors(t: BatchTables) -> np.ndarray:
+    """Observations of the seat to act at every table, in the current output buffer."""
+    out = t._obs_bufs[t._flip]
+    visible = t.phase != BLIND  # the seat to act has looked unless it is making a blind decision
+    encode(t, out, t.cur, visible, write_tail=not t._uniform, cards=t._card_views[t._flip], actor=True)
+    return out
+
+
+def observe_seats(t: BatchTables, seats: np.ndarray) -> np.ndarray:
+    """Fresh observations of the given seat at each table."""
+    out = np.zeros((t.num_envs, OBSERVATION.size), np.float32)
+    visible = t.looked[t._ar, seats]
+    encode(t, out, seats, visible, write_tail=True)
+    return out
+
+
+def full_state(t: BatchTables) -> np.ndarray:
+    """Full-information arrays relative to the seat to act (``encode_state``)."""
+    N = t.num_envs
+    out = np.zeros((N, STATE.size), np.float32)
+    cur = t.cur
+    encode(t, out, cur, np.ones(N, np.intp), write_tail=True)
+    idx = t._base21[:, None] + t._perm["rot"][cur] * BOARDS_PER_SEAT + HAND_B
+    hands = t._sb.ravel().take(idx)
+    block = STATE.block("hands")
+    out[:, block.slice].reshape(N, block.count, NUM_CARDS)[...] = unpack_cards(hands)
+    out[:, STATE["set_aside"]] = unpack_cards(t._aside[:, None])[:, 0]
+    return out
+
+
+def mask_out(t: BatchTables) -> np.ndarray:
+    """The int8 legal-action masks, in the current output buffer (also kept as bits for validation)."""
+    bits = np.unpackbits(t._legal.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
+    t._mask_bits = bits
+    out = t._mask_bufs[t._flip]
+    np.copyto(out, bits.view(np.int8))
+    return out
+

@@ -1,0 +1,176 @@
+"""``BatchEnv``: the public face of the batch engine (see the package docstring).
+
+A thin layer: it validates its inputs, then calls the transitions, the
+legality, the scoring and the encoder on its arrays (:class:`BatchTables`).
+Bad input raises a clear error naming the problem and changes no table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core import actions as A
+from ..core.cards import cards_of
+from ..core.hand import IllegalActionError, Phase
+from ..core.rules import Rules
+from ..rewards import RewardScheme
+from . import encoding, info as info_module
+from .dealing import new_games
+from .info import StepInfo, deals_of
+from .legality import compute_legal
+from .scoring import finish_hands
+from .state import BatchTables
+from .tables import EXCHANGE, NUM_ACTIONS, PLAY, WORD_BITS
+from .transitions import bid, exchange, play
+
+
+class BatchEnv(BatchTables):
+    """``num_envs`` Spades tables stepped together; see the package docstring."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Rules | str = "standard",
+        episode: str = "game",
+        seed: int | None = 0,
+        reward: str | RewardScheme = "hand_points",
+        observations: bool = True,
+        record_deals: bool = True,
+        output_buffers: int = 2,
+    ):
+        super().__init__(num_envs, rules, episode, reward, observations, record_deals, output_buffers)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+        """Start a new episode at every table; returns ``(obs, mask, to_act)``.
+
+        With a seed the engine's generator restarts from it (``BatchEnv(seed=s)`` then ``reset()``
+        is the same as ``reset(seed=s)``); without, the generator goes on.
+        """
+        if seed is not None or not hasattr(self, "rng"):
+            self.rng = np.random.default_rng(seed)
+            self._pools = [None] * self._num_rules
+        new_games(self, self._ar)
+        compute_legal(self)
+        self._flip = (self._flip + 1) % self.output_buffers
+        obs = encoding.observe_actors(self) if self.observations else None
+        return obs, encoding.mask_out(self), self.cur.copy()
+
+    def step(self, actions: Any, observe: bool | None = None):
+        """Take one action per table; returns ``(obs, mask, to_act, rewards, dones, info)``."""
+        a = self._check_actions(actions)
+        if observe is not None and not isinstance(observe, (bool, np.bool_)):
+            raise TypeError(f"observe must be True, False or None, got {observe!r}; no table was changed")
+        N = self.num_envs
+        playing = self.phase == PLAY
+        if playing.all():
+            ended = play(self, a, None)
+        else:
+            # Tables in play are stepped with full-array operations (the others are masked out), then
+            # the other phases on their (few) tables.
+            O = np.flatnonzero(~playing)
+            ended = play(self, a, playing)
+            if self._any["exchange"]:
+                ex = self.phase.take(O) == EXCHANGE
+                if ex.any():
+                    X = O[ex]
+                    exchange(self, X, a.take(X))
+                    O = O[~ex]
+            if len(O):
+                bid(self, O, a.take(O))
+        rewards = np.zeros((N, self.num_players))
+        if ended is not None:
+            dones, info = finish_hands(self, ended, rewards)
+        else:
+            dones, info = np.zeros(N, bool), self._quiet_info
+        compute_legal(self)
+        self._flip = (self._flip + 1) % self.output_buffers
+        build = self.observations if observe is None else observe
+        obs = encoding.observe_actors(self) if build else None
+        return obs, encoding.mask_out(self), self.cur.copy(), rewards, dones, info
+
+    def observe(self, seats: Any) -> np.ndarray:
+        """Fresh observations of the given seat at each table (any seat, not only the one to act)."""
+        return encoding.observe_seats(self, self._check_seats(seats))
+
+    def state(self) -> np.ndarray:
+        """Full-information arrays ``(num_envs, STATE_SIZE)`` relative to the seat to act (``encode_state``)."""
+        return encoding.full_state(self)
+
+    def legal_actions(self, table: int) -> list[int]:
+        """Legal action ids at one table."""
+        lo, hi = (int(x) for x in self._legal[self._check_table(table)])
+        return cards_of(lo | (hi << WORD_BITS))
+
+    def action_masks(self) -> np.ndarray:
+        """A fresh int8 mask ``(num_envs, NUM_ACTIONS)`` of the current legal actions."""
+        return self._mask_bits.view(np.int8).copy()
+
+    def episode_deals(self, table: int) -> list[list[list[int]]]:
+        """Deals of the current episode at a table so far (current hand included): card ids per seat."""
+        if not self.record_deals:
+            raise RuntimeError("deals are not recorded: create the BatchEnv with record_deals=True")
+        table = self._check_table(table)
+        return deals_of(self._log[table, :self.hand_index[table] + 1], self.num_players)
+
+    def episode_dealer(self, table: int) -> int:
+        """Dealer of the first hand of the current episode at a table."""
+        return int(self.first_dealer[self._check_table(table)])
+
+    def hand_rules(self, table: int) -> Rules:
+        """Rules of the hand in progress at a table (differs from ``rules`` in a crazy rotation)."""
+        return self._hand_rules[int(self.rid[self._check_table(table)])]
+
+    @staticmethod
+    def hand_result(info: StepInfo, table: int) -> dict[str, Any]:
+        """The AEC env's ``hand_result`` info of a table whose hand ended at this step."""
+        return info_module.hand_result(info, table)
+
+    # ========================================================== validation
+    def _check_table(self, table: Any) -> int:
+        """A table index, or a ValueError naming the problem."""
+        if isinstance(table, (bool, np.bool_)) or not isinstance(table, (int, np.integer)):
+            raise ValueError(f"table must be an int in 0..{self.num_envs - 1}, got {table!r}")
+        if not 0 <= table < self.num_envs:
+            raise ValueError(f"table must be in 0..{self.num_envs - 1}, got {table}")
+        return int(table)
+
+    def _check_seats(self, seats: Any) -> np.ndarray:
+        """One seat per table as an intp array, or a ValueError naming the problem."""
+        s = np.asarray(seats)
+        if s.shape != (self.num_envs,):
+            raise ValueError(f"seats must have shape ({self.num_envs},) (one seat per table), got {s.shape}")
+        if s.dtype.kind not in "iu":  # bools, floats and anything else are not seats
+            raise ValueError(f"seats must be integers, got an array of dtype {s.dtype}")
+        bad = np.flatnonzero((s < 0) | (s >= self.num_players))
+        if len(bad):
+            t = int(bad[0])
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}; table {t} has seat {s[t]}")
+        return s.astype(np.intp)
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """One legal action per table as an intp array, or an error naming the first bad table."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},) (one per table), got {a.shape}")
+        if a.dtype != np.intp:
+            if a.dtype.kind not in "iu":  # as the core: bools, floats and anything else are not actions
+                raise IllegalActionError(f"actions must be integers, got an array of dtype {a.dtype}; "
+                                         "no table was changed")
+            a = a.astype(np.intp)
+        inside = a.view(np.uint64) < NUM_ACTIONS  # negative values wrap around to huge ones
+        if inside.all() and self._mask_bits.ravel().take(self._base88 + a).all():
+            return a
+        ok = inside.copy()
+        ok[inside] = self._mask_bits.ravel().take(self._base88[inside] + a[inside]) != 0
+        bad = np.flatnonzero(~ok)
+        t = int(bad[0])
+        act = int(a[t])
+        name = A.ACTION_NAMES[act] if 0 <= act < NUM_ACTIONS else "not an action"
+        legal = [A.ACTION_NAMES[x] for x in self.legal_actions(t)]
+        more = f" (and {len(bad) - 1} other table(s): {bad[1:11].tolist()})" if len(bad) > 1 else ""
+        raise IllegalActionError(
+            f"table {t}: illegal action {act} ({name}) for seat {int(self.cur[t])} in phase "
+            f"{Phase(int(self.phase[t])).name}; legal: {legal}{more}; no table was changed")

@@ -1,0 +1,215 @@
+"""The state of every table as a structure of arrays (one row per table).
+
+``BatchTables`` holds the configuration (rules, per-rules-id parameters, gather
+tables) and the arrays the other modules of the package read and write:
+
+* ``_sb``: ``(N, BOARDS)`` uint64 bitboards, per seat hand / trick / start /
+  passed / received (``tables.HAND_B`` ...), plus an always-empty board;
+* ``_seat``: ``(N, SEAT_PLANES, MAX_SEATS)`` ints: looked, bid kind, bid value,
+  bid code (a row of the bid feature table), tricks won;
+* per table: ``rid`` (rules id), ``phase``, ``cur`` (seat to act),
+  ``dealer``, ``first_dealer``, ``hand_index``, ``scores``, ``bags`` (per
+  side), ``bid_pos``, ``trick_n`` (cards in the trick), ``trick_index``,
+  ``_led`` (suit led), ``broken``, the exchange schedule (``_ex_*``), the
+  legal-action words ``_legal`` and the deal log ``_log``;
+* ``_mid``: ``(N, MID_W)`` floats of the observation's MID piece by seat
+  (scores and bags are written when a hand starts).
+
+The object pickles (the card views into the output buffers are rebuilt).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..config_io import load_rules
+from ..core.rules import BLIND_NIL_EXCHANGE_CHOICES, Rules
+from ..encoding import bag_scale
+from ..layout import OBSERVATION, STATE
+from ..rewards import make_reward
+from ..core.tricks import TRICK_KEYS
+from .encoding import BAGS_AT, MID_W, NUM_CARD_BLOCKS, SCORES_AT, SHORT_BOARDS, TAIL, card_view, perm_tables
+from .info import StepInfo, info_widths
+from .params import RulesParams
+from .tables import (
+    BOARDS,
+    CODE,
+    HAND_COLS,
+    LOOKED,
+    MAX_SEATS,
+    NUM_ACTIONS,
+    PLAY,
+    SEAT_PLANES,
+    SEAT_W,
+    START_B,
+    TRICK_COLS,
+    U0,
+    WON,
+    KIND,
+    LEGAL_WORDS,
+    VALUE,
+    ZERO_CODE,
+    RANGE_HI,
+    RANGE_LO,
+)
+
+EPISODE_MODES = ("game", "hand")
+NO_PARTNER = -1
+LOG_HANDS = 8  # deal-log rows allocated up front (it grows to max_hands as games get longer)
+# Passes in one exchange: at most one blind nil bidder per side passes k cards and takes k back, so
+# 2 sides x 2 directions = MAX_SEATS runs of k passes.
+MAX_EXCHANGE_STEPS = MAX_SEATS * max(BLIND_NIL_EXCHANGE_CHOICES)
+POOL_MIN, POOL_MAX = 256, 8192  # shuffled packs drawn at a time (scaled with num_envs, within these bounds)
+
+
+def _check_options(num_envs: Any, episode: str, output_buffers: Any) -> None:
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+    if episode not in EPISODE_MODES:
+        raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+    if isinstance(output_buffers, bool) or output_buffers not in (1, 2):
+        raise ValueError(f"output_buffers must be 1 or 2, got {output_buffers!r}")
+
+
+class BatchTables:
+    """Configuration and state arrays of ``num_envs`` tables; see the module docstring."""
+
+    def __init__(self, num_envs: int, rules: Rules | str, episode: str, reward: Any, observations: bool,
+                 record_deals: bool, output_buffers: int):
+        _check_options(num_envs, episode, output_buffers)
+        self.rules = load_rules(rules)
+        self.episode = episode
+        self.reward_scheme = make_reward(reward)
+        self.observations = bool(observations)
+        self.record_deals = bool(record_deals)
+        self.output_buffers = output_buffers
+        self.num_envs = int(num_envs)
+        self._configure()
+        self._allocate()
+        self._allocate_outputs()
+
+    def _configure(self) -> None:
+        """Sizes, per-rules parameters and gather tables."""
+        r = self.rules
+        n = self.num_players = r.num_players
+        self.num_sides = r.num_sides
+        self.partnerships = r.partnerships
+        self.obs_size = OBSERVATION.size
+        self.state_size = STATE.size
+        self.num_actions = NUM_ACTIONS
+        self.hand_size = r.hand_size
+        self.num_tricks = r.num_tricks
+        rotation = r.crazy
+        self._hand_rules = [r] if rotation is None else [r.hand_rules(k) for k in range(len(rotation))]
+        self._num_rules = len(self._hand_rules)
+        self._uniform = self._num_rules == 1
+        self._P = RulesParams(self._hand_rules, r)
+        self._any = self._P.any
+        self._perm = perm_tables(n)
+        self._seat_side = np.array([r.side_of(s) for s in range(n)], np.intp)
+        partners = [r.partner_of(s) for s in range(MAX_SEATS)] if r.partnerships else [None] * MAX_SEATS
+        self._partner_seat = np.array([NO_PARTNER if p is None else p for p in partners], np.intp)
+        self._size = float(self.hand_size)
+        if self._P.simple_bids:
+            low = int(self._P.low_bid[0])
+            self._simple_bid_words = (RANGE_LO[low, self.num_tricks + 1], RANGE_HI[low, self.num_tricks + 1])
+        self._num_boards = NUM_CARD_BLOCKS if self._any["exchange"] else SHORT_BOARDS
+        self._trick_cols = TRICK_COLS[:n]
+        self._hand_start_cols = np.concatenate([HAND_COLS[:n], HAND_COLS[:n] + START_B])
+        self._mid_score_cols = np.concatenate([SCORES_AT + np.arange(n), BAGS_AT + np.arange(n)])
+        self._mid_source = np.concatenate([self._seat_side, self.num_sides + self._seat_side])  # [scores, bags]
+        self._mid_div = np.array([float(r.target_score)] * n + [bag_scale(r)] * n)
+        self._pool_size = max(POOL_MIN, min(self.num_envs, POOL_MAX))
+        # Trick keys: the core's table; a rotation reads the row of each table's rules.
+        self._keys = TRICK_KEYS[self._P.key_row[0]] if self._uniform else TRICK_KEYS.ravel()
+        self._key_offset = self._P.key_row * TRICK_KEYS.shape[1]
+
+    def _allocate(self) -> None:
+        """The state arrays (one row per table)."""
+        N, S = self.num_envs, self.num_sides
+        self._ar = np.arange(N, dtype=np.intp)
+        self._arn = self._ar * self.num_players
+        self._base20 = self._ar * SEAT_W
+        self._base21 = self._ar * BOARDS
+        self._base13 = self._ar * MID_W
+        self._base88 = self._ar * NUM_ACTIONS
+        for name in ("rid", "phase", "cur", "dealer", "first_dealer", "hand_index", "bid_pos", "trick_n",
+                     "trick_index", "_led", "_ex_len", "_ex_pos"):
+            setattr(self, name, np.zeros(N, np.intp))
+        self.scores = np.zeros((N, S), np.int64)
+        self.bags = np.zeros((N, S), np.int64)
+        self._seat = np.zeros((N, SEAT_PLANES, MAX_SEATS), np.intp)
+        self._seat_init = np.zeros((SEAT_PLANES, MAX_SEATS), np.intp)
+        self._seat_init[CODE, self.num_players:] = ZERO_CODE
+        self._bn_eligible = np.zeros((N, MAX_SEATS), bool)  # blind nil on the scores before the hand
+        self._sb = np.zeros((N, BOARDS), np.uint64)
+        self._aside = np.zeros(N, np.uint64)
+        self.broken = np.zeros(N, bool)
+        self._mid = np.zeros((N, MID_W), np.float32)
+        self._ex_from = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
+        self._ex_to = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
+        self._legal = np.zeros((N, LEGAL_WORDS), np.uint64)
+        self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
+        log_hands = 1 if self.episode == "hand" else min(LOG_HANDS, self.rules.max_hands)
+        self._log = np.zeros((N, log_hands, MAX_SEATS), np.uint64)
+
+    def _allocate_outputs(self) -> None:
+        """Reused output buffers (see ``output_buffers``) and the quiet-step info."""
+        N = self.num_envs
+        self._boards_buf = np.zeros((N, self._num_boards), np.uint64)
+        self._obs_bufs = [np.zeros((N, OBSERVATION.size), np.float32) for _ in range(self.output_buffers)]
+        for buf in self._obs_bufs:
+            buf[:, TAIL] = self._P.tail[0]  # constant with uniform rules: written once
+        self._card_views = [card_view(buf) for buf in self._obs_bufs]
+        self._mask_bufs = [np.zeros((N, NUM_ACTIONS), np.int8) for _ in range(self.output_buffers)]
+        self._flip = 0
+        self._info_width = info_widths(self.num_players, self.num_sides)
+        self._quiet_info = StepInfo(N, self._info_width, self._P.names)
+
+    # Pickling: the card views share memory with the output buffers, which a pickle would not keep.
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_card_views"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._card_views = [card_view(buf) for buf in self._obs_bufs]
+
+    def p(self, name: str, sel: Any) -> Any:
+        """An option's value: a scalar with uniform rules, else one entry per selected table."""
+        values = getattr(self._P, name)
+        if self._uniform:
+            return values[0]
+        return values[self.rid[sel]]
+
+    # Per-seat planes as (num_envs, MAX_SEATS) views.
+    @property
+    def looked(self) -> np.ndarray:
+        """Whether each seat has looked at its cards (a fresh bool array).
+
+        The looked plane is set in the bidding and the exchange; in play a seat has looked once it
+        has played a card or is to act (the leader is marked when play begins).
+        """
+        sb = self._sb
+        played = (sb[:, HAND_COLS + START_B] ^ sb[:, HAND_COLS]) != U0
+        acting = np.arange(MAX_SEATS) == self.cur[:, None]
+        in_play = (self.phase == PLAY)[:, None]
+        return (self._seat[:, LOOKED] != 0) | (in_play & (played | acting))
+
+    @property
+    def bid_kind(self) -> np.ndarray:
+        """``BidKind`` code of each seat's bid."""
+        return self._seat[:, KIND]
+
+    @property
+    def bid_value(self) -> np.ndarray:
+        """Tricks of each seat's bid (numbers, blind n, 10 for 200; the cancelled bid's value)."""
+        return self._seat[:, VALUE]
+
+    @property
+    def tricks_won(self) -> np.ndarray:
+        """Tricks taken by each seat this hand."""
+        return self._seat[:, WON]
