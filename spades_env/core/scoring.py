@@ -72,7 +72,6 @@ def counts_toward_contract(rules: Rules, kind: BidKind) -> bool:
 def counted_tricks(rules: Rules, kinds: Sequence[BidKind], tricks: Sequence[int], members: Sequence[int]) -> int:
     """Tricks of the seats ``members`` (one side) that count toward that side's contract."""
     # A plain loop: agents call this at every card they consider (search rollouts), so it stays cheap.
-    nil_counts = rules.nil_tricks_count_for_partner
     side_total = counted = 0
     side_contract = False
     for m in members:
@@ -80,7 +79,7 @@ def counted_tricks(rules: Rules, kinds: Sequence[BidKind], tricks: Sequence[int]
         side_total += won
         if kind in _SIDE_CONTRACT_SET:
             side_contract = True
-        elif kind == _NUMBER or (nil_counts and kind in _NIL_SET):
+        elif counts_toward_contract(rules, kind):
             counted += won
     return side_total if side_contract else counted
 
