@@ -50,13 +50,13 @@ followed by ``hands`` (4 x 54, every slot's current cards) and ``set_aside``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .core.cards import NUM_CARDS, NUM_STANDARD_CARDS, cards_of
 from .core.hand import NO_SEAT, HandState, Phase, Transition
-from .core.rules import Rules
+from .core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, Rules
 from .core.scoring import BidKind
 
 from .layout import (  # noqa: F401 - re-exported: the layout object is the one home of these names
@@ -162,6 +162,42 @@ def _rule_features(rules: Rules) -> np.ndarray:
         _RULE_CACHE.clear()
     _RULE_CACHE[rules] = vec
     return vec
+
+
+def rules_fields_from_features(features: Mapping[str, float], target_score: int) -> dict[str, Any]:
+    """The ``Rules`` fields (all but ``name``, ``max_hands`` and ``crazy``) that a decoded rules block
+    (``ObservationView.rules``, unscaled) and target score describe: the inverse of the rules block."""
+    r = features
+    nil_value = int(r["nil_value"])
+    blind_points = int(r["blind_nil_points"])
+    return dict(
+        num_players=THREE_PLAYERS if r["three_players"] else NUM_SLOTS,
+        partnerships=bool(r["partnerships"]),
+        jokers=bool(r["jokers"]),
+        deuce_of_spades_high=bool(r["deuce_of_spades_high"]),
+        nil=bool(r["nil"]),
+        nil_value=nil_value,
+        blind_nil=bool(r["blind_nil"]),
+        blind_nil_value=None if blind_points == 2 * nil_value else blind_points,
+        blind_nil_requires_deficit=None if r["blind_nil_always"] else int(r["blind_nil_requires_deficit"]),
+        blind_nil_exchange=int(r["blind_nil_exchange"]),
+        nil_tricks_count_for_partner=bool(r["nil_tricks_count_for_partner"]),
+        max_team_bid=int(r["max_team_bid"]) or None,
+        ten_for_200=bool(r["ten_for_200"]),
+        blind_bids=bool(r["blind_bids"]),
+        blind_bid_min=int(r["blind_bid_min"]) or Rules.blind_bid_min,
+        mirror=bool(r["mirror"]),
+        suicide=bool(r["suicide"]),
+        bids_may_total_tricks=not r["no_hook"],
+        first_trick=FIRST_TRICK_LOWEST_CLUB if r["first_trick_lowest_club"] else FIRST_TRICK_STANDARD,
+        dealer_leads_any=bool(r["dealer_leads_any"]),
+        bag_value=int(r["bag_value"]),
+        bag_limit=int(r["bag_limit"]) or None,
+        bag_penalty=int(r["bag_penalty"]),
+        boston_bonus=int(r["boston_bonus"]),
+        target_score=int(target_score),
+        lose_score=int(r["lose_score"]) or None,
+    )
 
 
 def bag_scale(rules: Rules) -> float:

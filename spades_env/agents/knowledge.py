@@ -30,8 +30,8 @@ import numpy as np
 
 from ..core.cards import CARD_SUIT, NUM_SUITS, SUIT_MASKS, TRUMP, Suit, deck
 from ..core.hand import Phase
-from ..core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, PRESETS, Rules, preset
-from ..encoding import OBS_SLICES, ObservationView
+from ..core.rules import FIRST_TRICK_LOWEST_CLUB, PRESETS, Rules, preset
+from ..encoding import OBS_SLICES, ObservationView, rules_fields_from_features
 
 ALL_SIDE_SUITS = sum(1 << s for s in Suit if s != TRUMP)  # clubs, diamonds, hearts as a suit bitmask
 CLUB_BIT = 1 << Suit.CLUBS
@@ -60,37 +60,7 @@ def _presets_without_name() -> list[Rules]:
 
 def rules_from_view(view: ObservationView) -> Rules:
     """The hand-level rules an observation was made under (named after a preset when one matches)."""
-    r = view.rules
-    nil_value = int(r["nil_value"])
-    blind_points = int(r["blind_nil_points"])
-    values = dict(
-        num_players=3 if r["three_players"] else 4,
-        partnerships=bool(r["partnerships"]),
-        jokers=bool(r["jokers"]),
-        deuce_of_spades_high=bool(r["deuce_of_spades_high"]),
-        nil=bool(r["nil"]),
-        nil_value=nil_value,
-        blind_nil=bool(r["blind_nil"]),
-        blind_nil_value=None if blind_points == 2 * nil_value else blind_points,
-        blind_nil_requires_deficit=None if r["blind_nil_always"] else int(r["blind_nil_requires_deficit"]),
-        blind_nil_exchange=int(r["blind_nil_exchange"]),
-        nil_tricks_count_for_partner=bool(r["nil_tricks_count_for_partner"]),
-        max_team_bid=int(r["max_team_bid"]) or None,
-        ten_for_200=bool(r["ten_for_200"]),
-        blind_bids=bool(r["blind_bids"]),
-        blind_bid_min=int(r["blind_bid_min"]) or 7,
-        mirror=bool(r["mirror"]),
-        suicide=bool(r["suicide"]),
-        bids_may_total_tricks=not r["no_hook"],
-        first_trick=FIRST_TRICK_LOWEST_CLUB if r["first_trick_lowest_club"] else FIRST_TRICK_STANDARD,
-        dealer_leads_any=bool(r["dealer_leads_any"]),
-        bag_value=int(r["bag_value"]),
-        bag_limit=int(r["bag_limit"]) or None,
-        bag_penalty=int(r["bag_penalty"]),
-        boston_bonus=int(r["boston_bonus"]),
-        target_score=int(view.target_score),
-        lose_score=int(r["lose_score"]) or None,
-    )
+    values = rules_fields_from_features(view.rules, view.target_score)
     name = "observed"
     for candidate in _presets_without_name():
         if all(getattr(candidate, k) == v for k, v in values.items()):

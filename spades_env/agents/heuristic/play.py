@@ -9,7 +9,7 @@ bags are near the limit (or the side is set and the opponents cannot be).
 
 from __future__ import annotations
 
-from ...core.scoring import NIL_KINDS
+from ...core.scoring import NIL_KINDS, counts_toward_contract
 from .nil_play import attack_nil, play_cover, play_nil
 from .table import BAG_PRESSURE_MARGIN, NO_CARD, Table, nil_alive, side_need
 from .tactics import play_duck, play_win
@@ -52,7 +52,7 @@ def choose_card(t: Table) -> int:
     if t.kinds[me] in NIL_KINDS:
         if t.won[me] == 0:
             return play_nil(t)
-        if not t.rules.nil_tricks_count_for_partner:
+        if not counts_toward_contract(t.rules, t.kinds[me]):
             return play_duck(t)  # a broken nil: every further trick is a bag
     left = t.rules.num_tricks - t.trick_index
     need = side_need(t, me)
