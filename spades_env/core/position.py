@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .cards import SUIT_MASKS, cards_of, deck
+from .cards import SPADE_MASK, cards_of, deck
 from .deal import Deal
 from .hand import HandState, Phase
 from .rules import Rules
@@ -81,35 +81,26 @@ def build_position(
     if len(hands) != n:
         raise PositionError(f"need {n} hands, got {len(hands)}")
     hand_masks = [_mask(h) for h in hands]
-    played_masks = [_mask(p) for p in played] if played is not None else [0] * n
-    passed_masks = [_mask(p) for p in passed] if passed is not None else [0] * n
-    received_masks = [_mask(p) for p in received] if received is not None else [0] * n
+    played_masks = _per_seat_masks(played, n)
     kinds = [BidKind(k) for k in bid_kinds] if bid_kinds is not None else [BidKind.NONE] * n
     values = list(bid_values) if bid_values is not None else [0] * n
     won = list(tricks_won) if tricks_won is not None else [0] * n
     trick = [int(c) for c in trick_cards]
-    for name, seq in (("played", played_masks), ("passed", passed_masks), ("received", received_masks),
+    for name, seq in (("played", played_masks), ("passed", passed), ("received", received),
                       ("bid_kinds", kinds), ("bid_values", values), ("tricks_won", won)):
-        if len(seq) != n:
+        if seq is not None and len(seq) != n:
             raise PositionError(f"{name} needs one entry per seat ({n}), got {len(seq)}")
     trick_seats = [(leader + i) % n for i in range(len(trick))] if leader is not None else []
     if trick and leader is None:
         raise PositionError("a trick on the table needs its leader")
-
     if validate:
         _validate(rules, hand_masks, played_masks, kinds, won, trick, trick_seats, leader, phase)
 
-    original = [hand_masks[s] | played_masks[s] for s in range(n)]
-    held = 0
-    for m in original:
-        held |= m
-    set_aside = tuple(c for c in deck(rules.jokers) if not (held >> c) & 1)
-    deal = Deal(tuple(tuple(cards_of(m)) for m in original), set_aside)
-    state = HandState(rules, deal, dealer, scores)
+    state = HandState(rules, _deal_of(rules, hand_masks, played_masks), dealer, scores)
     state.hands = hand_masks
     state.played = played_masks
-    state.passed = passed_masks
-    state.received = received_masks
+    state.passed = _per_seat_masks(passed, n)
+    state.received = _per_seat_masks(received, n)
     state.bid_kinds = kinds
     state.bid_values = values
     state.tricks_won = won
@@ -117,36 +108,64 @@ def build_position(
     state.last_trick = None
     state.forget_legal()
     if phase == Phase.PLAY:
-        state.looked = [True] * n
-        state.bid_pos = n
-        state.exchange_steps = []
-        state.exchange_pos = 0
-        state.trick_index = sum(won)
-        state.trick_cards = trick
-        state.trick_seats = trick_seats
-        state.leader = leader
-        state.current = (leader + len(trick)) % n
-        if spades_broken is None:
-            all_played = 0
-            for m in played_masks:
-                all_played |= m
-            spades_broken = bool(all_played & SUIT_MASKS[3])
-        state.spades_broken = bool(spades_broken)
-        state.phase = Phase.PLAY
+        _enter_play(state, trick, trick_seats, leader, spades_broken)
     elif phase == Phase.BID:
-        pos = 0
-        while pos < n and kinds[state.bid_order[pos]] != BidKind.NONE:
-            pos += 1
-        if pos >= n:
-            raise PositionError("every seat has bid: the position is in the PLAY phase")
-        state.bid_pos = pos
-        state.current = state.bid_order[pos]
-        state.looked = [kinds[s] != BidKind.NONE for s in range(n)]
-        state.looked[state.current] = True  # the seat to bid has looked: a BID decision, not a blind one
-        state.phase = Phase.BID
+        _enter_bidding(state)
     else:
         raise PositionError(f"phase must be PLAY or BID, got {phase!r}")
     return state
+
+
+def _per_seat_masks(cards: Sequence[int | Sequence[int]] | None, n: int) -> list[int]:
+    """Bitboards per seat from bitboards or card lists; empty for every seat when None."""
+    return [_mask(c) for c in cards] if cards is not None else [0] * n
+
+
+def _deal_of(rules: Rules, hand_masks: list[int], played_masks: list[int]) -> Deal:
+    """The deal the position implies: each seat's held and played cards; the rest of the pack set aside."""
+    original = [h | p for h, p in zip(hand_masks, played_masks)]
+    held = 0
+    for m in original:
+        held |= m
+    set_aside = tuple(c for c in deck(rules.jokers) if not (held >> c) & 1)
+    return Deal(tuple(tuple(cards_of(m)) for m in original), set_aside)
+
+
+def _enter_play(state: HandState, trick: list[int], trick_seats: list[int], leader: int,
+                spades_broken: bool | None) -> None:
+    """Put a state in the PLAY phase with the given trick on the table (bidding and any exchange done)."""
+    n = state.num_players
+    state.looked = [True] * n
+    state.bid_pos = n
+    state.exchange_steps = []
+    state.exchange_pos = 0
+    state.trick_index = sum(state.tricks_won)
+    state.trick_cards = trick
+    state.trick_seats = trick_seats
+    state.leader = leader
+    state.current = (leader + len(trick)) % n
+    if spades_broken is None:
+        all_played = 0
+        for m in state.played:
+            all_played |= m
+        spades_broken = bool(all_played & SPADE_MASK)
+    state.spades_broken = bool(spades_broken)
+    state.phase = Phase.PLAY
+
+
+def _enter_bidding(state: HandState) -> None:
+    """Put a state in the BID phase at the first seat (in bidding order) that has not bid."""
+    n, kinds = state.num_players, state.bid_kinds
+    pos = 0
+    while pos < n and kinds[state.bid_order[pos]] != BidKind.NONE:
+        pos += 1
+    if pos >= n:
+        raise PositionError("every seat has bid: the position is in the PLAY phase")
+    state.bid_pos = pos
+    state.current = state.bid_order[pos]
+    state.looked = [kinds[s] != BidKind.NONE for s in range(n)]
+    state.looked[state.current] = True  # the seat to bid has looked: a BID decision, not a blind one
+    state.phase = Phase.BID
 
 
 def _validate(rules: Rules, hands: list[int], played: list[int], kinds: list[BidKind], won: list[int],
