@@ -22,7 +22,7 @@ settings.register_profile(
     "ci", derandomize=True, max_examples=CI_MAX_EXAMPLES, print_blob=True, deadline=None,
     suppress_health_check=[HealthCheck.too_slow],  # a loaded CI machine is slow, not the test
 )
-settings.register_profile("dev", deadline=None)
+settings.register_profile("dev", derandomize=False, print_blob=False, deadline=None)
 
 
 def hypothesis_profile(environ=os.environ) -> str:

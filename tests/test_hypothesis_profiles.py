@@ -16,7 +16,8 @@ def test_ci_profile_is_derandomized_with_fixed_examples_and_prints_the_blob():
 
 
 def test_dev_profile_is_random():
-    assert settings.get_profile("dev").derandomize is False
+    dev = settings.get_profile("dev")
+    assert (dev.derandomize, dev.print_blob) == (False, False)
 
 
 @pytest.mark.parametrize("environ, profile", [
@@ -33,3 +34,9 @@ def test_profile_follows_the_environment(environ, profile):
 
 def test_ci_script_selects_the_ci_profile():
     assert "HYPOTHESIS_PROFILE=ci" in CI_SCRIPT.read_text()
+
+
+def test_the_selected_profile_is_the_loaded_one():
+    loaded, selected = settings.default, settings.get_profile(hypothesis_profile())
+    assert (loaded.derandomize, loaded.max_examples, loaded.print_blob) == \
+        (selected.derandomize, selected.max_examples, selected.print_blob)
