@@ -12,6 +12,7 @@ A rules file is small, plain data, so the reader is strict (each error a
 * at most :data:`MAX_CONFIG_BYTES` bytes of UTF-8 text;
 * no aliases (``*name``) or merge keys (``<<``): a rules file never needs them,
   and nested aliases expand exponentially (the "billion laughs");
+* at most :data:`MAX_NESTING` levels of nesting;
 * no duplicate keys (YAML's default is to keep the last one silently);
 * option names are strings and ``base`` is a preset name.
 
@@ -33,6 +34,7 @@ from .core.rules import PRESETS, Rules, RulesError, preset, quoted
 
 MAX_CONFIG_BYTES = 64 * 1024  # a complete rules file is about 1 KiB; anything far larger is not a rules file
 MAX_YAML_ERROR_CHARS = 400  # the parser's message quotes lines of the file: keep a few of them
+MAX_NESTING = 10  # a rules file is a mapping of scalars and one list (crazy): depth 2; refuse far deeper ones
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
@@ -45,7 +47,15 @@ class _StrictLoader(yaml.SafeLoader):
             raise yaml.composer.ComposerError(
                 None, None, f"alias *{quoted(event.anchor)} refused: rules files may not use aliases",
                 event.start_mark)
-        return super().compose_node(parent, index)
+        depth = getattr(self, "_depth", 0)
+        if depth >= MAX_NESTING:
+            raise yaml.composer.ComposerError(
+                None, None, f"nested deeper than {MAX_NESTING} levels: not a rules file", self.peek_event().start_mark)
+        self._depth = depth + 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth = depth
 
     def construct_mapping(self, node, deep=False):  # noqa: D102 - PyYAML hook
         if isinstance(node, yaml.MappingNode):
