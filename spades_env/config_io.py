@@ -6,6 +6,16 @@ YAML file. A YAML file maps option names to values; the optional key
 ``base`` names a preset whose options the file overrides (default:
 ``standard``). Unknown keys are errors naming the key.
 
+A rules file is small, plain data, so the reader is strict (each error a
+:class:`RulesError` naming the file and the problem, of bounded length):
+
+* at most :data:`MAX_CONFIG_BYTES` bytes of UTF-8 text;
+* no aliases (``*name``) or merge keys (``<<``): a rules file never needs them,
+  and nested aliases expand exponentially (the "billion laughs");
+* at most :data:`MAX_NESTING` levels of nesting;
+* no duplicate keys (YAML's default is to keep the last one silently);
+* option names are strings and ``base`` is a preset name.
+
 ``python -m spades_env.config_io DIR`` writes every preset to ``DIR/<name>.yaml``
 (how ``configs/rules/`` is made; a test keeps those files equal to the presets).
 """
@@ -13,13 +23,84 @@ YAML file. A YAML file maps option names to values; the optional key
 from __future__ import annotations
 
 import argparse
+import io
 import os
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .core.rules import PRESETS, Rules, RulesError, preset
+from .core.rules import PRESETS, Rules, RulesError, preset, quoted
+
+MAX_CONFIG_BYTES = 64 * 1024  # a complete rules file is about 1 KiB; anything far larger is not a rules file
+MAX_YAML_ERROR_CHARS = 400  # the parser's message quotes lines of the file: keep a few of them
+MAX_NESTING = 10  # a rules file is a mapping of scalars and one list (crazy): depth 2; refuse far deeper ones
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader refusing aliases, merge keys, duplicate and unhashable keys."""
+
+    def compose_node(self, parent, index):  # noqa: D102 - PyYAML hook
+        if self.check_event(yaml.AliasEvent):
+            event = self.get_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{quoted(event.anchor)} refused: rules files may not use aliases",
+                event.start_mark)
+        depth = getattr(self, "_depth", 0)
+        if depth >= MAX_NESTING:
+            raise yaml.composer.ComposerError(
+                None, None, f"nested deeper than {MAX_NESTING} levels: not a rules file", self.peek_event().start_mark)
+        self._depth = depth + 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth = depth
+
+    def construct_mapping(self, node, deep=False):  # noqa: D102 - PyYAML hook
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, yaml.Node] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == MERGE_TAG:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, "merge key '<<' refused: rules files may not use merge keys",
+                        key_node.start_mark)
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node)
+                except TypeError:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"a key must be a plain value, got {quoted(key)} ({type(key).__name__})",
+                        key_node.start_mark) from None
+                if first is not key_node:
+                    raise yaml.constructor.ConstructorError(
+                        f"duplicate key {quoted(key)}: first at line {first.start_mark.line + 1}",
+                        first.start_mark, "found again", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _cut(text: str, limit: int) -> str:
+    """Text cut to ``limit`` characters, marked when cut."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
+
+def _read_yaml(path: Path) -> Any:
+    """The data of a rules file, read strictly; RulesError naming the file otherwise."""
+    size = path.stat().st_size
+    if size > MAX_CONFIG_BYTES:
+        raise RulesError(f"{path}: {size} bytes is too large for a rules file (at most {MAX_CONFIG_BYTES})")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        stream = io.StringIO(text)
+        stream.name = path.name  # PyYAML's marks name the stream ("in 'x.yaml', line 2")
+        return yaml.load(stream, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise RulesError(f"{path}: not valid YAML for a rules file: {_cut(str(exc), MAX_YAML_ERROR_CHARS)}") from None
+    except RecursionError:
+        raise RulesError(f"{path}: not valid YAML for a rules file: nested too deeply") from None
 
 
 def load_rules(rules: Rules | str | os.PathLike | None = "standard") -> Rules:
@@ -29,19 +110,17 @@ def load_rules(rules: Rules | str | os.PathLike | None = "standard") -> Rules:
     if isinstance(rules, Rules):
         return rules
     if not isinstance(rules, (str, os.PathLike)):
-        raise RulesError(f"rules must be a preset name, a YAML path or a Rules object, got {type(rules).__name__}")
+        raise RulesError(f"rules must be a preset name, a YAML path or a Rules object, got {quoted(rules)} "
+                         f"({type(rules).__name__})")
     text = os.fspath(rules)
     if text in PRESETS:
         return preset(text)
     path = Path(text)
     if not path.suffix.lower() in (".yaml", ".yml") and not path.exists():
-        raise RulesError(f"unknown rules preset {text!r}; presets: {sorted(PRESETS)}, or give a .yaml path")
+        raise RulesError(f"unknown rules preset {quoted(text)}; presets: {sorted(PRESETS)}, or give a .yaml path")
     if not path.is_file():
-        raise RulesError(f"rules file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise RulesError(f"{path}: not valid YAML: {exc}") from None
+        raise RulesError(f"rules file not found: {quoted(str(path))}")
+    data = _read_yaml(path)
     return rules_from_mapping(data if data is not None else {}, source=str(path), default_name=path.stem)
 
 
@@ -49,10 +128,17 @@ def rules_from_mapping(data: Any, source: str = "rules", default_name: str = "cu
     """Rules from a mapping of options with an optional ``base`` preset."""
     if not isinstance(data, dict):
         raise RulesError(f"{source}: expected a mapping of rules options, got {type(data).__name__}")
+    not_named = [key for key in data if not isinstance(key, str)]
+    if not_named:
+        shown = ", ".join(f"{quoted(k)} ({type(k).__name__})" for k in not_named[:3])
+        raise RulesError(f"{source}: option names must be strings, got key(s) {shown}")
     data = dict(data)
     base_name = data.pop("base", "standard")
+    if not isinstance(base_name, str):
+        raise RulesError(f"{source}: 'base' must be a preset name (a string), got {quoted(base_name)} "
+                         f"({type(base_name).__name__}); presets: {sorted(PRESETS)}")
     if base_name not in PRESETS:
-        raise RulesError(f"{source}: unknown base preset {base_name!r}; presets: {sorted(PRESETS)}")
+        raise RulesError(f"{source}: 'base': unknown preset {quoted(base_name)}; presets: {sorted(PRESETS)}")
     if "crazy" in data or PRESETS[base_name].get("crazy") is not None:
         merged = {k: v for k, v in PRESETS[base_name].items()}
     else:

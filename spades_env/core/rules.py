@@ -2,7 +2,11 @@
 
 ``Rules()`` is the ``standard`` preset. Every field is validated when the
 object is built; a bad value raises :class:`RulesError` naming the field.
-``Rules.from_dict`` is strict about unknown keys. Presets are plain data in
+``Rules.from_dict`` is strict about unknown keys and keys that are not
+strings. Error messages are bounded: a value is quoted by at most
+:data:`MAX_QUOTED_CHARS` characters, so a config of any size gives a short
+error. Options that could never apply, or a table where some seat would have
+no legal bid, are rejected naming the options involved. Presets are plain data in
 :data:`PRESETS` (the YAML files under ``configs/rules/`` are written from them
 and a test keeps the two equal). Only the standard library is used here: the
 YAML reader lives outside the core (``spades_env.config_io``).
@@ -50,6 +54,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import reprlib
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
@@ -62,6 +67,9 @@ TEN_FOR_200_POINTS = 200
 POINTS_PER_BID_TRICK = 10
 BLIND_BID_MULTIPLIER = 2
 MAX_BLIND_BID = 13
+MAX_TEAM_BID = 13  # the largest cap on partners' bids together: every trick of a 4-player hand
+MAX_QUOTED_CHARS = 200  # a value quoted in an error message is cut to this many characters
+MAX_QUOTED_KEYS = 10  # an error lists at most this many unknown keys
 
 # Settings of the whole game, as opposed to one hand; a crazy rotation takes
 # them from its own config (RULES.md section 8).
@@ -69,8 +77,21 @@ GAME_LEVEL_FIELDS = ("num_players", "partnerships", "target_score", "lose_score"
 STRUCTURAL_FIELDS = ("num_players", "partnerships")
 
 
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxlevel = 3
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = MAX_QUOTED_CHARS
+
+
 class RulesError(ValueError):
     """An invalid rules config; the message names the offending option."""
+
+
+def quoted(value: Any, limit: int = MAX_QUOTED_CHARS) -> str:
+    """A repr of ``value`` of at most about ``limit`` characters, for error messages of bounded size."""
+    # reprlib stops at a few levels and items, so even a value with shared parts (a "billion laughs")
+    # is never expanded in full; the final cut bounds what is left
+    text = _SHORT_REPR.repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @dataclass(frozen=True)
@@ -152,10 +173,13 @@ class Rules:
         """Rules from a mapping of option names; unknown keys are errors."""
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be a mapping of option names to values, got {type(data).__name__}")
+        not_named = [key for key in data if not isinstance(key, str)]
+        if not_named:
+            raise RulesError(f"rules option names must be strings, got {_quoted_keys(not_named)}")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise RulesError(f"unknown rules option(s) {unknown}; known options: {sorted(known)}")
+            raise RulesError(f"unknown rules option(s) {_quoted_keys(unknown)}; known options: {sorted(known)}")
         values = dict(data)
         if isinstance(values.get("crazy"), list):
             values["crazy"] = tuple(values["crazy"])
@@ -176,6 +200,14 @@ class Rules:
 _OPTIONAL_INT = (int, type(None))
 
 
+def _quoted_keys(keys: list) -> str:
+    """Keys for an error message: each quoted, at most MAX_QUOTED_KEYS of them."""
+    shown = ", ".join(f"{quoted(k, MAX_QUOTED_CHARS // 4)} ({type(k).__name__})" if not isinstance(k, str)
+                      else quoted(k, MAX_QUOTED_CHARS // 4) for k in keys[:MAX_QUOTED_KEYS])
+    more = f" and {len(keys) - MAX_QUOTED_KEYS} more" if len(keys) > MAX_QUOTED_KEYS else ""
+    return f"[{shown}]{more}"
+
+
 def _check_types(rules: Rules) -> None:
     for f in fields(rules):
         value = getattr(rules, f.name)
@@ -193,7 +225,7 @@ def _check_types(rules: Rules) -> None:
         else:  # pragma: no cover - a new field with an unhandled annotation
             raise AssertionError(f"no type check for field {f.name}: {expected}")
         if not ok:
-            raise RulesError(f"rules option '{f.name}' must be {expected}, got {value!r} ({type(value).__name__})")
+            raise RulesError(f"rules option '{f.name}' must be {expected}, got {quoted(value)} ({type(value).__name__})")
 
 
 def _require(condition: bool, key: str, message: str) -> None:
@@ -213,13 +245,15 @@ def _check_values(r: Rules) -> None:
              f"must be one of {BLIND_NIL_EXCHANGE_CHOICES}, got {r.blind_nil_exchange}")
     _require(not (r.blind_nil and not r.nil), "blind_nil", "needs nil: true")
     _require(not (r.blind_nil_exchange and not r.blind_nil), "blind_nil_exchange", "needs blind_nil: true")
-    min_team_bid = 1 if r.nil else 2
-    _require(r.max_team_bid is None or min_team_bid <= r.max_team_bid <= 13, "max_team_bid",
-             f"must be null or in {min_team_bid}..13, got {r.max_team_bid}")
+    _check_every_seat_can_bid(r)
     _require(1 <= r.blind_bid_min <= MAX_BLIND_BID, "blind_bid_min", f"must be in 1..13, got {r.blind_bid_min}")
     if r.blind_bids and r.max_team_bid is not None:
         _require(r.blind_bid_min <= r.max_team_bid, "blind_bid_min", "exceeds max_team_bid: no blind bid would be legal")
-    _require(r.first_trick in FIRST_TRICK_CHOICES, "first_trick", f"must be one of {FIRST_TRICK_CHOICES}, got {r.first_trick!r}")
+    if r.ten_for_200 and r.max_team_bid is not None and r.max_team_bid < TEN_FOR_200_TRICKS:
+        raise RulesError(f"rules options 'ten_for_200' and 'max_team_bid': 10 for 200 can never be bid with "
+                         f"max_team_bid {r.max_team_bid} (the partnership's {TEN_FOR_200_TRICKS} tricks exceed it); "
+                         f"set max_team_bid to null or {TEN_FOR_200_TRICKS}..{MAX_TEAM_BID}, or ten_for_200: false")
+    _require(r.first_trick in FIRST_TRICK_CHOICES, "first_trick", f"must be one of {FIRST_TRICK_CHOICES}, got {quoted(r.first_trick)}")
     _require(not (r.dealer_leads_any and r.first_trick == FIRST_TRICK_LOWEST_CLUB), "dealer_leads_any",
              "cannot be combined with first_trick: lowest_club")
     if not r.partnerships:
@@ -255,13 +289,30 @@ def _check_values(r: Rules) -> None:
         _require(not ignored, "crazy", f"option(s) {ignored} have no effect with a rotation: each hand takes its "
                                        f"preset's rules; only {list(GAME_LEVEL_FIELDS)} may be set beside it")
         for name in r.crazy:
-            _require(name in PRESETS, "crazy", f"unknown preset {name!r}; presets: {sorted(PRESETS)}")
-            _require(PRESETS[name].get("crazy") is None, "crazy", f"preset {name!r} is itself a rotation")
+            _require(name in PRESETS, "crazy", f"unknown preset {quoted(name)}; presets: {sorted(PRESETS)}")
+            _require(PRESETS[name].get("crazy") is None, "crazy", f"preset {quoted(name)} is itself a rotation")
             hand = preset(name)
             for key in STRUCTURAL_FIELDS:
                 _require(getattr(hand, key) == getattr(r, key), "crazy",
                          f"preset {name!r} has {key}={getattr(hand, key)!r} but the rotation has {getattr(r, key)!r}; "
                          "a rotation cannot mix partnership and individual play")
+
+
+def _check_every_seat_can_bid(r: Rules) -> None:
+    """Reject a ``max_team_bid`` out of range or leaving some seat without a legal bid (RULES.md section 3)."""
+    # Every number bid is at least `lowest` (0 = nil, else 1) and the cap holds the partners' bids together,
+    # so the first partner may bid up to cap - lowest and its partner what is left: both have a legal bid
+    # whatever the first one bids iff cap >= 2 * lowest. Suicide pairs a nil with a bid of 1+ (within that
+    # bound); mirror forces a bid and refuses the cap; 10 for 200 skips or cancels the partner's turn.
+    if r.max_team_bid is None:
+        return
+    _require(1 <= r.max_team_bid <= MAX_TEAM_BID, "max_team_bid",
+             f"must be null or in 1..{MAX_TEAM_BID}, got {r.max_team_bid}")
+    lowest = 0 if r.nil else 1
+    if r.max_team_bid < 2 * lowest:
+        raise RulesError(f"rules options 'max_team_bid' and 'nil': with nil: false every bid is at least "
+                         f"{lowest}, so max_team_bid {r.max_team_bid} leaves a seat without a legal bid; "
+                         f"set max_team_bid to at least {2 * lowest} or null")
 
 
 @functools.lru_cache(maxsize=None)
