@@ -32,7 +32,7 @@ from typing import Any, Mapping, Sequence
 import gymnasium
 import numpy as np
 
-from .aec import ILLEGAL_ACTION_REWARD, PHASE_NAMES, raw_env
+from .aec import ILLEGAL_ACTION_REWARD, PHASE_NAMES, EnvStateError, raw_env
 from .core.actions import NUM_ACTIONS
 from .core.hand import IllegalActionError
 from .core.rules import Rules
@@ -151,10 +151,16 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         """Start an episode (``options`` as in the AEC env's reset) and play until the learner acts."""
         super().reset(seed=seed)
         rng = self.np_random
+        kept = (self.seat, self.opponents)
         if self.seat_option == "random":
             self.seat = int(rng.integers(self.aec.rules.num_players))
-        self._setup_opponents(rng)
-        self.aec.reset(seed=int(rng.integers(2**63)), options=options)
+        try:
+            self._setup_opponents(rng)
+            self.aec.reset(seed=int(rng.integers(2**63)), options=options)
+        except (ValueError, TypeError):
+            # bad options leave the env as it was: same learner seat and opponents as the game kept
+            self.seat, self.opponents = kept
+            raise
         self._done = False
         self._advance()
         learner = self._agent(self.seat)
@@ -164,7 +170,7 @@ class SingleAgentSpadesEnv(gymnasium.Env):
     def step(self, action: int):
         """Play the learner's action, then the others' until the learner acts again or the episode ends."""
         if self._done:
-            raise RuntimeError("step() called on a finished episode; call reset()")
+            raise EnvStateError("step() called on a finished episode; call reset()")
         aec = self.aec
         learner = self._agent(self.seat)
         try:

@@ -20,8 +20,10 @@ by the legal-action mask of the hand state.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .cards import CARD_NAMES, NUM_CARDS, CardError, parse_card
-from .rules import TEN_FOR_200_TRICKS
+from .rules import TEN_FOR_200_TRICKS, quoted
 from .scoring import BidKind
 
 MAX_BID = 17  # 17 tricks in three-player cutthroat
@@ -126,13 +128,11 @@ ACTION_NAMES = _build_action_names()
 
 def action_name(action: int) -> str:
     """Readable name of an action id (``"AS"``, ``"nil"``, ``"bid 4"``, ``"blind nil"``)."""
+    if isinstance(action, np.integer):
+        action = int(action)
     if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        try:
-            action = int(action)  # numpy integers
-        except (TypeError, ValueError):
-            raise ActionError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}") from None
-        if not 0 <= action < NUM_ACTIONS:
-            raise ActionError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        # floats, strings and the like are no action ids, even when int() would accept them
+        raise ActionError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {quoted(action)}")
     return ACTION_NAMES[action]
 
 

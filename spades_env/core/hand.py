@@ -50,7 +50,7 @@ from .cards import (
     cards_of,
 )
 from .deal import Deal
-from .rules import FIRST_TRICK_LOWEST_CLUB, TEN_FOR_200_TRICKS, Rules
+from .rules import FIRST_TRICK_LOWEST_CLUB, TEN_FOR_200_TRICKS, Rules, quoted
 from .scoring import NIL_KINDS, Bid, BidKind
 from .tricks import TRUMP_BONUS, best_of_trick, led_keys, win_keys, winning_index  # noqa: F401 - re-exported
 
@@ -238,13 +238,14 @@ class HandState:
         return done
 
     def _illegal_message(self, action: object, legal: int) -> str:
+        shown = quoted(action)  # bounded: the action may be any object, of any size
         if self.phase == _OVER:
-            return f"the hand is over; no action is legal (got {action!r})"
+            return f"the hand is over; no action is legal (got {shown})"
         try:
             name = A.action_name(action)  # type: ignore[arg-type]
         except ValueError:
-            name = repr(action)
-        return (f"illegal action {action!r} ({name}) for seat {self.current} in phase {self.phase.name}; "
+            name = "not an action id"
+        return (f"illegal action {shown} ({name}) for seat {self.current} in phase {self.phase.name}; "
                 f"legal: {A.action_names(legal)}")
 
     # ---------------------------------------------------------------- bidding

@@ -90,7 +90,10 @@ def quoted(value: Any, limit: int = MAX_QUOTED_CHARS) -> str:
     """A repr of ``value`` of at most about ``limit`` characters, for error messages of bounded size."""
     # reprlib stops at a few levels and items, so even a value with shared parts (a "billion laughs")
     # is never expanded in full; the final cut bounds what is left
-    text = _SHORT_REPR.repr(value)
+    try:
+        text = _SHORT_REPR.repr(value)
+    except ValueError:  # an int too long to print (Python refuses over 4300 digits)
+        text = f"<int of {value.bit_length()} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit] + "..."
 
 

@@ -11,12 +11,11 @@ after the episode's end.
 The property, per call: either the call succeeds and did what the API documents
 (a step was a legal action, or an illegal move the wrapper documents as ending
 the episode), or it raises a documented error -- a ``ValueError`` or
-``TypeError`` subclass, or ``AssertionError`` where PettingZoo's wrappers
-document one -- and everything observable is as it was before the call.
+``TypeError`` subclass, ``EnvStateError`` for a call outside an episode, or
+``AssertionError`` where PettingZoo's wrappers document one -- and everything observable is as it was before the call.
 
 The default suite runs a few examples of each; ``-m slow`` runs many more.
-Known defects in other modules have their own ``xfail`` tests at the end; the
-main properties exclude exactly those inputs (see ``KNOWN_*``).
+Defects these properties found keep regression tests of their own at the end.
 """
 
 from __future__ import annotations
@@ -32,10 +31,14 @@ from hypothesis import strategies as st
 import spades_env
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.core.rules import PRESETS, RulesError
+from spades_env.aec import EnvStateError
+from spades_env.core.rules import PRESETS
 
-DOCUMENTED_ERRORS = (ValueError, TypeError)  # IllegalActionError, RulesError, GameError are ValueErrors
-WRAPPER_ERRORS = DOCUMENTED_ERRORS + (AssertionError,)  # PettingZoo's AssertOutOfBounds / OrderEnforcing
+# IllegalActionError, RulesError, GameError are ValueErrors; EnvStateError (a RuntimeError) is a call
+# outside an episode (before reset, after the end)
+DOCUMENTED_ERRORS = (ValueError, TypeError, EnvStateError)
+# PettingZoo's AssertOutOfBounds / OrderEnforcing: AssertionError, and AttributeError for last() before reset
+WRAPPER_ERRORS = DOCUMENTED_ERRORS + (AssertionError, AttributeError)
 MESSAGE_BOUND = 5000  # an error message quoting a drawn value stays short
 FAST = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -89,17 +92,6 @@ def options_for(num_players: int, num_sides: int):
     return st.one_of(st.none(), mapping, mapping, st.sampled_from([[1], "x", 3]))
 
 
-# Known defects of other modules (each has an xfail test below); the main properties skip these inputs.
-KNOWN_SMALL_NUMPY_ACTIONS = (np.uint8, np.int8)  # aec: crash after the state has changed
-
-
-def known_defect_action(value: Any) -> bool:
-    """Actions the AEC env is known to mishandle (see the xfail tests)."""
-    if isinstance(value, KNOWN_SMALL_NUMPY_ACTIONS):
-        return True
-    return isinstance(value, float) and not np.isfinite(value)  # core: OverflowError from the message
-
-
 def call_kinds(include_last: bool):
     kinds = ["step", "step", "step", "step", "step", "step", "observe", "reset", "state", "advance", "advance"]
     return st.sampled_from(kinds + (["last"] if include_last else []))
@@ -148,7 +140,7 @@ def resolve(value: Any, legal: list[int], data) -> Any:
 # ------------------------------------------------------------------ AEC env
 def aec_snapshot(raw) -> dict[str, Any]:
     """Everything observable about a raw env (works before the first reset)."""
-    if raw._game is None:
+    if raw.game is None:
         return {"reset": False}
     return {
         "obs": {a: raw.observe(a) for a in raw.possible_agents},
@@ -159,12 +151,12 @@ def aec_snapshot(raw) -> dict[str, Any]:
         "history": list(raw.hand.history), "hand_index": raw.game.hand_index,
         "rewards": dict(raw.rewards), "cumulative": dict(raw._cumulative_rewards),
         "terminations": dict(raw.terminations), "truncations": dict(raw.truncations),
-        "infos": copy.deepcopy(raw.infos), "actions": len(raw._actions),
+        "infos": copy.deepcopy(raw.infos), "actions": len(raw.game_record()["actions"]),
     }
 
 
 def aec_legal(raw) -> list[int]:
-    if raw._game is None or raw.agent_selection not in raw.terminations:
+    if raw.game is None or raw.agent_selection not in raw.terminations:
         return []
     return raw.legal_actions()
 
@@ -189,8 +181,8 @@ def run_aec(data, wrapped: bool) -> None:
         kind = data.draw(call_kinds(include_last=True))
         if has_reset and not raw.agents and kind in ("step", "last"):
             kind = "reset"  # every agent is gone: PettingZoo's agent_iter has stopped (its last() would KeyError)
-        if not has_reset:
-            kind = "reset"  # calls before the first reset: KNOWN (AttributeError), xfail below
+        if not has_reset and kind == "advance":
+            kind = "reset"  # advancing needs an episode; other calls before the first reset must fail cleanly
         before = aec_snapshot(raw)
         legal = aec_legal(raw)
         over = has_reset and aec_episode_over(raw)
@@ -214,8 +206,6 @@ def run_aec(data, wrapped: bool) -> None:
             check_fresh_reset(raw, opts)
         elif kind == "step":
             action = resolve(data.draw(action_values), legal, data)
-            if known_defect_action(action):
-                continue
             try:
                 env.step(action)
             except errors as exc:
@@ -238,13 +228,14 @@ def run_aec(data, wrapped: bool) -> None:
                 assert wrapped, f"raw_env accepted the illegal action {action!r}"
                 assert all(raw.terminations.values()) and raw.rewards[before["agent_selection"]] < 0
         elif kind == "observe":
-            agent = data.draw(st.sampled_from(raw.possible_agents))  # unknown agents: KeyError, KNOWN (xfail below)
+            agent = data.draw(st.one_of(st.sampled_from(raw.possible_agents), st.sampled_from(["player_9", 3, None])))
             try:
                 obs = env.observe(agent)
-            except errors:
+            except errors + (KeyError,):  # an unknown agent is a KeyError naming the agents
+                assert agent not in raw.possible_agents or not has_reset
                 assert same(aec_snapshot(raw), before)
                 continue
-            assert agent in raw.possible_agents and obs["observation"].shape == (raw._observation_space["observation"].shape)
+            assert agent in raw.possible_agents and obs["observation"].shape == raw.observation_space(agent)["observation"].shape
         elif kind == "last":
             try:
                 obs, reward, terminated, truncated, info = env.last()
@@ -311,16 +302,6 @@ def is_gym_action(value: Any) -> bool:
     return is_action_int(value)
 
 
-def known_gym_coercion(value: Any, legal: list[int]) -> bool:
-    """The wrapper's int(action) turns floats, bools and digit strings into actions (KNOWN, xfail below)."""
-    if is_gym_action(value):
-        return False
-    try:
-        return int(value) in legal
-    except (TypeError, ValueError, OverflowError):
-        return False
-
-
 def run_gym(data) -> None:
     illegal_mode = data.draw(st.sampled_from(["terminate", "raise"]))
     seat = data.draw(st.one_of(st.integers(0, 3), st.integers(-1, 4), st.sampled_from(["random", True, 1.5])))
@@ -358,10 +339,10 @@ def run_gym(data) -> None:
             assert env._done or env.action_masks().any()
         else:
             if env._done:
-                continue  # step after the end: RuntimeError, KNOWN (xfail below)
+                with pytest.raises(EnvStateError, match="reset"):
+                    env.step(0)
+                continue
             action = resolve(data.draw(action_values), legal, data)
-            if known_gym_coercion(action, legal) or (isinstance(action, float) and np.isinf(action)):
-                continue  # KNOWN: coercion by int(), and OverflowError for an infinite float (xfail below)
             try:
                 obs, reward, terminated, truncated, info = env.step(action)
             except DOCUMENTED_ERRORS as exc:
@@ -480,7 +461,7 @@ def test_batch_engine_calls_advance_legally_or_fail_cleanly_long(data):
 
 
 # ------------------------------------------------------------- known defects
-# Found by the fuzz tests above, in modules owned elsewhere; each stays xfail until its fix is merged.
+# Defects the fuzz tests above found (now fixed): each keeps a test of its own.
 def card_phase_env():
     env = spades_env.raw_env()
     env.reset(seed=0)
@@ -489,10 +470,7 @@ def card_phase_env():
     return env
 
 
-@pytest.mark.xfail(reason="aec.py: raw_env.step passes a small numpy integer (uint8, int8) on to the "
-                          "observation tracker, which overflows (OverflowError) after the game has moved on: "
-                          "the env is left half-updated", strict=False)
-@pytest.mark.parametrize("dtype", KNOWN_SMALL_NUMPY_ACTIONS)
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int64])
 def test_small_numpy_integer_card_actions_are_played_like_ints(dtype):
     env, reference = card_phase_env(), card_phase_env()
     action = env.legal_actions()[-1]
@@ -501,20 +479,17 @@ def test_small_numpy_integer_card_actions_are_played_like_ints(dtype):
     assert same(aec_snapshot(env), aec_snapshot(reference))
 
 
-@pytest.mark.xfail(reason="core/actions.py action_name (building the illegal-action message) lets the "
-                          "OverflowError of int(inf) escape: step(float('inf')) raises OverflowError, not "
-                          "IllegalActionError", strict=False)
-@pytest.mark.parametrize("value", [float("inf"), float("-inf")])
-def test_an_infinite_float_action_is_an_illegal_action(value):
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), 3.7, 10 ** 5000, "AS"],
+                         ids=["inf", "-inf", "float", "huge-int", "str"])
+def test_a_non_integer_or_huge_action_is_an_illegal_action_with_a_short_message(value):
     env = card_phase_env()
     before = aec_snapshot(env)
-    with pytest.raises(spades_env.core.IllegalActionError):
+    with pytest.raises(spades_env.core.IllegalActionError) as raised:
         env.step(value)
+    assert len(str(raised.value)) < MESSAGE_BOUND
     assert same(aec_snapshot(env), before)
 
 
-@pytest.mark.xfail(reason="gym_env.py: step(float('inf')) raises OverflowError from int(action) instead of "
-                          "ending the episode as an illegal action", strict=False)
 def test_gym_infinite_float_action_ends_the_episode_as_illegal():
     env = spades_env.SingleAgentSpadesEnv()
     env.reset(seed=0)
@@ -522,9 +497,7 @@ def test_gym_infinite_float_action_ends_the_episode_as_illegal():
     assert terminated and reward == -1 and info["illegal_action"]
 
 
-@pytest.mark.xfail(reason="gym_env.py: step() turns any value into an action with int(): 3.7 plays action 3, "
-                          "True plays 1, '54' plays 54 (nil); only integers are actions", strict=False)
-@pytest.mark.parametrize("make", [lambda a: float(a) + 0.7, lambda a: str(a), lambda a: float(a)])
+@pytest.mark.parametrize("make", [lambda a: float(a) + 0.7, lambda a: str(a), lambda a: float(a), lambda a: True])
 def test_gym_non_integer_actions_are_illegal(make):
     env = spades_env.SingleAgentSpadesEnv()
     env.reset(seed=0)
@@ -533,44 +506,34 @@ def test_gym_non_integer_actions_are_illegal(make):
     assert terminated and info["illegal_action"]
 
 
-@pytest.mark.xfail(reason="gym_env.py: step() after the episode's end raises RuntimeError, not a ValueError "
-                          "subclass", strict=False)
-def test_gym_step_after_the_end_raises_a_value_error():
+def test_gym_step_after_the_end_raises_env_state_error_naming_reset():
     env = spades_env.SingleAgentSpadesEnv(episode="hand")
     env.reset(seed=0)
     env.step(-1)  # illegal: the episode ends
-    with pytest.raises(ValueError):
+    with pytest.raises(EnvStateError, match="reset"):
         env.step(0)
 
 
-@pytest.mark.xfail(reason="gym_env.py: a reset that fails on bad options has already drawn a new random "
-                          "seat and new opponents: the learner's seat changes while the game does not",
-                   strict=False)
-def test_gym_failed_reset_keeps_the_learners_seat():
+def test_gym_failed_reset_keeps_the_learners_seat_and_opponents():
     env = spades_env.SingleAgentSpadesEnv(seat="random")
     env.reset(seed=0)
-    seats = set()
+    seat, opponents = env.seat, dict(env.opponents)
     for _ in range(20):
         with pytest.raises(ValueError):
             env.reset(options={"dealer": 9})
-        seats.add(env.seat)
-    assert len(seats) == 1
+        assert env.seat == seat and env.opponents == opponents
 
 
-@pytest.mark.xfail(reason="aec.py: observe(), state(), step() and last() before the first reset raise "
-                          "AttributeError ('NoneType' object has no attribute ...) naming no problem",
-                   strict=False)
 @pytest.mark.parametrize("call", [lambda e: e.observe("player_0"), lambda e: e.state(),
-                                  lambda e: e.step(54), lambda e: e.last()])
-def test_raw_env_calls_before_reset_raise_a_clear_error(call):
-    with pytest.raises((ValueError, TypeError), match="reset"):
+                                  lambda e: e.step(54), lambda e: e.last()], ids=["observe", "state", "step", "last"])
+def test_raw_env_calls_before_reset_raise_env_state_error_naming_reset(call):
+    with pytest.raises(EnvStateError, match="reset"):
         call(spades_env.raw_env())
 
 
-@pytest.mark.xfail(reason="aec.py: observe() of an unknown agent raises a bare KeyError", strict=False)
 @pytest.mark.parametrize("agent", ["player_9", 3, None])
 def test_raw_env_observe_of_an_unknown_agent_names_the_agents(agent):
     env = spades_env.raw_env()
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="player_0"):
+    with pytest.raises(KeyError, match="player_0"):
         env.observe(agent)
