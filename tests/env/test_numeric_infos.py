@@ -92,3 +92,13 @@ def test_observation_key_renames_the_observation_entry():
     obs = env.observe(env.agent_selection)
     assert set(obs) == {"observations", "action_mask"}
     assert env.observation_space("player_0").contains(obs)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("kwargs", [{"info_format": "numeric"}, {"observation_key": "observations"},
+                                    {"render_mode": "rgb_array"}], ids=["numeric", "observations", "rgb_array"])
+def test_pettingzoo_api_and_seed_tests_pass_with_the_options(kwargs):
+    from pettingzoo.test import api_test, seed_test
+
+    api_test(spades_env.env(**kwargs), num_cycles=20)
+    seed_test(lambda: spades_env.env(**kwargs), num_cycles=20)
