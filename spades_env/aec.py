@@ -264,7 +264,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if info_format not in INFO_FORMATS:
             raise ValueError(f"info_format must be one of {INFO_FORMATS}, got {info_format!r}")
         if not isinstance(observation_key, str) or observation_key in ("", "action_mask"):
-            raise ValueError(f"observation_key must be a non-empty name other than 'action_mask', got {observation_key!r}")
+            raise ValueError("observation_key must be a non-empty name other than 'action_mask', "
+                             f"got {observation_key!r}")
         self.episode = episode
         self.info_format = info_format
         self.observation_key = observation_key

@@ -17,7 +17,8 @@ from .helpers import PRESET_NAMES
 def assert_within(space, array, where):
     low, high = space.low, space.high
     outside = np.flatnonzero((array < low) | (array > high))
-    assert not len(outside), f"{where}: entries {outside[:5]} = {array[outside[:5]]} outside {low[outside[:5]]}..{high[outside[:5]]}"
+    first = outside[:5]
+    assert not len(outside), f"{where}: entries {first} = {array[first]} outside {low[first]}..{high[first]}"
 
 
 @pytest.mark.parametrize("rules", PRESET_NAMES)
