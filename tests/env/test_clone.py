@@ -117,3 +117,16 @@ def test_a_fresh_env_copies_too():
     other = env.clone()
     other.reset(seed=0)
     assert env.game is None and other.game is not None
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_wrapped_env_copies_with_its_wrappers(how):
+    env = spades_env.env()
+    env.reset(seed=6)
+    for _ in range(12):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    other = COPIERS[how](env)
+    assert type(other) is type(env) and other.unwrapped is not env.unwrapped
+    assert other.unwrapped.game_record() == env.unwrapped.game_record()
+    other.step(int(np.flatnonzero(other.observe(other.agent_selection)["action_mask"])[0]))
+    assert len(other.unwrapped.game_record()["actions"]) == len(env.unwrapped.game_record()["actions"]) + 1
