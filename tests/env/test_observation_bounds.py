@@ -82,3 +82,41 @@ def test_gymnasium_check_env_has_no_infinite_bounds_warning():
         warnings.simplefilter("always")
         check_env(spades_env.SingleAgentSpadesEnv(), skip_render_check=True)
     assert not [w for w in caught if "inf" in str(w.message).lower()]
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_hand_points_bound_holds_for_the_scoring_of_random_bids_and_tricks(rules):
+    """core's score_hand on random bids (every kind), trick splits (Bostons too) and carried bags."""
+    from spades_env.core.scoring import Bid, BidKind, ScoringError, score_hand
+
+    game_rules = spades_env.preset(rules)
+    bound = hand_points_bound(game_rules)
+    rotation = range(len(game_rules.crazy)) if game_rules.crazy else []
+    hands = [game_rules.hand_rules(i) for i in rotation] or [game_rules]
+    kinds = [BidKind.NUMBER, BidKind.NIL, BidKind.BLIND_NIL, BidKind.TEN_FOR_200, BidKind.BLIND, BidKind.SKIPPED]
+    values = {BidKind.NUMBER: range(1, 14), BidKind.BLIND: range(1, 14), BidKind.TEN_FOR_200: [10]}
+    rng = np.random.default_rng(0)
+    scored = 0
+    for hand in hands:
+        n, tricks_per_hand = hand.num_players, hand.num_tricks
+        for _ in range(1000):
+            bids = []
+            for _ in range(n):
+                kind = kinds[rng.integers(len(kinds))]
+                options = values.get(kind, [0])
+                bids.append(Bid(kind, int(options[rng.integers(len(options))])))
+            if rng.random() < 0.3:  # one seat takes every trick
+                tricks = [0] * n
+                tricks[rng.integers(n)] = tricks_per_hand
+            else:
+                cuts = np.sort(rng.integers(0, tricks_per_hand + 1, n - 1))
+                tricks = np.diff(np.concatenate([[0], cuts, [tricks_per_hand]])).tolist()
+            limit = hand.bag_limit or 50
+            bags = [int(rng.integers(limit)) for _ in range(hand.num_sides)]
+            try:
+                points = score_hand(hand, bids, tricks, bags).points
+            except ScoringError:  # a combination no game reaches (e.g. a skipped seat without a partner's bid)
+                continue
+            assert max(abs(p) for p in points) <= bound, (hand.name, bids, tricks, bags, points)
+            scored += 1
+    assert scored >= 300
