@@ -103,3 +103,16 @@ def test_pettingzoo_api_and_seed_tests_pass_with_the_options(kwargs):
 
     api_test(spades_env.env(**kwargs), num_cycles=20)
     seed_test(lambda: spades_env.env(**kwargs), num_cycles=20)
+
+
+def test_gym_wrapper_passes_numeric_infos_through():
+    env = spades_env.SingleAgentSpadesEnv(info_format="numeric")
+    _, info = env.reset(seed=3)
+    keys = set(info)
+    done, hand_overs = False, 0
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        assert set(info) == keys and all(numeric(v) for k, v in info.items() if k != "action_mask")
+        hand_overs += bool(info["hand_over"])
+        done = terminated or truncated
+    assert hand_overs == 1 and info["points"].any()
