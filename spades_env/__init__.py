@@ -14,8 +14,8 @@ name                                   home
 ``format_card``, ``parse_card``        ``spades_env.core.cards``
 ``load_rules``                         ``spades_env.config_io`` (loads yaml)
 ``env``, ``raw_env``, ``ENV_NAME``     ``spades_env.aec`` (PettingZoo AEC env)
-``SingleAgentSpadesEnv``,              ``spades_env.gym_env`` (Gymnasium wrapper)
-``GYM_ENV_ID``
+``SingleAgentSpadesEnv``                 ``spades_env.gym_env`` (Gymnasium wrapper)
+``GYM_ENV_ID``, ``PETTINGZOO_ENV_ID``  ``spades_env.registration`` (the env ids)
 ``make_agent``                         ``spades_env.agents``
 ``register_envs``                      ``spades_env.registration``
 =====================================  ==========================================
@@ -41,7 +41,7 @@ _HOMES: dict[str, str] = {
     "PRESETS": "core.rules", "Rules": "core.rules", "RulesError": "core.rules", "preset": "core.rules",
     "load_rules": "config_io",
     "ENV_NAME": "aec", "env": "aec", "raw_env": "aec",
-    "GYM_ENV_ID": "gym_env", "SingleAgentSpadesEnv": "gym_env",
+    "GYM_ENV_ID": "registration", "PETTINGZOO_ENV_ID": "registration", "SingleAgentSpadesEnv": "gym_env",
     "make_agent": "agents",
     "register_envs": "registration",
 }

@@ -1,7 +1,8 @@
-"""PettingZoo AEC environment over the rules core (``spades_v0``).
+"""PettingZoo AEC environment over the rules core (``spades_v1``).
 
-``raw_env(rules="standard", episode="game", reward="hand_points", render_mode=None)``
-is the bare environment; ``env(...)`` adds PettingZoo's usual wrappers (an
+``raw_env(rules="standard", episode="hand", reward="hand_points",
+render_mode=None, info_format="full", observation_key="observation")`` is the
+bare environment; ``env(...)`` adds PettingZoo's usual wrappers (an
 illegal action terminates the episode with reward -1 for the offender, an
 out-of-range action fails an assertion, and the call order is enforced). The
 bare env raises :class:`IllegalActionError` on an illegal action, naming the
@@ -9,22 +10,44 @@ legal ones, and leaves its state unchanged.
 
 * Agents ``player_0 .. player_{n-1}``; seat k is ``player_k``, clockwise;
   partnerships are seats (0, 2) and (1, 3).
-* ``episode="game"`` plays to the target score (truncated at ``max_hands``);
-  ``episode="hand"`` ends after one hand.
+* ``episode="hand"`` (the default since ``spades_v1``) ends after one hand:
+  about 56 decisions in standard rules, the length RL libraries expect.
+  ``episode="game"`` (the ``spades_v0`` default) plays to the target score,
+  truncated at ``max_hands``; random play almost never reaches the target, so
+  a game of random players is about 5,600 decisions.
 * Observation: ``{"observation": float32[OBS_SIZE], "action_mask": int8[88]}``,
   relative to the observer (layout in :mod:`spades_env.encoding`); the mask is
-  all zeros for an agent that is not to act. ``state()`` is the
-  full-information array (``STATE_SIZE``) relative to the seat to act.
+  all zeros for an agent that is not to act. ``observation_key`` renames the
+  ``"observation"`` entry (RLlib's action-masking modules read
+  ``"observations"``). ``state()`` is the full-information array
+  (``STATE_SIZE``) relative to the seat to act.
+* Bounds: the observation Box's ``low``/``high`` are true for these rules
+  (:func:`observation_bounds`): 0..1 for one-hots, cards, tricks taken and
+  bags with a bag limit; the ``scores`` block (score / target) within
+  +-(``START_SCORE_TARGETS`` x max(target, |lose score|) + ``max_hands`` x
+  :func:`hand_points_bound`) / target, since scores go below zero and past
+  the target (ties at the target play on); bags without a limit up to twice
+  ``max_hands`` x tricks per hand, over ``DEFAULT_BAG_SCALE``; the
+  ``target_score`` and ``rules`` blocks exactly the values of the rules (of
+  each hand of a crazy rotation).
 * Actions: the 88 actions of :mod:`spades_env.core.actions` in every variant.
 * Rewards (:mod:`spades_env.rewards`): shared by partners, individual in
   cutthroat; ``hand_points`` (default) at the end of each hand, ``win_loss``
   at the end of the episode. The illegal-move wrapper of ``env()`` sets both
   termination and truncation, as PettingZoo's wrapper does; the bare env only
   truncates when ``max_hands`` is reached.
-* ``infos[agent]["phase"]`` names the phase (``blind``, ``bid``,
-  ``exchange``, ``play``, ``over``); at the end of each hand every agent's info
-  also holds ``hand_result`` (points, scores, bags per side; bids, tricks per
-  seat; nil outcomes).
+* ``info_format="full"`` (default): ``infos[agent]["phase"]`` names the phase
+  (``blind``, ``bid``, ``exchange``, ``play``, ``over``); at the end of each
+  hand every agent's info also holds ``hand_result`` (points, scores, bags per
+  side; bids, tricks per seat; nil outcomes). ``info_format="numeric"``: every
+  info of every step holds the same keys, numbers and fixed-shape integer
+  arrays only (what Tianshou's replay buffer and other array-stacking
+  collectors need): ``phase`` (the ``Phase`` code), then the batch engine's
+  hand-end fields (:mod:`spades_env.batch`) for one table: ``hand_over``,
+  ``hand_index`` and ``hand_dealer`` (-1 unless the hand ended at this step),
+  ``points``, ``scores``, ``bags``, ``contracts``, ``made``, ``bag_penalties``
+  per side and ``tricks``, ``bid_kinds``, ``bid_values``, ``nil_made`` (-1 no
+  nil, 0 failed, 1 made) per seat, zeros unless the hand ended.
 * ``reset(seed=..., options=...)``: ``options`` may hold ``deal`` (one card
   list per seat, e.g. ``[["AS", "KS", ...], ...]``), ``deals`` (a list of
   deals used for the first hands in order), ``dealer`` (a seat), ``scores``
@@ -44,6 +67,14 @@ legal ones, and leaves its state unchanged.
 * ``game_record()`` exports the game (rules, seed, deals, every action,
   results, ``over``) as a JSON-ready dict; :func:`spades_env.records.replay`
   reproduces it and checks it.
+* ``render_mode``: ``"ansi"`` returns the table as text, ``"human"`` prints
+  it, ``"rgb_array"`` returns a picture of it (uint8 ``(640, 960, 3)``,
+  :func:`spades_env.render_image.table_image`: every hand face up, as a
+  spectator or a video of self-play sees the table; needs Pillow).
+* Cloning (for search): ``clone()``, ``copy.deepcopy`` and pickling keep the
+  game in progress (rules, deals, every hand, scores, rewards, infos, the seed
+  generator); the copy is independent and continues exactly as the original
+  would under the same actions.
 * The env reads the core instead of copying it: ``game`` is the core
   :class:`~spades_env.core.game.Game`, ``hand`` the hand being observed (the
   finished one once the episode is over), ``hand_index`` its index,
@@ -54,6 +85,7 @@ legal ones, and leaves its state unchanged.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any
 
@@ -69,15 +101,31 @@ from .core.deal import Deal, make_deal
 from .core.game import Game, GameError, HandResult
 from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
-from .encoding import OBS_SIZE, STATE_SIZE, ObservationTracker, encode_state
+from .core.rules import BLIND_BID_MULTIPLIER, POINTS_PER_BID_TRICK, TEN_FOR_200_POINTS
+from .core.scoring import BidKind
+from .encoding import (
+    DEFAULT_BAG_SCALE,
+    OBS_SIZE,
+    SCORE_SCALE_TARGET,
+    STATE_SIZE,
+    ObservationTracker,
+    bag_scale,
+    encode_state,
+    rule_features,
+)
+from .layout import OBSERVATION, STATE
 from .render import render_text
 from .rewards import RewardScheme, hand_winner, make_reward
 
-ENV_NAME = "spades_v0"
+ENV_NAME = "spades_v1"
 EPISODE_MODES = ("game", "hand")
+DEFAULT_EPISODE = "hand"  # spades_v0 played whole games by default (see the module docstring)
+INFO_FORMATS = ("full", "numeric")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 PHASE_NAMES = {Phase.BLIND: "blind", Phase.BID: "bid", Phase.EXCHANGE: "exchange", Phase.PLAY: "play", Phase.OVER: "over"}
 RESET_OPTIONS = ("deal", "deals", "dealer", "scores", "bags")
 ILLEGAL_ACTION_REWARD = -1
+NO_NIL = -1  # numeric infos: nil_made of a seat that did not bid nil
 START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (or lose scores) from zero
 
 _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -131,6 +179,57 @@ def hand_result_info(result: HandResult) -> dict[str, Any]:
     }
 
 
+def hand_points_bound(rules: Rules) -> int:
+    """An upper bound of the points one side can win or lose in one hand under ``rules`` (each hand's own rules)."""
+    members = 2 if rules.partnerships else 1
+    bound = 0
+    for hand in _hand_rules_of(rules):
+        tricks = hand.num_tricks
+        nils = members * max(hand.nil_value, hand.blind_nil_points)  # every member's nil made or failed
+        # a side's contract: 10 x tricks bid, doubled when blind, or 10 for 200
+        contract = max(TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * tricks)
+        bags = abs(hand.bag_value) * tricks
+        penalties = hand.bag_penalty * (tricks // hand.bag_limit + 1) if hand.bag_limit else 0
+        bound = max(bound, nils + contract + bags + penalties + hand.boston_bonus)
+    return bound
+
+
+def _hand_rules_of(rules: Rules) -> list[Rules]:
+    """The distinct rules of the hands of a game (the rotation's, or the rules themselves)."""
+    if rules.crazy is None:
+        return [rules]
+    return [rules.hand_rules(i) for i in range(len(rules.crazy))]
+
+
+def score_bound(rules: Rules) -> int:
+    """The largest |score| a side can have in an env with ``rules`` (starting scores included)."""
+    start = START_SCORE_TARGETS * max(rules.target_score, abs(rules.lose_score or 0))
+    return start + rules.max_hands * hand_points_bound(rules)
+
+
+def bags_bound(rules: Rules) -> int:
+    """The most bags a side can carry in an env with ``rules`` (starting bags included)."""
+    if rules.bag_limit:
+        return rules.bag_limit - 1  # the penalty removes the bags as soon as they reach the limit
+    return 2 * rules.max_hands * rules.num_tricks  # starting bags plus one per trick of every hand
+
+
+def observation_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np.ndarray]:
+    """True float32 ``(low, high)`` of every entry of the observation (or ``STATE``) under ``rules``."""
+    low = np.zeros(layout.size, np.float32)
+    high = np.ones(layout.size, np.float32)
+    scores = np.float32(score_bound(rules) / float(rules.target_score))
+    low[layout["scores"]], high[layout["scores"]] = -scores, scores
+    high[layout["bags"]] = np.float32(bags_bound(rules) / bag_scale(rules))
+    low[layout["target_score"]] = high[layout["target_score"]] = np.float32(rules.target_score / SCORE_SCALE_TARGET)
+    features = np.stack([rule_features(hand) for hand in _hand_rules_of(rules)])
+    low[layout["rules"]], high[layout["rules"]] = features.min(axis=0), features.max(axis=0)
+    return low, high
+
+
+assert DEFAULT_BAG_SCALE > 0  # bags_bound / bag_scale is finite
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The Spades AEC env with PettingZoo's standard wrappers."""
     environment = raw_env(**kwargs)
@@ -143,37 +242,50 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     """Spades as a PettingZoo AEC environment; see the module docstring."""
 
-    metadata = {"name": ENV_NAME, "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": ENV_NAME, "render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
         self,
         rules: Rules | str = "standard",
-        episode: str = "game",
+        episode: str = DEFAULT_EPISODE,
         reward: str | RewardScheme = "hand_points",
         render_mode: str | None = None,
+        info_format: str = "full",
+        observation_key: str = "observation",
     ):
-        EzPickle.__init__(self, rules=rules, episode=episode, reward=reward, render_mode=render_mode)
+        EzPickle.__init__(self, rules=rules, episode=episode, reward=reward, render_mode=render_mode,
+                          info_format=info_format, observation_key=observation_key)
         super().__init__()
         self.rules = load_rules(rules)
         if episode not in EPISODE_MODES:
             raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if info_format not in INFO_FORMATS:
+            raise ValueError(f"info_format must be one of {INFO_FORMATS}, got {info_format!r}")
+        if not isinstance(observation_key, str) or observation_key in ("", "action_mask"):
+            raise ValueError("observation_key must be a non-empty name other than 'action_mask', "
+                             f"got {observation_key!r}")
         self.episode = episode
+        self.info_format = info_format
+        self.observation_key = observation_key
         self.reward_scheme = make_reward(reward)
         self.render_mode = render_mode
         n = self.rules.num_players
         self.possible_agents = [f"player_{s}" for s in range(n)]
         self.agents = list(self.possible_agents)
         self._seats = {agent: s for s, agent in enumerate(self.possible_agents)}  # names, not game state
+        low, high = observation_bounds(self.rules)
         self._observation_space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
+            observation_key: gymnasium.spaces.Box(low, high, (OBS_SIZE,), np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
         self._action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
-        self.state_space = gymnasium.spaces.Box(-np.inf, np.inf, (STATE_SIZE,), np.float32)
+        low, high = observation_bounds(self.rules, STATE)
+        self.state_space = gymnasium.spaces.Box(low, high, (STATE_SIZE,), np.float32)
+        self._quiet_info = _numeric_quiet_info(self.rules) if info_format == "numeric" else None
         self._rng: np.random.Generator | None = None
         self._seed: int | None = None
         # Game state lives in the core: the env holds the game, the hand that ended
@@ -215,8 +327,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        phase = PHASE_NAMES[game.hand.phase]
-        self.infos = {a: {"phase": phase} for a in self.agents}
+        self.infos = {a: self._phase_info(game.hand.phase) for a in self.agents}
         self.agent_selection = self.possible_agents[game.hand.current]
         self._rewards_pending = False
         self._info_stale = False
@@ -315,9 +426,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             done = hand.last_transition
             self._tracker.update(hand, done)
             if hand.phase != done.phase or self._info_stale:
-                phase = PHASE_NAMES[hand.phase]
                 for a in self.agents:
-                    self.infos[a] = {"phase": phase}
+                    self.infos[a] = self._phase_info(hand.phase)
                 self._info_stale = False
             self.agent_selection = self.possible_agents[hand.current]
         else:
@@ -343,11 +453,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             self._final_hand = finished_hand
         for s, a in enumerate(self.possible_agents):
             self.rewards[a] = float(per_seat[s])
-        info = hand_result_info(result)
         shown = self.hand
-        phase = PHASE_NAMES[shown.phase]
-        for a in self.agents:
-            self.infos[a] = {"phase": phase, "hand_result": info}
+        if self._quiet_info is None:
+            info = hand_result_info(result)
+            phase = PHASE_NAMES[shown.phase]
+            for a in self.agents:
+                self.infos[a] = {"phase": phase, "hand_result": info}
+        else:
+            info = _numeric_hand_info(rules, result, shown.phase)
+            for a in self.agents:
+                self.infos[a] = dict(info)
         self._tracker.start_hand(shown, game.scores, game.bags, rules)
         if episode_over:
             truncated = self.episode == "game" and game.truncated
@@ -357,6 +472,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             self._record["results"] = [hand_result_info(r) for r in game.results]
         else:
             self.agent_selection = self.possible_agents[game.hand.current]
+
+    def _phase_info(self, phase: Phase) -> dict[str, Any]:
+        """A fresh info for a step that did not end a hand."""
+        if self._quiet_info is None:
+            return {"phase": PHASE_NAMES[phase]}
+        info = dict(self._quiet_info)
+        info["phase"] = int(phase)
+        return info
 
     # --------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -373,7 +496,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             mask = mask_array(hand.legal_mask())
         else:
             mask = _ZERO_MASK.copy()
-        return {"observation": obs, "action_mask": mask}
+        return {self.observation_key: obs, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``; EnvStateError before reset or once every agent has been removed."""
@@ -443,13 +566,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         return record
 
     # ---------------------------------------------------------------- render
-    def render(self) -> str | None:
-        """``ansi``: return the table as text; ``human``: print it."""
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: return the table as text; ``human``: print it; ``rgb_array``: return a picture of it."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
+                                  "or 'rgb_array'")
             return None
         if self._game is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.table_image()
         text = render_text(self.hand, self._game.scores, self._game.bags, self.rules, self.hand_index,
                            self.possible_agents)
         if self.render_mode == "human":
@@ -457,5 +583,67 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             return None
         return text
 
+    def table_image(self, viewer: int | None = None) -> np.ndarray:
+        """The table as an RGB uint8 array, hands shown as seat ``viewer`` sees them (every hand if None)."""
+        from .render_image import table_image  # Pillow is needed only for pictures
+
+        if self._game is None:
+            raise EnvStateError("table_image() before reset(): call reset() to start an episode")
+        return table_image(self.hand, self._game.scores, self._game.bags, self.rules, viewer=viewer,
+                           names=self.possible_agents)
+
+    # --------------------------------------------------------------- cloning
+    def __getstate__(self) -> dict[str, Any]:
+        """The whole env, game in progress included (EzPickle's would keep only the constructor's arguments)."""
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore what ``__getstate__`` saved."""
+        self.__dict__.update(state)
+
+    def clone(self) -> "raw_env":
+        """An independent copy of the env and its game in progress (for search)."""
+        # Rules and spaces never change: the copy shares them instead of copying them.
+        shared = (self.rules, self._observation_space, self._action_space, self.state_space,
+                  self.observation_spaces, self.action_spaces, self.possible_agents, self._seats)
+        return copy.deepcopy(self, {id(x): x for x in shared})
+
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _numeric_quiet_info(rules: Rules) -> dict[str, Any]:
+    """The numeric info of a step that did not end a hand: the hand-end fields at their "no hand ended" values."""
+    sides, seats = rules.num_sides, rules.num_players
+    fields: dict[str, Any] = {
+        "phase": 0, "hand_over": False, "hand_index": -1, "hand_dealer": -1,
+        "points": np.zeros(sides, np.int64), "scores": np.zeros(sides, np.int64), "bags": np.zeros(sides, np.int64),
+        "contracts": np.zeros(sides, np.int64), "made": np.zeros(sides, bool),
+        "bag_penalties": np.zeros(sides, np.int64),
+        "tricks": np.zeros(seats, np.int64), "bid_kinds": np.zeros(seats, np.int64),
+        "bid_values": np.zeros(seats, np.int64), "nil_made": np.full(seats, NO_NIL, np.int64),
+    }
+    for value in fields.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)  # shared by every quiet step's info
+    return fields
+
+
+def _numeric_hand_info(rules: Rules, result: HandResult, phase: Phase) -> dict[str, Any]:
+    """The numeric info of the step that ended a hand (the batch engine's hand-end fields for one table)."""
+    score = result.score
+    return {
+        "phase": int(phase), "hand_over": True, "hand_index": result.hand_index, "hand_dealer": result.dealer,
+        "points": np.array(result.points, np.int64), "scores": np.array(result.scores, np.int64),
+        "bags": np.array(result.bags, np.int64),
+        "contracts": np.array([s.contract for s in score.sides], np.int64),
+        "made": np.array([s.made for s in score.sides], bool),
+        "bag_penalties": np.array([s.bag_penalties for s in score.sides], np.int64),
+        "tricks": np.array(result.tricks, np.int64),
+        "bid_kinds": np.array([int(b.kind) for b in result.bids], np.int64),
+        "bid_values": np.array([b.value for b in result.bids], np.int64),
+        "nil_made": np.array([NO_NIL if m is None else int(m) for m in score.nil_made], np.int64),
+    }
+
+
+assert int(BidKind.NONE) == 0  # the quiet info's bid_kinds are BidKind.NONE

@@ -1,13 +1,23 @@
 """Single-agent Gymnasium wrapper: the learner plays one seat, given agents play the others.
 
-``SingleAgentSpadesEnv(rules="standard", episode="game", reward="hand_points",
+``SingleAgentSpadesEnv(rules="standard", episode="hand", reward="hand_points",
 seat=0, opponents=None, illegal_action="terminate")`` is a ``gymnasium.Env``
-over the AEC env (it re-implements no rule):
+over the AEC env (it re-implements no rule). Registered as
+``gymnasium.make("spades_env/Spades-v1")`` (one hand per episode; ``-v0`` keeps
+the old default of whole games):
 
 * Observation: the learner's flat float32 observation (``OBS_SIZE``; layout in
-  :mod:`spades_env.encoding`), or the AEC env's dict when
+  :mod:`spades_env.encoding`; its Box bounds are true, see
+  :func:`spades_env.aec.observation_bounds`), or the AEC env's dict when
   ``observation_format="dict"``. ``action_masks()`` returns the current int8
   mask (SB3-contrib's ``MaskablePPO`` reads it); ``info["action_mask"]`` too.
+* Masks at the end of an episode: the step that ends an episode returns a mask
+  that allows every action (``action_masks()``, ``info["action_mask"]`` and
+  the dict observation's). No action is played from there: the next call must
+  be ``reset``, and Gymnasium's vector envs (default ``NEXT_STEP`` autoreset,
+  sync or async) ignore the action of that step and return the reset's
+  observation and mask. An all-zero mask would make a sampler that masks with
+  ``-inf`` produce NaN on that step.
 * Action space: ``Discrete(88)``, as in the AEC env. An action is a Python
   or numpy integer (or a 0-d integer array); floats, bools and strings are
   illegal actions (``55.9`` is never played as 55).
@@ -23,21 +33,42 @@ over the AEC env (it re-implements no rule):
   episode with reward ``ILLEGAL_ACTION_REWARD`` (-1) and
   ``info["illegal_action"] = True`` by default; ``illegal_action="raise"``
   raises instead.
+* ``info_format`` as in the AEC env (``"numeric"``: the same numeric keys on
+  every step).
+* ``render_mode``: ``"ansi"``/``"human"`` text, ``"rgb_array"`` a picture of
+  the table as the learner sees it (its own hand face up, the others' backs),
+  for Gymnasium's ``RecordVideo`` and SB3's ``VecVideoRecorder``.
+* ``clone()``, ``copy.deepcopy`` and pickling keep the episode in progress,
+  the opponents and the random generators: the copy continues exactly as the
+  original would.
+* ``gymnasium.make`` returns this env itself (registered without Gymnasium's
+  order-enforcing and checker wrappers, which hide methods in Gymnasium 1.x),
+  so ``env.action_masks()`` and ``env.clone()`` work on what ``make`` returns;
+  through other wrappers use ``env.unwrapped`` or ``env.get_wrapper_attr``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+import copy
+
 import gymnasium
 import numpy as np
 
-from .aec import ILLEGAL_ACTION_REWARD, PHASE_NAMES, EnvStateError, raw_env
+from .aec import (
+    DEFAULT_EPISODE,
+    ILLEGAL_ACTION_REWARD,
+    PHASE_NAMES,
+    RENDER_MODES,
+    EnvStateError,
+    observation_bounds,
+    raw_env,
+)
 from .core.actions import NUM_ACTIONS
 from .core.hand import IllegalActionError
 from .core.rules import Rules
 from .encoding import OBS_SIZE
-from .registration import GYM_ENV_ID
 from .rewards import RewardScheme
 
 OBSERVATION_FORMATS = ("flat", "dict")
@@ -51,6 +82,9 @@ def integer_action(action: Any) -> int:
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise IllegalActionError(f"an action must be an integer action id, got {action!r} ({type(action).__name__})")
     return int(action)
+
+
+_ANY_ACTION = np.ones(NUM_ACTIONS, np.int8)  # the mask once an episode is over
 
 
 class _UniformLegal:
@@ -67,20 +101,22 @@ class _UniformLegal:
 class SingleAgentSpadesEnv(gymnasium.Env):
     """One learner seat against fixed agents; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(
         self,
         rules: Rules | str = "standard",
-        episode: str = "game",
+        episode: str = DEFAULT_EPISODE,
         reward: str | RewardScheme = "hand_points",
         seat: int | str = 0,
         opponents: Sequence[Any] | Mapping[int, Any] | None = None,
         observation_format: str = "flat",
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        info_format: str = "full",
     ):
-        self.aec = raw_env(rules=rules, episode=episode, reward=reward, render_mode=render_mode)
+        self.aec = raw_env(rules=rules, episode=episode, reward=reward, render_mode=render_mode,
+                           info_format=info_format)
         self.render_mode = render_mode
         n = self.aec.rules.num_players
         if not (seat == "random" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n)):
@@ -97,7 +133,8 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         self.seat = 0 if seat == "random" else seat
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         if observation_format == "flat":
-            self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32)
+            low, high = observation_bounds(self.aec.rules)
+            self.observation_space = gymnasium.spaces.Box(low, high, (OBS_SIZE,), np.float32)
         else:
             self.observation_space = self.aec.observation_space("player_0")
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -126,6 +163,8 @@ class SingleAgentSpadesEnv(gymnasium.Env):
 
     def _observation(self) -> tuple[Any, dict[str, Any]]:
         obs = self.aec.observe(self._agent(self.seat))
+        if self._done:  # see the module docstring: every action, none of which is played
+            obs["action_mask"] = _ANY_ACTION.copy()
         self._mask = obs["action_mask"]
         info = dict(self.aec.infos.get(self._agent(self.seat), {}))
         info["action_mask"] = self._mask
@@ -180,10 +219,6 @@ class SingleAgentSpadesEnv(gymnasium.Env):
                 raise
             self._done = True
             obs, info = self._observation()
-            self._mask = np.zeros(NUM_ACTIONS, np.int8)  # the episode is over: nothing is legal
-            info["action_mask"] = self._mask
-            if self.observation_format == "dict":
-                obs["action_mask"] = self._mask.copy()
             info.update(illegal_action=True, error=str(exc))
             return obs, float(ILLEGAL_ACTION_REWARD), True, False, info
         reward = aec.rewards[learner] + self._advance()
@@ -194,12 +229,23 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         return obs, float(reward), bool(terminated), bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's current int8 action mask (all zero once the episode is over)."""
+        """The learner's current int8 action mask (every action once the episode is over: none is played)."""
         return self._mask.copy()
 
     def render(self):
-        """Delegates to the AEC env's text rendering."""
+        """Text as the AEC env renders it; ``rgb_array``: the table as the learner sees it."""
+        if self.render_mode == "rgb_array":
+            return self.aec.table_image(viewer=self.seat) if self.aec.game is not None else None
         return self.aec.render()
+
+    def clone(self) -> "SingleAgentSpadesEnv":
+        """An independent copy of the episode in progress, opponents and random generators included."""
+        aec = self.aec
+        first = aec.possible_agents[0]
+        shared = (aec.rules, aec.observation_space(first), aec.action_space(first), aec.state_space,
+                  aec.observation_spaces, aec.action_spaces, aec.possible_agents, self.observation_space,
+                  self.action_space)
+        return copy.deepcopy(self, {id(x): x for x in shared})
 
     def close(self) -> None:
         """Nothing to release."""

@@ -1,8 +1,15 @@
 """Registration with PettingZoo's and Gymnasium's registries.
 
-* ``pettingzoo.make("aec", "spades_env/spades-v0", rules=..., episode=...)``: the wrapped AEC env.
-* ``gymnasium.make("spades_env/Spades-v0", rules=..., seat=...)``: the single-agent wrapper
-  (also ``gymnasium.make("spades_env:spades_env/Spades-v0")`` with no import of ours).
+* ``pettingzoo.make("aec", "spades_env/spades-v1", rules=..., episode=...)``: the wrapped AEC env.
+* ``gymnasium.make("spades_env/Spades-v1", rules=..., seat=...)``: the single-agent wrapper
+  (also ``gymnasium.make("spades_env:spades_env/Spades-v1")`` with no import of ours).
+  It is registered without Gymnasium's order-enforcing and passive-checker
+  wrappers: ``make`` returns the env itself, whose own methods
+  (``action_masks``, ``clone``) Gymnasium 1.x wrappers would hide; the env
+  checks the call order itself.
+* Version 1 plays one hand per episode by default. The ``-v0`` ids stay
+  registered with the version 0 default (``episode="game"``) for existing
+  users; Gymnasium warns that they are out of date.
 
 ``import spades_env`` must not load gymnasium or pettingzoo (the rules core is
 used without them), so each id is registered when its library is imported:
@@ -18,24 +25,30 @@ import sys
 from types import ModuleType
 from typing import Any, Callable
 
-PETTINGZOO_ENV_ID = "spades_env/spades-v0"
-GYM_ENV_ID = "spades_env/Spades-v0"
+PETTINGZOO_ENV_ID = "spades_env/spades-v1"
+GYM_ENV_ID = "spades_env/Spades-v1"
+LEGACY_IDS = {"pettingzoo": "spades_env/spades-v0", "gymnasium": "spades_env/Spades-v0"}
+LEGACY_KWARGS = {"episode": "game"}  # the version 0 default
 
 
 def register_gymnasium() -> None:
     """Register the Gymnasium id (idempotent)."""
     import gymnasium
 
-    if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="spades_env.gym_env:SingleAgentSpadesEnv")
+    entry_point = "spades_env.gym_env:SingleAgentSpadesEnv"
+    for env_id, kwargs in ((GYM_ENV_ID, {}), (LEGACY_IDS["gymnasium"], LEGACY_KWARGS)):
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs),
+                               order_enforce=False, disable_env_checker=True)
 
 
 def register_pettingzoo() -> None:
     """Register the PettingZoo id (idempotent)."""
     from pettingzoo.env_registry.registration import aec_registry, register
 
-    if PETTINGZOO_ENV_ID not in aec_registry:
-        register("aec", PETTINGZOO_ENV_ID, entry_point="spades_env.aec:env")
+    for env_id, kwargs in ((PETTINGZOO_ENV_ID, {}), (LEGACY_IDS["pettingzoo"], LEGACY_KWARGS)):
+        if env_id not in aec_registry:
+            register("aec", env_id, entry_point="spades_env.aec:env", kwargs=dict(kwargs))
 
 
 def register_envs() -> None:

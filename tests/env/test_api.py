@@ -47,9 +47,9 @@ def test_api_test_passes_on_raw_env(rules, episode):
 
 
 def test_metadata_name_is_versioned():
-    assert spades_env.raw_env.metadata["name"] == "spades_v0"
-    assert spades_env.env().metadata["name"] == "spades_v0"
-    assert spades_env.ENV_NAME == "spades_v0"
+    assert spades_env.raw_env.metadata["name"] == "spades_v1"
+    assert spades_env.env().metadata["name"] == "spades_v1"
+    assert spades_env.ENV_NAME == "spades_v1"
 
 
 def test_env_wraps_raw_env_with_pettingzoo_wrappers():
@@ -68,8 +68,8 @@ def test_env_wraps_raw_env_with_pettingzoo_wrappers():
 
 
 def test_pettingzoo_make_builds_the_wrapped_env():
-    env = pettingzoo.make("aec", "spades_env/spades-v0", rules="pagat", episode="hand")
-    assert env.metadata["name"] == "spades_v0"
+    env = pettingzoo.make("aec", "spades_env/spades-v1", rules="pagat", episode="hand")
+    assert env.metadata["name"] == "spades_v1"
     assert env.unwrapped.rules == preset("pagat")
     assert env.unwrapped.episode == "hand"
     env.reset(seed=0)
@@ -78,7 +78,7 @@ def test_pettingzoo_make_builds_the_wrapped_env():
 
 
 def test_gymnasium_make_builds_the_single_agent_env():
-    env = gymnasium.make("spades_env/Spades-v0", rules="cutthroat", seat=2)
+    env = gymnasium.make("spades_env/Spades-v1", rules="cutthroat", seat=2)
     assert isinstance(env.unwrapped, spades_env.SingleAgentSpadesEnv)
     assert env.unwrapped.seat == 2
     assert env.unwrapped.aec.rules == preset("cutthroat")
@@ -86,13 +86,15 @@ def test_gymnasium_make_builds_the_single_agent_env():
     assert obs.shape == (OBS_SIZE,)
     assert info["seat"] == 2
     assert env.unwrapped.action_masks().any()
-    assert spades_env.GYM_ENV_ID == "spades_env/Spades-v0"
+    assert spades_env.GYM_ENV_ID == "spades_env/Spades-v1"
 
 
 def test_registration_is_idempotent():
     spades_env.register_envs()
     spades_env.register_envs()
-    assert "spades_env/spades-v0" in pettingzoo.aec_registry
+    assert "spades_env/spades-v1" in pettingzoo.aec_registry
+    assert "spades_env/Spades-v1" in gymnasium.registry
+    assert "spades_env/spades-v0" in pettingzoo.aec_registry  # kept for version 0 users
     assert "spades_env/Spades-v0" in gymnasium.registry
 
 
@@ -119,7 +121,7 @@ def test_yaml_rules_with_overrides_take_effect(tmp_path):
     ({"episode": "match"}, ValueError),
     ({"reward": "nosuch"}, ValueError),
     ({"reward": object()}, TypeError),
-    ({"render_mode": "rgb_array"}, ValueError),
+    ({"render_mode": "video"}, ValueError),
 ])
 def test_bad_constructor_arguments_raise(kwargs, error):
     with pytest.raises(error):

@@ -71,7 +71,8 @@ def test_learner_acts_only_at_its_turns_and_collects_its_rewards(rules, seat, ep
         steps += 1
     expected = sum(expected_seat_reward(env.aec.rules, res.points, seat) for res in env.aec.game.results)
     assert total == pytest.approx(expected)
-    assert not env.action_masks().any()
+    assert env.action_masks().all()  # the episode is over: every action (none is played; v1 convention)
+    np.testing.assert_array_equal(info["action_mask"], env.action_masks())
     assert steps >= 13 * len(env.aec.game.results)
     with pytest.raises(RuntimeError):
         env.step(0)
@@ -97,10 +98,10 @@ def test_illegal_action_ends_episode_with_penalty(fmt):
     assert info["illegal_action"] is True
     assert "legal" in info["error"]
     assert env.aec.hand.history == snapshot
-    assert not env.action_masks().any()  # the episode is over
-    assert not info["action_mask"].any()
+    assert env.action_masks().all()  # the episode is over: every action (none is played; v1 convention)
+    assert info["action_mask"].all()
     if fmt == "dict":
-        assert not obs["action_mask"].any()
+        assert obs["action_mask"].all()
     with pytest.raises(RuntimeError):
         env.step(int(np.flatnonzero(env.aec.observe(env.aec.agent_selection)["action_mask"])[0]))
     env.reset(seed=1)

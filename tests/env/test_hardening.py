@@ -185,7 +185,7 @@ def test_gym_step_accepts_python_and_numpy_integers(wrap):
 # ------------------------------------------------------------------ replay
 @pytest.fixture(scope="module")
 def finished_record():
-    env = spades_env.raw_env(rules=STANDARD.replace(max_hands=2))
+    env = spades_env.raw_env(rules=STANDARD.replace(max_hands=2), episode="game")
     env.reset(seed=5)
     play_to_end(env, seed=5)
     return json.loads(json.dumps(env.game_record()))

@@ -307,7 +307,7 @@ def test_rule_features_decode_to_the_preset_values(rules, feature, value):
 
 
 def test_crazy_rule_features_follow_the_rotation():
-    env = spades_env.raw_env(rules="crazy")
+    env = spades_env.raw_env(rules="crazy", episode="game")
     env.reset(seed=2)
     names = []
     while len(names) < 4:

@@ -63,7 +63,7 @@ def test_record_has_every_key_and_is_json_ready(pagat_game):
     env, log, _ = pagat_game
     rec = env.game_record()
     assert set(RECORD_KEYS) <= set(rec)
-    assert rec["env"] == "spades_v0" and rec["episode"] == "game" and rec["seed"] == 3
+    assert rec["env"] == "spades_v1" and rec["episode"] == "game" and rec["seed"] == 3
     assert rec["scores"] == [0, 200] and rec["bags"] == [2, 5]
     assert rec["actions"] == [a for _, _, _, a, _ in log]
     assert len(rec["deals"]) == len(env.game.results) == len(rec["results"])
@@ -109,7 +109,7 @@ def test_replay_for_other_variants(rules, episode, reward, options):
 
 
 def test_record_of_an_unfinished_game_replays_to_the_same_point():
-    env = spades_env.raw_env()
+    env = spades_env.raw_env(episode="game")
     env.reset(seed=8)
     for _ in range(70):  # into the second hand
         env.step(env.legal_actions()[-1])
