@@ -132,12 +132,10 @@ def hand_result_info(result: HandResult) -> dict[str, Any]:
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Spades AEC env with PettingZoo's standard wrappers."""
-    environment = raw_env(**kwargs)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=ILLEGAL_ACTION_REWARD)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    """The Spades AEC env with PettingZoo's standard wrappers' semantics, as one lean layer."""
+    from .wrappers import LeanWrapper  # here: only env()'s body is this module's wrapper-facing part
+
+    return LeanWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_ACTION_REWARD)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
