@@ -33,7 +33,6 @@ from .tables import (
     RECEIVED_B,
     START_B,
     TRICK_B,
-    WON,
     WORD_BITS,
     ZERO_CODE,
     unpack_cards,
@@ -151,7 +150,17 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
     # diff[a * MAX_SEATS + b]: the slot of seat a seen by seat b
     diff = np.array([(a - b) % n for a in range(MAX_SEATS) for b in range(MAX_SEATS)], np.intp)
     deal = np.array([[(s - d - 1) % n for s in range(n)] for d in range(n)], np.intp)  # deal position of seat s
-    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal}
+    # actor_head[phase * 2n^2 + (dealer - cur + n) * n + trick_n]: the head code seen by the seat to act
+    # (to_act is slot 0; the leader sits trick_n places before it)
+    slots = NUM_SLOTS + 1
+    actor_head = np.zeros(NUM_PHASES * 2 * n * n, np.intp)
+    for phase in range(NUM_PHASES):
+        for dd in range(-n + 1, n):
+            for tn in range(n):
+                leader = (-tn) % n if tn else NO_SLOT
+                actor_head[phase * 2 * n * n + (dd + n) * n + tn] = ((phase * slots + 0) * NUM_SLOTS + dd % n) * slots + leader
+    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal,
+            "actor_head": actor_head}
 
 
 def card_view(out: np.ndarray) -> np.ndarray:
@@ -182,20 +191,22 @@ def _fields(t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: n
     """Gather the card boards into ``boards``; return the head code, the bid codes by slot and the MID floats."""
     perm = t._perm
     _gather_boards(t, observer, visible, boards)
-    diff = perm["diff"]
     o = observer
-    to_act = 0 if actor else diff.take(t.cur * MAX_SEATS + o)
-    # the trick's leader is the seat trick_n places before the seat to act
-    leader = np.where(t.trick_n > 0, diff.take(((t.cur - t.trick_n) % t.num_players) * MAX_SEATS + o), NO_SLOT)
-    slots = NUM_SLOTS + 1
-    code = ((t.phase * slots + to_act) * NUM_SLOTS + diff.take(t.dealer * MAX_SEATS + o)) * slots + leader
+    n = t.num_players
+    if actor:  # one lookup: to_act is slot 0, the dealer and the leader are relative to the seat to act
+        code = perm["actor_head"].take(t.phase * (2 * n * n) + (t.dealer - t.cur) * n + t.trick_n + n * n)
+    else:
+        diff = perm["diff"]
+        to_act = diff.take(t.cur * MAX_SEATS + o)
+        # the trick's leader is the seat trick_n places before the seat to act
+        leader = np.where(t.trick_n > 0, diff.take(((t.cur - t.trick_n) % n) * MAX_SEATS + o), NO_SLOT)
+        slots = NUM_SLOTS + 1
+        code = ((t.phase * slots + to_act) * NUM_SLOTS + diff.take(t.dealer * MAX_SEATS + o)) * slots + leader
     by_slot = perm["rot"].take(o, axis=0)
     by_slot += t._base20[:, None]
-    seat = t._seat.ravel()
-    bid_codes = seat.take(by_slot + CODE * MAX_SEATS)
+    bid_codes = t._seat.ravel().take(by_slot + CODE * MAX_SEATS)
+    # tricks_won, scores and bags by slot (an empty slot of a 3-player table reads zeros)
     mid = t._mid.ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
-    # an empty slot (3 players) has 0 tricks
-    mid[:, TRICKS_AT:TRICKS_AT + NUM_SLOTS] = seat.take(by_slot + WON * MAX_SEATS) / t._size
     mid[:, BROKEN_AT] = t.broken
     return code, bid_codes, mid
 
