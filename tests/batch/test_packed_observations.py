@@ -70,3 +70,12 @@ def test_packed_env_pickles_mid_game_and_continues_alike():
     a, *_ = env.step(actions)
     b, *_ = copy.step(actions)
     assert np.array_equal(env.unpack_observations(a), copy.unpack_observations(b))
+
+
+def test_unpack_writes_into_a_torch_tensor_without_a_copy():
+    torch = pytest.importorskip("torch")
+    env = BatchEnv(8, "cutthroat3", seed=4, obs_format="packed")
+    packed, *_ = env.reset()
+    tensor = torch.zeros((8, env.obs_size), dtype=torch.float32)
+    env.unpack_observations(packed, out=tensor.numpy())
+    assert np.array_equal(tensor.numpy(), BatchEnv(8, "cutthroat3", seed=4).reset()[0])
