@@ -175,7 +175,8 @@ def main() -> None:
           f"process peak RSS {maxrss / 2**20:.1f} MiB")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"seconds": args.seconds, "clock": args.clock, "warmup": warmup, "output_buffers": args.output_buffers,
+            json.dump({"seconds": args.seconds, "clock": args.clock, "warmup": warmup,
+                       "output_buffers": args.output_buffers,
                        "openspiel": openspiel,
                        "openspiel_before": before, "openspiel_after": after, "rows": rows,
                        "engine_peak_bytes": peak, "engine_peak_tables": largest, "process_peak_rss_bytes": maxrss},

@@ -158,7 +158,8 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
         for dd in range(-n + 1, n):
             for tn in range(n):
                 leader = (-tn) % n if tn else NO_SLOT
-                actor_head[phase * 2 * n * n + (dd + n) * n + tn] = ((phase * slots + 0) * NUM_SLOTS + dd % n) * slots + leader
+                code = ((phase * slots + 0) * NUM_SLOTS + dd % n) * slots + leader  # to_act: slot 0
+                actor_head[phase * 2 * n * n + (dd + n) * n + tn] = code
     return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal,
             "actor_head": actor_head}
 
