@@ -5,7 +5,10 @@ tables are spread over every phase of a hand). For each rules preset and batch
 size it reports:
 
 * ``obs+mask``: ``step`` building the observation tensor (float32, 755) and the
-  action mask (int8, 88) of every table; ``raw``: ``step(..., observe=False)``,
+  action mask (int8, 88) of every table; ``packed+mask``: the same with
+  ``obs_format="packed"`` (152-byte rows that ``unpack_observations`` decodes
+  to exactly the float32 observation; the decoding is not timed: it can run
+  later, or on the learner's device); ``raw``: ``step(..., observe=False)``,
   legal-action masks only (OpenSpiel's raw loop has legal actions + apply);
 * the engine's own time (random action selection excluded) and an end-to-end
   figure that includes choosing the random actions with numpy;
@@ -20,7 +23,12 @@ The first preset of ``--rules`` is measured at every ``--sizes``; the others at
 ``--others-size``.
 
     python benchmarks/batch_throughput.py [--seconds 5] [--sizes 256,1024,4096]
-        [--rules standard,pagat,...|all] [--others-size 1024] [--output-buffers 2] [--json out.json]
+        [--rules standard,pagat,...|all] [--others-size 1024] [--output-buffers 2] [--clock wall|cpu]
+        [--json out.json]
+
+``--clock cpu`` times with ``time.process_time`` (less sensitive to other
+processes on a shared machine). With an older checkout on ``PYTHONPATH`` that
+has no ``obs_format``, the packed mode is reported as n/a.
 """
 
 from __future__ import annotations
@@ -36,7 +44,8 @@ import tracemalloc
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from aec_throughput import run_openspiel  # noqa: E402
+import aec_throughput  # noqa: E402
+from aec_throughput import CLOCKS, run_openspiel  # noqa: E402
 
 from spades_env.batch import BatchEnv  # noqa: E402
 from spades_env.core.rules import PRESETS  # noqa: E402
@@ -49,25 +58,32 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     return (counts > k[:, None]).argmax(axis=1)
 
 
+clock = time.perf_counter  # set by --clock
+
+
 def measure(rules: str, size: int, seconds: float, observe: bool, warmup: float, buffers: int = 2,
-            seed: int = 0) -> dict[str, float]:
-    """Steady-state decisions per second: engine step only, and end to end."""
-    env = BatchEnv(size, rules, seed=seed, observations=observe, output_buffers=buffers)
+            seed: int = 0, obs_format: str | None = None) -> dict[str, float] | None:
+    """Steady-state decisions per second: engine step only, and end to end (None: obs_format unknown here)."""
+    extra = {} if obs_format is None else {"obs_format": obs_format}
+    try:
+        env = BatchEnv(size, rules, seed=seed, observations=observe, output_buffers=buffers, **extra)
+    except TypeError:  # an older engine without this option
+        return None
     rng = np.random.default_rng(seed)
     _, mask, _ = env.reset()
-    start = time.perf_counter()
-    while time.perf_counter() - start < warmup:
+    start = clock()
+    while clock() - start < warmup:
         _, mask, *_ = env.step(random_legal(rng, mask))
     engine = 0.0
     steps = 0
-    start = time.perf_counter()
+    start = clock()
     while True:
         actions = random_legal(rng, mask)
-        t0 = time.perf_counter()
+        t0 = clock()
         _, mask, *_ = env.step(actions)
-        engine += time.perf_counter() - t0
+        engine += clock() - t0
         steps += 1
-        wall = time.perf_counter() - start
+        wall = clock() - start
         if wall >= seconds:
             break
     return {"engine": steps * size / engine, "end_to_end": steps * size / wall, "steps": steps}
@@ -97,8 +113,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=None, help="warm-up seconds (default: seconds / 2)")
     parser.add_argument("--output-buffers", type=int, default=2, choices=(1, 2),
                         help="BatchEnv output_buffers (2, the default: obs stay valid during the next step)")
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                        help="wall: time.perf_counter; cpu: time.process_time (less sensitive to other processes)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
+    global clock
+    clock = aec_throughput.clock = CLOCKS[args.clock]
     sizes = [int(x) for x in args.sizes.split(",")]
     names = list(PRESETS) if args.rules == "all" else args.rules.split(",")
     warmup = args.seconds / 2 if args.warmup is None else args.warmup
@@ -113,13 +133,15 @@ def main() -> None:
     rows = []
     results = []
     header = (f"{'rules':<11}{'tables':>7} | {'obs+mask':>11}{'x OS':>7}{'end2end':>11} | "
-              f"{'raw':>11}{'x OS':>7}{'end2end':>11}")
+              f"{'packed+mask':>11}{'x OS':>7}{'end2end':>11} | {'raw':>11}{'x OS':>7}{'end2end':>11}")
     for i, name in enumerate(names):
         for size in (sizes if i == 0 else [args.others_size]):
             obs = measure(name, size, args.seconds, True, warmup, args.output_buffers)
+            packed = measure(name, size, args.seconds, True, warmup, args.output_buffers, obs_format="packed")
             raw = measure(name, size, args.seconds, False, warmup, args.output_buffers)
-            results.append((name, size, obs, raw))
-            print(f"  measured {name} x {size}: obs+mask {obs['engine']:,.0f}, raw {raw['engine']:,.0f}", flush=True)
+            results.append((name, size, obs, packed, raw))
+            print(f"  measured {name} x {size}: obs+mask {obs['engine']:,.0f}, packed+mask "
+                  f"{packed['engine'] if packed else float('nan'):,.0f}, raw {raw['engine']:,.0f}", flush=True)
     after = {"obs_mask": run_openspiel(args.seconds, with_observation=True),
              "raw": run_openspiel(args.seconds, with_observation=False)}
     openspiel = {key: (before[key] + after[key]) / 2 if before[key] else None for key in before}
@@ -131,16 +153,21 @@ def main() -> None:
           f"output_buffers={args.output_buffers})")
     print(header)
     print("-" * len(header))
-    for name, size, obs, raw in results:
+    nan = {"engine": float("nan"), "end_to_end": float("nan")}
+    for name, size, obs, packed, raw in results:
         row = {"rules": name, "tables": size, "obs_mask": obs["engine"], "obs_mask_end_to_end": obs["end_to_end"],
+               "packed_mask": packed and packed["engine"], "packed_mask_end_to_end": packed and packed["end_to_end"],
                "raw": raw["engine"], "raw_end_to_end": raw["end_to_end"]}
         if openspiel["raw"]:
             row["obs_mask_vs_openspiel"] = obs["engine"] / openspiel["obs_mask"]
+            row["packed_mask_vs_openspiel"] = packed and packed["engine"] / openspiel["obs_mask"]
             row["raw_vs_openspiel"] = raw["engine"] / openspiel["raw"]
         rows.append(row)
+        packed = packed or nan
         print(f"{name:<11}{size:>7} | {obs['engine']:>11,.0f}{row.get('obs_mask_vs_openspiel', 0):>6.1f}x"
-              f"{obs['end_to_end']:>11,.0f} | {raw['engine']:>11,.0f}{row.get('raw_vs_openspiel', 0):>6.1f}x"
-              f"{raw['end_to_end']:>11,.0f}")
+              f"{obs['end_to_end']:>11,.0f} | {packed['engine']:>11,.0f}"
+              f"{row.get('packed_mask_vs_openspiel') or float('nan'):>6.1f}x{packed['end_to_end']:>11,.0f} | "
+              f"{raw['engine']:>11,.0f}{row.get('raw_vs_openspiel', 0):>6.1f}x{raw['end_to_end']:>11,.0f}")
     largest = max(sizes)
     peak = engine_peak_memory(names[0], largest)
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
@@ -148,7 +175,8 @@ def main() -> None:
           f"process peak RSS {maxrss / 2**20:.1f} MiB")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"seconds": args.seconds, "warmup": warmup, "output_buffers": args.output_buffers,
+            json.dump({"seconds": args.seconds, "clock": args.clock, "warmup": warmup,
+                       "output_buffers": args.output_buffers,
                        "openspiel": openspiel,
                        "openspiel_before": before, "openspiel_after": after, "rows": rows,
                        "engine_peak_bytes": peak, "engine_peak_tables": largest, "process_peak_rss_bytes": maxrss},

@@ -231,12 +231,10 @@ assert DEFAULT_BAG_SCALE > 0  # bags_bound / bag_scale is finite
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Spades AEC env with PettingZoo's standard wrappers."""
-    environment = raw_env(**kwargs)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=ILLEGAL_ACTION_REWARD)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    """The Spades AEC env with PettingZoo's standard wrappers' semantics, as one lean layer."""
+    from .wrappers import LeanWrapper  # here: only env()'s body is this module's wrapper-facing part
+
+    return LeanWrapper(raw_env(**kwargs), illegal_reward=ILLEGAL_ACTION_REWARD)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention

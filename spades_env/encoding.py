@@ -464,12 +464,25 @@ PERMS: dict[int, tuple[tuple[np.ndarray, np.ndarray], ...]] = {
 }
 
 
-def _write_private(buf: np.ndarray, hand: HandState, seat: int) -> None:
-    """Write one seat's private card blocks (hand, passed, received) from the hand."""
-    for start, field_name in _PRIVATE:
-        block = buf[start + seat * NUM_CARDS:start + (seat + 1) * NUM_CARDS]
-        block[:] = 0.0
-        block[cards_of(getattr(hand, field_name)[seat])] = 1.0
+# The private blocks are NUM_SLOTS rows each of hand, passed and received, one after the other.
+_PRIVATE_ROWS = len(_PRIVATE) * NUM_SLOTS
+_PRIVATE_BYTES = -(-_PRIVATE_ROWS * NUM_CARDS // 8)
+assert _PRIV_PASSED == _PRIV_HAND + NUM_SLOTS * NUM_CARDS and _PRIV_RECEIVED == _PRIV_PASSED + NUM_SLOTS * NUM_CARDS
+
+
+def _write_private_all(buf: np.ndarray, hand: HandState) -> None:
+    """Write every seat's private card blocks: one bit row of all the boards, unpacked at once."""
+    packed = 0
+    shift = 0
+    for _, field_name in _PRIVATE:
+        boards = getattr(hand, field_name)
+        for seat in range(NUM_SLOTS):
+            if seat < len(boards):
+                packed |= boards[seat] << shift
+            shift += NUM_CARDS
+    bits = np.unpackbits(np.frombuffer(packed.to_bytes(_PRIVATE_BYTES, "little"), np.uint8), bitorder="little",
+                         count=_PRIVATE_ROWS * NUM_CARDS)
+    buf[_PRIV_HAND:_PRIV_HAND + _PRIVATE_ROWS * NUM_CARDS] = bits
 
 
 def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
@@ -479,8 +492,7 @@ def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags
     buf[OBSERVATION["hand"]] = 0.0
     buf[OBSERVATION["passed"]] = 0.0
     buf[OBSERVATION["received"]] = 0.0
-    for seat in range(hand.num_players):
-        _write_private(buf, hand, seat)
+    _write_private_all(buf, hand)
 
 
 class ObservationTracker:
@@ -526,9 +538,8 @@ class ObservationTracker:
             if hand.spades_broken:
                 buf[_BROKEN] = 1.0
         elif phase_before == _EXCHANGE_PHASE:
-            # A pass moves a card between two seats; both are rewritten from the hand.
-            for seat in range(hand.num_players):
-                _write_private(buf, hand, seat)
+            # A pass moves a card between two seats; the private blocks are rewritten from the hand.
+            _write_private_all(buf, hand)
         else:  # a bid or a blind decision: it may also skip or cancel the partner's bid
             bids = buf[_BIDS_BLOCK]
             bids[:] = 0.0

@@ -18,6 +18,14 @@ reports how the finished one ended in ``info``.
   skips the observations: ``obs`` is then ``None``.
 * The observation of a table is exactly ``raw_env.observe(agent)["observation"]``
   of the seat to act in the same state, and the mask its ``action_mask``.
+* ``obs_format="packed"`` (default ``"float32"``): ``obs`` is uint8
+  ``(num_envs, PACKED_SIZE)`` (152 bytes a row instead of 3,020): the card
+  blocks as uint64 bitboards, the score features as float32, the head and bid
+  features as row codes and the rules id (``encoding.PACKED_*`` name the
+  fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
+  the float32 observations, into ``out`` when given (a torch CPU tensor's
+  ``.numpy()`` view is written without a copy); decode when the rows are used,
+  e.g. per minibatch. ``observe(seats)`` and ``state()`` stay float32.
 * An illegal action at any table raises :class:`IllegalActionError` naming the
   table, the action and the legal actions there; no table changes.
 * Output buffers are reused. With ``output_buffers=2`` (default) ``obs`` and

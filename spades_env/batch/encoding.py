@@ -33,7 +33,6 @@ from .tables import (
     RECEIVED_B,
     START_B,
     TRICK_B,
-    WON,
     WORD_BITS,
     ZERO_CODE,
     unpack_cards,
@@ -151,7 +150,18 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
     # diff[a * MAX_SEATS + b]: the slot of seat a seen by seat b
     diff = np.array([(a - b) % n for a in range(MAX_SEATS) for b in range(MAX_SEATS)], np.intp)
     deal = np.array([[(s - d - 1) % n for s in range(n)] for d in range(n)], np.intp)  # deal position of seat s
-    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal}
+    # actor_head[phase * 2n^2 + (dealer - cur + n) * n + trick_n]: the head code seen by the seat to act
+    # (to_act is slot 0; the leader sits trick_n places before it)
+    slots = NUM_SLOTS + 1
+    actor_head = np.zeros(NUM_PHASES * 2 * n * n, np.intp)
+    for phase in range(NUM_PHASES):
+        for dd in range(-n + 1, n):
+            for tn in range(n):
+                leader = (-tn) % n if tn else NO_SLOT
+                code = ((phase * slots + 0) * NUM_SLOTS + dd % n) * slots + leader  # to_act: slot 0
+                actor_head[phase * 2 * n * n + (dd + n) * n + tn] = code
+    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal,
+            "actor_head": actor_head}
 
 
 def card_view(out: np.ndarray) -> np.ndarray:
@@ -177,6 +187,31 @@ def _gather_boards(t: BatchTables, observer: np.ndarray, visible: np.ndarray, bo
         boards[:, SHORT_BOARDS:] = gathered[:, trick_end:start]
 
 
+def _fields(t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: np.ndarray,
+            actor: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gather the card boards into ``boards``; return the head code, the bid codes by slot and the MID floats."""
+    perm = t._perm
+    _gather_boards(t, observer, visible, boards)
+    o = observer
+    n = t.num_players
+    if actor:  # one lookup: to_act is slot 0, the dealer and the leader are relative to the seat to act
+        code = perm["actor_head"].take(t.phase * (2 * n * n) + (t.dealer - t.cur) * n + t.trick_n + n * n)
+    else:
+        diff = perm["diff"]
+        to_act = diff.take(t.cur * MAX_SEATS + o)
+        # the trick's leader is the seat trick_n places before the seat to act
+        leader = np.where(t.trick_n > 0, diff.take(((t.cur - t.trick_n) % n) * MAX_SEATS + o), NO_SLOT)
+        slots = NUM_SLOTS + 1
+        code = ((t.phase * slots + to_act) * NUM_SLOTS + diff.take(t.dealer * MAX_SEATS + o)) * slots + leader
+    by_slot = perm["rot"].take(o, axis=0)
+    by_slot += t._base20[:, None]
+    bid_codes = t._seat.ravel().take(by_slot + CODE * MAX_SEATS)
+    # tricks_won, scores and bags by slot (an empty slot of a 3-player table reads zeros)
+    mid = t._mid.ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
+    mid[:, BROKEN_AT] = t.broken
+    return code, bid_codes, mid
+
+
 def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.ndarray, write_tail: bool,
            cards: np.ndarray | None = None, actor: bool = False) -> None:
     """Write the observation of ``observer`` at every table into ``out[:, :OBSERVATION.size]``.
@@ -186,27 +221,11 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
     are written (one sweep per piece over the whole output was several times slower).
     """
     N = t.num_envs
-    perm = t._perm
     nb = t._num_boards
     boards = t._boards_buf if actor else np.empty((N, nb), np.uint64)
-    _gather_boards(t, observer, visible, boards)
+    code, bid_codes, mid = _fields(t, observer, visible, boards, actor)
     if cards is None:
         cards = card_view(out)
-    diff = perm["diff"]
-    o = observer
-    to_act = 0 if actor else diff.take(t.cur * MAX_SEATS + o)
-    # the trick's leader is the seat trick_n places before the seat to act
-    leader = np.where(t.trick_n > 0, diff.take(((t.cur - t.trick_n) % t.num_players) * MAX_SEATS + o), NO_SLOT)
-    slots = NUM_SLOTS + 1
-    code = ((t.phase * slots + to_act) * NUM_SLOTS + diff.take(t.dealer * MAX_SEATS + o)) * slots + leader
-    by_slot = perm["rot"].take(o, axis=0)
-    by_slot += t._base20[:, None]
-    seat = t._seat.ravel()
-    bid_codes = seat.take(by_slot + CODE * MAX_SEATS)
-    mid = t._mid.ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
-    # an empty slot (3 players) has 0 tricks
-    mid[:, TRICKS_AT:TRICKS_AT + NUM_SLOTS] = seat.take(by_slot + WON * MAX_SEATS) / t._size
-    mid[:, BROKEN_AT] = t.broken
     tail = t._P.tail.take(t.rid, axis=0) if write_tail else None
     for start in range(0, N, ROW_BLOCK):
         rows = slice(start, min(start + ROW_BLOCK, N))
@@ -220,10 +239,76 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
             block[:, TAIL] = tail[rows]
 
 
+# ------------------------------------------------------------ packed observations
+# obs_format="packed": one uint8 row of PACKED_SIZE bytes per table that decodes to exactly the float32
+# observation (``unpack_observations``). Little-endian fields, each aligned to its size:
+#   [PACKED_BOARDS]  NUM_CARD_BLOCKS uint64 card boards in the order of the card blocks (hand, trick by
+#                    slot, played by slot, passed, received); bit c is card c;
+#   [PACKED_MID]     MID_W float32: the MID piece (tricks_won, spades_broken, scores, bags) as written;
+#   [PACKED_HEAD]    uint16: the row of HEAD_TABLE (phase, to_act, dealer, trick_leader);
+#   [PACKED_BIDS]    NUM_SLOTS uint8: rows of BID_TABLE, one per slot;
+#   [PACKED_RULES]   uint8: the rules id (row of the env's tail table: target_score and the rules block).
+# The float32 form writes 4 * OBSERVATION.size bytes per table and unpacks every card bit; the packed
+# form writes the gathered boards and codes as they are (the decoding can run later, or on a GPU).
+OBS_FORMATS = ("float32", "packed")
+_BOARD_BYTES = NUM_CARD_BLOCKS * 8
+PACKED_BOARDS = slice(0, _BOARD_BYTES)
+PACKED_MID = slice(_BOARD_BYTES, _BOARD_BYTES + 4 * MID_W)
+PACKED_HEAD = slice(PACKED_MID.stop, PACKED_MID.stop + 2)
+PACKED_BIDS = slice(PACKED_HEAD.stop, PACKED_HEAD.stop + NUM_SLOTS)
+PACKED_RULES = PACKED_BIDS.stop
+PACKED_SIZE = -(-(PACKED_RULES + 1) // 8) * 8  # rows padded to 8 bytes: every row's boards stay aligned
+if HEAD_TABLE.shape[0] > 2 ** 16 or BID_TABLE.shape[0] > 2 ** 8:
+    raise LayoutError("batch encoder: the head or bid codes no longer fit the packed observation's fields")
+
+
+def packed_views(buf: np.ndarray) -> dict[str, np.ndarray]:
+    """Typed views of the fields of packed rows ``(N, PACKED_SIZE)`` uint8 (they share its memory)."""
+    return {"boards": buf[:, PACKED_BOARDS].view(np.uint64), "mid": buf[:, PACKED_MID].view(np.float32),
+            "head": buf[:, PACKED_HEAD].view(np.uint16)[:, 0], "bids": buf[:, PACKED_BIDS],
+            "rules": buf[:, PACKED_RULES]}
+
+
+def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray,
+                  actor: bool = False) -> None:
+    """Write the packed observation of ``observer`` at every table into the fields ``views``."""
+    # the boards are gathered straight into the packed rows
+    code, bid_codes, mid = _fields(t, observer, visible, views["boards"][:, :t._num_boards], actor)
+    views["mid"][...] = mid
+    views["head"][...] = code
+    views["bids"][...] = bid_codes
+    if not t._uniform:
+        views["rules"][...] = t.rid
+
+
+def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The float32 observations ``(N, OBSERVATION.size)`` of packed rows (written into ``out`` when given)."""
+    packed = np.ascontiguousarray(packed, dtype=np.uint8)
+    if packed.ndim != 2 or packed.shape[1] != PACKED_SIZE:
+        raise ValueError(f"packed observations must have shape (N, {PACKED_SIZE}), got {packed.shape}")
+    N = packed.shape[0]
+    if out is None:
+        out = np.empty((N, OBSERVATION.size), np.float32)
+    elif out.shape != (N, OBSERVATION.size) or out.dtype != np.float32:
+        raise ValueError(f"out must be float32 of shape {(N, OBSERVATION.size)}, got {out.dtype} {out.shape}")
+    v = packed_views(packed)
+    bits = np.unpackbits(v["boards"].view(np.uint8), axis=1, bitorder="little").reshape(N, NUM_CARD_BLOCKS,
+                                                                                         WORD_BITS)
+    out[:, CARDS] = bits[:, :, :NUM_CARDS].reshape(N, -1)
+    out[:, HEAD] = HEAD_TABLE.take(v["head"].astype(np.intp), axis=0)
+    out[:, BIDS] = BID_TABLE.take(v["bids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * BID_FEATURES)
+    out[:, MID] = v["mid"]
+    out[:, TAIL] = tail_table.take(v["rules"].astype(np.intp), axis=0)
+    return out
+
+
 def observe_actors(t: BatchTables) -> np.ndarray:
-    """Observations of the seat to act at every table, in the current output buffer."""
+    """Observations of the seat to act at every table, in the current output buffer (float32 or packed)."""
     out = t._obs_bufs[t._flip]
     visible = t.phase != BLIND  # the seat to act has looked unless it is making a blind decision
+    if t.obs_format == "packed":
+        encode_packed(t, t._packed_views[t._flip], t.cur, visible, actor=True)
+        return out
     encode(t, out, t.cur, visible, write_tail=not t._uniform, cards=t._card_views[t._flip], actor=True)
     return out
 

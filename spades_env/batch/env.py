@@ -39,8 +39,9 @@ class BatchEnv(BatchTables):
         observations: bool = True,
         record_deals: bool = True,
         output_buffers: int = 2,
+        obs_format: str = "float32",
     ):
-        super().__init__(num_envs, rules, episode, reward, observations, record_deals, output_buffers)
+        super().__init__(num_envs, rules, episode, reward, observations, record_deals, output_buffers, obs_format)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
@@ -94,6 +95,10 @@ class BatchEnv(BatchTables):
     def observe(self, seats: Any) -> np.ndarray:
         """Fresh observations of the given seat at each table (any seat, not only the one to act)."""
         return encoding.observe_seats(self, self._check_seats(seats))
+
+    def unpack_observations(self, packed: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """The float32 observations of packed rows (``obs_format="packed"``), into ``out`` when given."""
+        return encoding.unpack_observations(packed, self._P.tail, out)
 
     def state(self) -> np.ndarray:
         """Full-information arrays ``(num_envs, STATE_SIZE)`` relative to the seat to act (``encode_state``)."""

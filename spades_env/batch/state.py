@@ -30,7 +30,19 @@ from ..encoding import bag_scale
 from ..layout import OBSERVATION, STATE
 from ..rewards import make_reward
 from ..core.tricks import TRICK_KEYS
-from .encoding import BAGS_AT, MID_W, NUM_CARD_BLOCKS, SCORES_AT, SHORT_BOARDS, TAIL, card_view, perm_tables
+from .encoding import (
+    BAGS_AT,
+    MID_W,
+    NUM_CARD_BLOCKS,
+    OBS_FORMATS,
+    PACKED_SIZE,
+    SCORES_AT,
+    SHORT_BOARDS,
+    TAIL,
+    card_view,
+    packed_views,
+    perm_tables,
+)
 from .info import StepInfo, info_widths
 from .params import RulesParams
 from .tables import (
@@ -64,21 +76,24 @@ MAX_EXCHANGE_STEPS = MAX_SEATS * max(BLIND_NIL_EXCHANGE_CHOICES)
 POOL_MIN, POOL_MAX = 256, 8192  # shuffled packs drawn at a time (scaled with num_envs, within these bounds)
 
 
-def _check_options(num_envs: Any, episode: str, output_buffers: Any) -> None:
+def _check_options(num_envs: Any, episode: str, output_buffers: Any, obs_format: Any = "float32") -> None:
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
     if episode not in EPISODE_MODES:
         raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
     if isinstance(output_buffers, bool) or output_buffers not in (1, 2):
         raise ValueError(f"output_buffers must be 1 or 2, got {output_buffers!r}")
+    if not isinstance(obs_format, str) or obs_format not in OBS_FORMATS:
+        raise ValueError(f"obs_format must be one of {OBS_FORMATS}, got {obs_format!r}")
 
 
 class BatchTables:
     """Configuration and state arrays of ``num_envs`` tables; see the module docstring."""
 
     def __init__(self, num_envs: int, rules: Rules | str, episode: str, reward: Any, observations: bool,
-                 record_deals: bool, output_buffers: int):
-        _check_options(num_envs, episode, output_buffers)
+                 record_deals: bool, output_buffers: int, obs_format: str = "float32"):
+        _check_options(num_envs, episode, output_buffers, obs_format)
+        self.obs_format = obs_format
         self.rules = load_rules(rules)
         self.episode = episode
         self.reward_scheme = make_reward(reward)
@@ -159,24 +174,35 @@ class BatchTables:
         """Reused output buffers (see ``output_buffers``) and the quiet-step info."""
         N = self.num_envs
         self._boards_buf = np.zeros((N, self._num_boards), np.uint64)
-        self._obs_bufs = [np.zeros((N, OBSERVATION.size), np.float32) for _ in range(self.output_buffers)]
-        for buf in self._obs_bufs:
-            buf[:, TAIL] = self._P.tail[0]  # constant with uniform rules: written once
-        self._card_views = [card_view(buf) for buf in self._obs_bufs]
+        if self.obs_format == "packed":
+            # rules id 0 and the boards an exchange-free game never writes stay 0
+            self._obs_bufs = [np.zeros((N, PACKED_SIZE), np.uint8) for _ in range(self.output_buffers)]
+        else:
+            self._obs_bufs = [np.zeros((N, OBSERVATION.size), np.float32) for _ in range(self.output_buffers)]
+            for buf in self._obs_bufs:
+                buf[:, TAIL] = self._P.tail[0]  # constant with uniform rules: written once
+        self._views()
         self._mask_bufs = [np.zeros((N, NUM_ACTIONS), np.int8) for _ in range(self.output_buffers)]
         self._flip = 0
         self._info_width = info_widths(self.num_players, self.num_sides)
         self._quiet_info = StepInfo(N, self._info_width, self._P.names)
 
-    # Pickling: the card views share memory with the output buffers, which a pickle would not keep.
+    def _views(self) -> None:
+        """Views into the output buffers: float32 card blocks, or the fields of packed rows."""
+        packed = self.obs_format == "packed"
+        self._card_views = [] if packed else [card_view(buf) for buf in self._obs_bufs]
+        self._packed_views = [packed_views(buf) for buf in self._obs_bufs] if packed else []
+
+    # Pickling: the views share memory with the output buffers, which a pickle would not keep.
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        del state["_card_views"]
+        del state["_card_views"], state["_packed_views"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("obs_format", "float32")  # pickled before obs_format existed
         self.__dict__.update(state)
-        self._card_views = [card_view(buf) for buf in self._obs_bufs]
+        self._views()
 
     def p(self, name: str, sel: Any) -> Any:
         """An option's value: a scalar with uniform rules, else one entry per selected table."""

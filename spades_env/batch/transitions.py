@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import actions as A
 from ..core.cards import NUM_SUITS
+from .encoding import MID_W, TRICKS_AT
 from .legality import blind_bits
 from .tables import (
     ACTION_CARD_BIT,
@@ -285,7 +286,9 @@ def end_tricks(t: BatchTables, F: np.ndarray, led: np.ndarray) -> np.ndarray | N
     winner = t._keys.take(key).argmax(axis=1)  # the keys of the cards that can win are distinct
     fw = F * SEAT_W + WON * MAX_SEATS + winner
     flat = t._seat.ravel()
-    flat[fw] = flat.take(fw) + 1
+    won = flat.take(fw) + 1
+    flat[fw] = won
+    t._mid.ravel()[F * MID_W + TRICKS_AT + winner] = won / t._size  # the observation's tricks_won, by seat
     t.trick_n[F] = 0
     ti = t.trick_index.take(F) + 1
     t.trick_index[F] = ti
