@@ -93,7 +93,6 @@ import gymnasium
 import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from .config_io import load_rules
 from .core.actions import NUM_ACTIONS

@@ -17,7 +17,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 import spades_env
-from spades_env.aec import ILLEGAL_ACTION_REWARD
+from spades_env.aec import ENV_NAME, ILLEGAL_ACTION_REWARD
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.wrappers import LeanWrapper
 
@@ -175,7 +175,7 @@ def test_lean_wrapper_is_each_stock_wrapper_and_reaches_the_raw_env():
     assert np.array_equal(env.state(), env.unwrapped.state())
     assert env.observation_space("player_0") is env.unwrapped.observation_space("player_0")
     assert env.action_space("player_1") is env.unwrapped.action_space("player_1")
-    assert str(env) == str(stock_env()) == "spades_v0"
+    assert str(env) == str(stock_env()) == ENV_NAME
     env.close()
 
 
