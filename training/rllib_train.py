@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="hidden layer sizes")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", default=None, help="policy file to write (default: runs/rllib-<rules>-seed<seed>/policy.pt)")
+    p.add_argument("--measure-sampling", type=int, default=0, metavar="STEPS",
+                   help="only measure sampling: time STEPS env steps (after a warm-up) and exit, training nothing")
     p.add_argument("--smoke", action="store_true",
                    help=f"a short run: {SMOKE['iterations']} iterations of {SMOKE['train_batch']} steps")
     return p
@@ -71,6 +73,8 @@ def checked_args(argv: list[str] | None = None) -> argparse.Namespace:
     for name in ("iterations", "train_batch", "minibatch", "epochs", "envs_per_runner"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.measure_sampling < 0:
+        parser.error(f"--measure-sampling must be >= 0, got {args.measure_sampling}")
     if args.num_env_runners < 0:
         parser.error(f"--num-env-runners must be >= 0, got {args.num_env_runners}")
     if args.minibatch > args.train_batch:
@@ -141,6 +145,21 @@ def iteration_summary(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def measure_sampling(algo: Any, steps: int) -> tuple[int, float]:
+    """Env steps sampled and seconds taken by the env runners for ``steps`` env steps (after a warm-up of a tenth)."""
+    from ray.rllib.execution.rollout_ops import synchronous_parallel_sample  # noqa: PLC0415
+
+    def sample(n: int) -> int:
+        episodes = synchronous_parallel_sample(worker_set=algo.env_runner_group, max_env_steps=n,
+                                               _uses_new_env_runners=True)
+        return sum(episode.env_steps() for episode in episodes)
+
+    sample(max(1, steps // 10))  # warm-up: module and env creation, first forward passes
+    tick = time.perf_counter()
+    sampled = sample(steps)
+    return sampled, time.perf_counter() - tick
+
+
 def export(algo: Any, args: argparse.Namespace, history: list[dict[str, Any]]) -> str:
     """Write the trained policy (shared, or seat 0's) as a spades_env policy file; its path."""
     from spades_env.integrations.rllib import SHARED_POLICY, policy_net_from_state  # noqa: PLC0415
@@ -171,10 +190,18 @@ def main(argv: list[str] | None = None) -> int:
         ray.init(num_cpus=cpus, include_dashboard=False, object_store_memory=RAY_OBJECT_STORE_BYTES)
     try:
         algo = build_config(args).build_algo()
+        if args.measure_sampling:
+            sampled, seconds = measure_sampling(algo, args.measure_sampling)
+            algo.stop()
+            print(f"sampling: {sampled} env steps in {seconds:.1f} s = {sampled / seconds:.0f} env steps/s "
+                  f"({args.num_env_runners} env runners x {args.envs_per_runner} envs)")
+            return 0
         history: list[dict[str, Any]] = []
         started = time.monotonic()
         for iteration in range(1, args.iterations + 1):
+            tick = time.monotonic()
             summary = iteration_summary(algo.train())
+            summary["iteration_seconds"] = time.monotonic() - tick
             history.append(summary)
             print(json.dumps({"iteration": iteration, **summary}), flush=True)
             if args.time_limit_minutes and time.monotonic() - started > 60 * args.time_limit_minutes:
