@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray (default: env runners + 1)")
     p.add_argument("--num-env-runners", type=int, default=1,
                    help="sampling processes (0 samples in the driver)")
-    p.add_argument("--envs-per-runner", type=int, default=1, help="envs each env runner steps")
+    p.add_argument("--envs-per-runner", type=int, default=4,
+                   help="envs each env runner steps (their actions are computed in one batch)")
     p.add_argument("--rules", default="standard", help="rules preset or YAML path")
     p.add_argument("--policies", choices=("shared", "per_seat"), default="shared",
                    help="one shared policy (exported) or one per seat (seat 0's exported)")

@@ -42,7 +42,7 @@ def test_an_illegal_action_ends_the_episode_with_minus_one_instead_of_raising():
     offender = wrapped.agent_selection
     wrapped.step(_first_illegal(wrapped.observe(offender)["action_mask"]))
     assert all(wrapped.terminations.values())
-    assert wrapped._cumulative_rewards[offender] == -1
+    assert wrapped.rewards[offender] == -1
 
 
 @pytest.mark.parametrize("mode, expected", [("shared", {"shared"}), ("per_seat", {"player_0", "player_1"})])
