@@ -9,7 +9,7 @@ RLlib's new API stack: the env is :func:`spades_env.integrations.rllib.make_env`
 RLModule is ``SpadesPPOModule`` (the project's PolicyNet with masked logits
 and a ValueNet critic), and the policy mapping sends every seat to the one
 ``shared`` policy (``--policies per_seat`` trains one per seat and exports
-seat 0's). Each iteration prints the env steps sampled, the sampling rate,
+seat 0's). Each iteration prints the env steps sampled, the wall-clock rate,
 the mean episode return and the losses; the illegal actions the env runners
 saw are counted (masking makes them impossible) and the run fails if any
 occurred. The end is a policy file (:func:`spades_env.nn.save_policy`: layout
@@ -130,7 +130,7 @@ def illegal_action_count(algo: Any) -> int:
 
 
 def iteration_summary(result: dict[str, Any]) -> dict[str, Any]:
-    """Env steps sampled (this iteration and in all), sampling rate, mean return and each policy's losses."""
+    """Env steps sampled (this iteration and in all), RLlib's sampling timer, mean return and each policy's losses."""
     runners = result.get("env_runners", {})
     steps = int(runners.get("num_env_steps_sampled", 0))
     sample_s = float(result.get("timers", {}).get("env_runner_sampling_timer", math.nan))
@@ -139,8 +139,7 @@ def iteration_summary(result: dict[str, Any]) -> dict[str, Any]:
     return {
         "env_steps": steps,
         "env_steps_lifetime": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-        "sample_seconds": sample_s,
-        "env_steps_per_s": steps / sample_s if sample_s > 0 else math.nan,
+        "sample_seconds_ema": sample_s,  # RLlib's smoothed sampling timer, not this iteration's alone
         "episode_return_mean": float(runners.get("episode_return_mean", math.nan)),
         "losses": losses,
     }
@@ -202,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         for iteration in range(1, args.iterations + 1):
             tick = time.monotonic()
             summary = iteration_summary(algo.train())
-            summary["iteration_seconds"] = time.monotonic() - tick
+            summary["iteration_seconds"] = seconds = time.monotonic() - tick
+            summary["env_steps_per_s_wall"] = summary["env_steps"] / seconds  # sampling and learning
             history.append(summary)
             print(json.dumps({"iteration": iteration, **summary}), flush=True)
             if args.time_limit_minutes and time.monotonic() - started > 60 * args.time_limit_minutes:
