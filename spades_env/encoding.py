@@ -200,6 +200,16 @@ def rules_fields_from_features(features: Mapping[str, float], target_score: int)
     )
 
 
+# Every field of ``Rules`` the decoder reads back: what ``rules_fields_from_features`` really
+# returns (``three_players`` gives ``num_players``, ``no_hook`` gives ``bids_may_total_tricks``,
+# ``first_trick_lowest_club`` gives ``first_trick``, ``blind_nil_points`` gives ``blind_nil_value``,
+# ``target_score`` comes from the view), plus ``max_hands``, ``crazy`` and ``name``, deliberately not
+# decoded because the encoder never writes them. A test fails naming any field missing.
+DECODER_HANDLED_RULES: frozenset[str] = frozenset(
+    rules_fields_from_features({name: 0.0 for name, _ in RULE_FEATURES}, target_score=0)
+) | {"max_hands", "crazy", "name"}
+
+
 def bag_scale(rules: Rules) -> float:
     """Divisor of the bags block."""
     return float(rules.bag_limit) if rules.bag_limit else DEFAULT_BAG_SCALE
@@ -323,24 +333,6 @@ def _one_hot(values: list[float]) -> int | None:
 
 
 _DECODED_RULES: dict[bytes, dict[str, int]] = {}
-
-# Every field of ``Rules`` the decoder reads back (or deliberately need not; a
-# test fails naming any field missing here). ``ObservationView.rules`` holds the
-# ``RULE_FEATURES`` by name: ``three_players`` gives ``num_players``, ``no_hook``
-# gives ``bids_may_total_tricks``, ``first_trick_lowest_club`` gives
-# ``first_trick``, ``blind_nil_points`` gives ``blind_nil_value``;
-# ``target_score`` is a field of the view. Not decoded, on purpose: ``max_hands``,
-# ``crazy`` and ``name``, which the encoder does not write (see
-# ``ENCODER_HANDLED_RULES``).
-DECODER_HANDLED_RULES: frozenset[str] = frozenset({
-    "num_players", "partnerships", "jokers", "deuce_of_spades_high", "nil", "nil_value", "blind_nil",
-    "blind_nil_value", "blind_nil_requires_deficit", "blind_nil_exchange", "nil_tricks_count_for_partner",
-    "max_team_bid", "ten_for_200", "blind_bids", "blind_bid_min", "mirror", "suicide", "bids_may_total_tricks",
-    "first_trick", "dealer_leads_any", "bag_value", "bag_limit", "bag_penalty", "boston_bonus", "target_score",
-    "lose_score",
-    "max_hands", "crazy", "name",  # deliberately not decoded (never encoded)
-})
-
 
 def _decode_rules(block: np.ndarray) -> dict[str, int]:
     key = block.tobytes()
