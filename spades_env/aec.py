@@ -328,9 +328,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.agent_selection = self.possible_agents[game.hand.current]
         self._rewards_pending = False
         self._info_stale = False
-        self._record = {
+        self._record = {  # "rules" is filled in by game_record(), not at every reset (a costly copy)
             "env": ENV_NAME,
-            "rules": self.rules.to_dict(),
             "episode": self.episode,
             "seed": self._seed if seed is not None else None,
             "dealer": game.dealer,
