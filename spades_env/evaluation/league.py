@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import json
 import math
 import os
 import sys
@@ -59,6 +58,7 @@ from scipy import optimize
 from ..core.rules import Rules
 from ..rewards import bag_cost
 from .duplicate import EvalConfig, evaluate, resolve_rules
+from .report import check_json_path, check_png_path, write_json
 from .stats import win_interval
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -450,9 +450,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m spades_env.evaluation --league ...``."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     cfg = LeagueConfig(entries=args.league, deals=args.deals, games=args.games, seed=args.seed, rules=args.rules,
                        anchor=args.anchor, workers=args.workers, progress=not args.no_progress)
+    try:  # output paths are checked before any match is played
+        if args.json_path:
+            check_json_path(args.json_path)
+        if args.png_path:
+            check_png_path(args.png_path)
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         report = play_league(cfg)
     except LeagueError as exc:
@@ -460,9 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(format_league(report))
     if args.json_path:
-        with open(args.json_path, "w") as fh:
-            json.dump(report, fh, indent=1)
-            fh.write("\n")
+        write_json(report, args.json_path)
         print(f"\nJSON report: {args.json_path}")
     if args.png_path:
         write_league_png(report, args.png_path)

@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pytest
 
+import spades_env.evaluation.league as league_module
+
 from spades_env.evaluation.league import (
     ELO_PER_LOGIT,
     LeagueConfig,
@@ -177,3 +179,12 @@ def test_league_cutthroat_win_rates_share_b_wins():
     rates = {name: x["win_rate"] for name, x in report["ratings"].items()}
     assert rates["random"] == pytest.approx((pair["a_wins"] + pair["undecided"] / 3) / pair["n"])
     assert rates["random#2"] == pytest.approx((pair["b_wins"] / 2 + pair["undecided"] / 3) / pair["n"])
+
+
+@pytest.mark.parametrize("flag, path", [("--json", "no_such_folder/league.json"), ("--png", "no_such_folder/league.png")])
+def test_league_output_paths_are_checked_before_any_match(flag, path, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(league_module, "play_league", lambda cfg: pytest.fail("a match was played"))
+    with pytest.raises(SystemExit) as exited:
+        league_module.main(["--league", "random", "heuristic", flag, str(tmp_path / path)])
+    assert exited.value.code == 2
+    assert "no_such_folder" in capsys.readouterr().err
