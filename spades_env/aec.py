@@ -25,7 +25,7 @@ legal ones, and leaves its state unchanged.
   (:func:`observation_bounds`): 0..1 for one-hots, cards, tricks taken and
   bags with a bag limit; the ``scores`` block (score / target) within
   +-(``START_SCORE_TARGETS`` x max(target, |lose score|) + ``max_hands`` x
-  :func:`hand_points_bound`) / target, since scores go below zero and past
+  :func:`spades_env.core.scoring.hand_points_bound`) / target, since scores go below zero and past
   the target (ties at the target play on); bags without a limit up to twice
   ``max_hands`` x tricks per hand, over ``DEFAULT_BAG_SCALE``; the
   ``target_score`` and ``rules`` blocks exactly the values of the rules (of
@@ -100,8 +100,7 @@ from .core.deal import Deal, make_deal
 from .core.game import Game, GameError, HandResult
 from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
-from .core.rules import BLIND_BID_MULTIPLIER, POINTS_PER_BID_TRICK, TEN_FOR_200_POINTS
-from .core.scoring import BidKind
+from .core.scoring import BidKind, hand_points_bound
 from .encoding import (
     DEFAULT_BAG_SCALE,
     OBS_SIZE,
@@ -178,28 +177,6 @@ def hand_result_info(result: HandResult) -> dict[str, Any]:
     }
 
 
-def hand_points_bound(rules: Rules) -> int:
-    """An upper bound of the points one side can win or lose in one hand under ``rules`` (each hand's own rules)."""
-    members = 2 if rules.partnerships else 1
-    bound = 0
-    for hand in _hand_rules_of(rules):
-        tricks = hand.num_tricks
-        nils = members * max(hand.nil_value, hand.blind_nil_points)  # every member's nil made or failed
-        # a side's contract: 10 x tricks bid, doubled when blind, or 10 for 200
-        contract = max(TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * tricks)
-        bags = abs(hand.bag_value) * tricks
-        penalties = hand.bag_penalty * (tricks // hand.bag_limit + 1) if hand.bag_limit else 0
-        bound = max(bound, nils + contract + bags + penalties + hand.boston_bonus)
-    return bound
-
-
-def _hand_rules_of(rules: Rules) -> list[Rules]:
-    """The distinct rules of the hands of a game (the rotation's, or the rules themselves)."""
-    if rules.crazy is None:
-        return [rules]
-    return [rules.hand_rules(i) for i in range(len(rules.crazy))]
-
-
 def score_bound(rules: Rules) -> int:
     """The largest |score| a side can have in an env with ``rules`` (starting scores included)."""
     start = START_SCORE_TARGETS * max(rules.target_score, abs(rules.lose_score or 0))
@@ -221,7 +198,7 @@ def observation_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np
     low[layout["scores"]], high[layout["scores"]] = -scores, scores
     high[layout["bags"]] = np.float32(bags_bound(rules) / bag_scale(rules))
     low[layout["target_score"]] = high[layout["target_score"]] = np.float32(rules.target_score / SCORE_SCALE_TARGET)
-    features = np.stack([rule_features(hand) for hand in _hand_rules_of(rules)])
+    features = np.stack([rule_features(hand) for hand in rules.distinct_hand_rules()])
     low[layout["rules"]], high[layout["rules"]] = features.min(axis=0), features.max(axis=0)
     return low, high
 

@@ -166,6 +166,12 @@ class Rules:
             return self
         return _crazy_hand_rules(self, self.crazy[hand_index % len(self.crazy)])
 
+    def distinct_hand_rules(self) -> list["Rules"]:
+        """The rules of the hands of a game: the crazy rotation's, or these rules themselves."""
+        if self.crazy is None:
+            return [self]
+        return [self.hand_rules(i) for i in range(len(self.crazy))]
+
     # --------------------------------------------------------------- validation
     def __post_init__(self) -> None:
         _check_types(self)

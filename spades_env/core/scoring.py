@@ -134,6 +134,21 @@ class HandScore:
         return tuple(s.bags for s in self.sides)
 
 
+def hand_points_bound(rules: Rules) -> int:
+    """An upper bound of the points one side can win or lose in one hand under ``rules`` (each hand's own rules)."""
+    members = 2 if rules.partnerships else 1
+    bound = 0
+    for hand in rules.distinct_hand_rules():
+        tricks = hand.num_tricks
+        nils = members * max(hand.nil_value, hand.blind_nil_points)  # every member's nil made or failed
+        # a side's contract: 10 x tricks bid, doubled when blind, or 10 for 200
+        contract = max(TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * tricks)
+        bags = abs(hand.bag_value) * tricks
+        penalties = hand.bag_penalty * (tricks // hand.bag_limit + 1) if hand.bag_limit else 0
+        bound = max(bound, nils + contract + bags + penalties + hand.boston_bonus)
+    return bound
+
+
 class ScoringError(ValueError):
     """Inputs to score_hand that cannot describe a finished hand."""
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.aec import START_SCORE_TARGETS, hand_points_bound, observation_bounds, score_bound
+from spades_env.aec import START_SCORE_TARGETS, observation_bounds, score_bound
+from spades_env.core.scoring import hand_points_bound
 from spades_env.layout import OBSERVATION, STATE
 
 from .helpers import PRESET_NAMES
