@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import pickle
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 import torch
 
-from spades_env.batch import BatchEnv
 from training import train as train_module
 
 REPO = Path(__file__).resolve().parents[2]
@@ -17,27 +20,10 @@ SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
 SHORT = ["--config", SMOKE, "--total-decisions", "4000", "--no-final-eval"]  # 3 updates, an evaluation at update 2
 
 
-def _engine_pickles_exactly() -> bool:
-    """Whether a pickled BatchEnv continues exactly like the original (the batch engine's guarantee)."""
-    env = BatchEnv(4, episode="game", seed=3)
-    _, mask, _ = env.reset()
-    for step in range(200):
-        if step == 30:
-            twin = pickle.loads(pickle.dumps(env))
-        actions = np.array([np.flatnonzero(row)[-1] for row in mask])
-        obs, mask, *_ = env.step(actions)
-        if step >= 30:
-            twin_obs, twin_mask, *_ = twin.step(actions)
-            if not (np.array_equal(obs, twin_obs) and np.array_equal(mask, twin_mask)):
-                return False
-    return True
-
-
 def _weights(summary: dict) -> dict[str, torch.Tensor]:
     return torch.load(Path(summary["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
 
 
-@pytest.mark.skipif(not _engine_pickles_exactly(), reason="BatchEnv does not yet pickle with an identical continuation")
 def test_resumed_run_is_bit_identical_to_an_uninterrupted_one(tmp_path):
     whole = train_module.train([*SHORT, "--runs-dir", str(tmp_path / "whole")])
     train_module.train([*SHORT, "--runs-dir", str(tmp_path / "split"), "--max-updates", "1"])
@@ -54,3 +40,40 @@ def test_minibatches_of_one_decision_train_without_nan(tmp_path):
                                   "--eval-every", "0", "--hidden", "16,16", "--no-final-eval"])
     assert summary["counters"]["update"] == 1
     assert all(torch.isfinite(w).all() for w in _weights(summary).values())
+
+
+def _metric_rows(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with open(path) as fh:
+        return len(list(csv.DictReader(fh)))
+
+
+def test_run_killed_at_a_random_update_resumes_to_the_same_weights(tmp_path):
+    """kill -9 at a randomly drawn update (wherever the process is: updating, checkpointing, logging), resume,
+    and the final weights equal an uninterrupted run's."""
+    args = ["--config", SMOKE, "--total-decisions", "6000", "--no-final-eval"]
+    whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
+    kill_after = int(np.random.default_rng(os.getpid()).integers(1, whole["counters"]["update"]))
+    runs = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "training.train", *args, "--runs-dir", str(runs)], cwd=REPO,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    metrics = runs / Path(whole["run_dir"]).name / "metrics.csv"
+    deadline = time.monotonic() + 300
+    try:
+        while _metric_rows(metrics) < kill_after:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    resumed = train_module.train([*args, "--runs-dir", str(runs), "--resume"])
+    assert resumed["counters"]["update"] == whole["counters"]["update"]
+    assert resumed["counters"]["learner_decisions"] == whole["counters"]["learner_decisions"]
+    a, b = _weights(whole), _weights(resumed)
+    assert all(torch.equal(a[k], b[k]) for k in a), f"killed after update {kill_after}"
