@@ -26,7 +26,7 @@ import sys
 from typing import Any
 
 from .duplicate import CONTEXTS, ConfigError, EvalConfig, WorkerError, evaluate
-from .report import check_json_path, check_png_path, format_report, write_json, write_png
+from .report import check_output_paths, format_report, write_outputs
 
 EXIT_USAGE = 2  # argparse's exit status for a bad command line; used for every problem found before playing
 EXIT_FAILED = 1  # the run started and failed
@@ -91,10 +91,7 @@ def _checked_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -
             cross_play=args.cross_play, partner=args.partner, partner_options=dict(args.partner_opt or []),
             context=args.context, progress=not args.no_progress,
         )
-        if args.json_path:
-            check_json_path(args.json_path)
-        if args.png_path:
-            check_png_path(args.png_path)
+        check_output_paths(args.json_path, args.png_path)
     except ValueError as exc:
         parser.error(str(exc))
     return cfg
@@ -116,12 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     print(format_report(report))
-    if args.json_path:
-        write_json(report, args.json_path)
-        print(f"\nJSON report: {args.json_path}")
-    if args.png_path:
-        write_png(report, args.png_path)
-        print(f"chart: {args.png_path}")
+    write_outputs(report, args.json_path, args.png_path)
     return 0
 
 

@@ -58,7 +58,7 @@ from scipy import optimize
 from ..core.rules import Rules
 from ..rewards import bag_cost
 from .duplicate import EvalConfig, evaluate, resolve_rules
-from .report import check_json_path, check_png_path, write_json
+from .report import check_output_paths, write_outputs
 from .stats import win_interval
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -455,10 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = LeagueConfig(entries=args.league, deals=args.deals, games=args.games, seed=args.seed, rules=args.rules,
                        anchor=args.anchor, workers=args.workers, progress=not args.no_progress)
     try:  # output paths are checked before any match is played
-        if args.json_path:
-            check_json_path(args.json_path)
-        if args.png_path:
-            check_png_path(args.png_path)
+        check_output_paths(args.json_path, args.png_path)
     except ValueError as exc:
         parser.error(str(exc))
     try:
@@ -467,12 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"league: {exc}", file=sys.stderr)
         return 2
     print(format_league(report))
-    if args.json_path:
-        write_json(report, args.json_path)
-        print(f"\nJSON report: {args.json_path}")
-    if args.png_path:
-        write_league_png(report, args.png_path)
-        print(f"chart: {args.png_path}")
+    write_outputs(report, args.json_path, args.png_path, write_chart=write_league_png)
     return 0
 
 

@@ -6,7 +6,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 
 def _fmt(x: Any, digits: int = 3, pct: bool = False) -> str:
@@ -144,3 +144,22 @@ def write_png(report: dict[str, Any], path: str | os.PathLike) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def check_output_paths(json_path: str | os.PathLike | None, png_path: str | os.PathLike | None) -> None:
+    """Raise ValueError naming the problem unless the JSON report and the chart asked for can be written."""
+    if json_path:
+        check_json_path(json_path)
+    if png_path:
+        check_png_path(png_path)
+
+
+def write_outputs(report: dict[str, Any], json_path: str | os.PathLike | None, png_path: str | os.PathLike | None,
+                  write_chart: Callable[[dict[str, Any], str | os.PathLike], None] = write_png) -> None:
+    """Write the JSON report and the chart where asked, and say where."""
+    if json_path:
+        write_json(report, json_path)
+        print(f"\nJSON report: {json_path}")
+    if png_path:
+        write_chart(report, png_path)
+        print(f"chart: {png_path}")
