@@ -6,7 +6,7 @@ opponent, 2 my partner (or the player opposite in cutthroat), 3 my right
 opponent; with three players slots 0, 1, 2 are me, left, right and slot 3 is
 always zero. Scores and bags of a slot are those of its side.
 
-Observation layout (``OBS_SIZE`` = 755; offsets in ``OBS_SLICES``):
+Observation layout (``OBS_SIZE`` = 879, layout ``spades_obs_v1``; offsets in ``OBS_SLICES``):
 
 =================  =======  ======================================================
 name               size     content
@@ -30,18 +30,37 @@ trick              4 x 54   per slot: the card it played to the current trick
 played             4 x 54   per slot: every card it played this hand
 passed             54       cards I passed in a blind-nil exchange
 received           54       cards I received in a blind-nil exchange
+led                54       every card that led its trick this hand (the current
+                            trick's lead included)
+played_trick       54       every card played this hand: (trick + 1) / hand size,
+                            trick counted from 0 (0 for a card not played)
+voids              4 x 4    per slot, per suit (clubs, diamonds, hearts, spades):
+                            1 when the table has seen the slot lack the suit
 =================  =======  ======================================================
 
-The eleven 54-card blocks are contiguous (``CARD_BLOCKS``) so that encoders
-can write them in one go. Card ``c`` is at offset ``c`` of a block (actions
-0..53, jokers at 52 and 53).
+The blocks down to ``received`` are version 0's (``spades_obs_v0``, 755
+floats). The history blocks hold everything the table has seen of the tricks:
+with ``played`` (who played each card) they give, for every card played, its
+trick, who led that trick (the slot that played the trick's ``led`` card) and
+the suit led (that card's suit), and the order of play (clockwise from the
+leader). ``voids`` are the *public* voids, what the cards played show every
+player by the rules (``spades_env.core.tricks``: failing to follow suit, a
+spade led before spades were broken, the lowest-club first trick); what one
+observer can deduce from its own cards (every card of a suit seen) is left to
+the agents. A position built without its past (``core.position``) shows the
+earlier tricks' cards in ``played`` only: the history blocks hold what its
+``HandState`` knows (its history, its last trick and the trick on the table).
+
+The eleven 54-card blocks ``hand``..``received`` are contiguous
+(``CARD_BLOCKS``) so that encoders can write them in one go. Card ``c`` is at
+offset ``c`` of a block (actions 0..53, jokers at 52 and 53).
 
 Every block's offset comes from :data:`spades_env.layout.OBSERVATION` /
 ``STATE``; the encoder and the decoder each declare the ``Rules`` fields they
 handle (``ENCODER_HANDLED_RULES``, ``DECODER_HANDLED_RULES``; a test names any
 field missing from either).
 
-The *state* (``STATE_SIZE`` = 1025) is the full-information array for a
+The *state* (``STATE_SIZE`` = 1149, ``spades_state_v1``) is the full-information array for a
 centralized critic: the observation of the given seat with its hand shown,
 followed by ``hands`` (4 x 54, every slot's current cards) and ``set_aside``
 (54, the card set aside in three-player cutthroat).
@@ -54,10 +73,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .core.cards import NUM_CARDS, NUM_STANDARD_CARDS, cards_of
+from .core.cards import CARD_SUIT, NUM_CARDS, NUM_STANDARD_CARDS, NUM_SUITS, SPADE_MASK, cards_of
 from .core.hand import NO_SEAT, HandState, Phase, Transition
 from .core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, Rules
 from .core.scoring import BidKind
+from .core.tricks import play_situation, voids_shown
 
 from .layout import (  # noqa: F401 - re-exported: the layout object is the one home of these names
     BID_FEATURES,
@@ -99,6 +119,9 @@ _TRICK = OBSERVATION.start("trick")
 _PLAYED = OBSERVATION.start("played")
 _PASSED = OBSERVATION.start("passed")
 _RECEIVED = OBSERVATION.start("received")
+_LED = OBSERVATION.start("led")
+_PLAYED_TRICK = OBSERVATION.start("played_trick")
+_VOIDS = OBSERVATION.start("voids")
 
 # Every field of ``Rules`` the encoder writes (or deliberately need not; a test
 # fails naming any field missing here). Not encoded, on purpose: ``max_hands``
@@ -222,6 +245,47 @@ def bid_offset(kind: int, value: int) -> int | None:
     return None
 
 
+def known_plays(hand: HandState) -> dict[int, tuple[int, int, int]]:
+    """Card -> (trick from 0, place in the trick from 0, seat) for every card played this hand whose trick
+    the state knows: its history's plays, its last trick and the trick on the table."""
+    n = hand.num_players
+    history = hand.history
+    count = min(sum(m.bit_count() for m in hand.played), len(history))  # the plays are the history's last
+    first = hand.trick_index * n + len(hand.trick_cards) - count  # index in the hand of the first of them
+    known = {card: divmod(first + j, n) + (seat,) for j, (seat, card) in enumerate(history[len(history) - count:])}
+    if hand.last_trick is not None:
+        _, seats, cards, _ = hand.last_trick
+        known.update((card, (hand.trick_index - 1, i, seat)) for i, (seat, card) in enumerate(zip(seats, cards)))
+    known.update((card, (hand.trick_index, i, seat))
+                 for i, (seat, card) in enumerate(zip(hand.trick_seats, hand.trick_cards)))
+    return known
+
+
+def public_voids(hand: HandState, known: Mapping[int, tuple[int, int, int]] | None = None) -> list[int]:
+    """Suit bitmask per seat of the voids the cards played show the table (``core.tricks``), from
+    :func:`known_plays` (a trick whose lead is not known shows nothing)."""
+    known = known_plays(hand) if known is None else known
+    gone = 0
+    for m in hand.played:
+        gone |= m
+    lead_of: dict[int, int] = {}
+    first_spade = hand.rules.num_tricks  # trick of the first spade played, as far as known
+    for card, (trick, place, _) in known.items():
+        gone &= ~(1 << card)
+        if place == 0:
+            lead_of[trick] = card
+        if (SPADE_MASK >> card) & 1:
+            first_spade = min(first_spade, trick)
+    broken_earlier = bool(gone & SPADE_MASK)  # a spade among the cards of tricks the state no longer knows
+    voids = [0] * hand.num_players
+    for card, (trick, place, seat) in known.items():
+        lead = lead_of.get(trick)
+        if lead is not None:
+            situation = play_situation(hand.rules, trick == 0, place == 0, broken_earlier or first_spade < trick)
+            voids[seat] |= voids_shown(situation, CARD_SUIT[lead], card)
+    return voids
+
+
 def encode_observation(
     hand: HandState,
     scores: Sequence[int],
@@ -266,6 +330,14 @@ def encode_observation(
     ones += [_TRICK + ((seat - observer) % n) * NUM_CARDS + card for seat, card in zip(hand.trick_seats, hand.trick_cards)]
     ones += [_PASSED + card for card in cards_of(hand.passed[observer])]
     ones += [_RECEIVED + card for card in cards_of(hand.received[observer])]
+    known = known_plays(hand)
+    for card, (trick, place, _) in known.items():
+        obs[_PLAYED_TRICK + card] = (trick + 1) / size
+        if place == 0:
+            ones.append(_LED + card)
+    for seat, mask in enumerate(public_voids(hand, known)):
+        base = _VOIDS + ((seat - observer) % n) * NUM_SUITS
+        ones += [base + suit for suit in range(NUM_SUITS) if mask >> suit & 1]
     obs[ones] = 1.0
     return obs
 
@@ -313,6 +385,9 @@ class ObservationView:
     played: tuple[int, ...]  # per slot: bitboard
     passed: int
     received: int
+    led: int  # bitboard: the cards that led their trick
+    played_trick: tuple[int, ...]  # per card: the trick (from 0) it was played to, -1 if not played
+    voids: tuple[int, ...]  # per slot: suit bitmask (bit s = suit s) of the voids shown to the table
 
     @property
     def num_players(self) -> int:
@@ -345,6 +420,7 @@ def _decode_rules(block: np.ndarray) -> dict[str, int]:
     return rules
 
 
+_SUIT_BITS = 1 << np.arange(NUM_SUITS)
 _SMALL_END = OBSERVATION.start("rules")  # the blocks before the rules are decoded from one Python list
 # Row of each card block in ``obs[CARD_BLOCKS]`` viewed as (NUM_CARD_BLOCKS, NUM_CARDS).
 _CARD_ROW = {name: (OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS
@@ -385,6 +461,9 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     packed = np.packbits(cards, axis=1, bitorder="little")
     boards = [int.from_bytes(row.tobytes(), "little") for row in packed]
     (hand,), (passed,), (received,) = (_card_rows(boards, n) for n in ("hand", "passed", "received"))
+    led = int.from_bytes(np.packbits(obs[OBSERVATION["led"]] > 0.5, bitorder="little").tobytes(), "little")
+    played_trick = np.rint(obs[OBSERVATION["played_trick"]] * size).astype(np.intp) - 1
+    voids = (obs[OBSERVATION["voids"]].reshape(NUM_SLOTS, NUM_SUITS) > 0.5) @ _SUIT_BITS
     return ObservationView(
         phase=Phase(_one_hot(block("phase"))),
         to_act=_one_hot(block("to_act")),
@@ -403,6 +482,9 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
         played=tuple(_card_rows(boards, "played")),
         passed=passed,
         received=received,
+        led=led,
+        played_trick=tuple(played_trick.tolist()),
+        voids=tuple(voids.tolist()),
     )
 
 
@@ -411,7 +493,7 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
 # seat's private blocks side by side) and builds an observer's array with one
 # gather through a precomputed permutation. Updates touch a handful of cells
 # per action, so observing costs one take() instead of a full re-encode.
-TRACKER_BUFFER = OBSERVATION.extended("spades_obs_v0_by_seat", (
+TRACKER_BUFFER = OBSERVATION.extended(OBSERVATION.name + "_by_seat", (
     ("hand_by_seat", NUM_SLOTS, NUM_CARDS),
     ("passed_by_seat", NUM_SLOTS, NUM_CARDS),
     ("received_by_seat", NUM_SLOTS, NUM_CARDS),
@@ -426,7 +508,7 @@ _PRIVATE = ((_PRIV_HAND, "hands"), (_PRIV_PASSED, "passed"), (_PRIV_RECEIVED, "r
 
 _PLAY_PHASE, _EXCHANGE_PHASE = Phase.PLAY, Phase.EXCHANGE
 _NO_PHASE = -1  # before the first start_hand
-_SLOT_BLOCKS = ("to_act", "dealer", "trick_leader", "bids", "tricks_won", "scores", "bags", "trick", "played")
+_SLOT_BLOCKS = ("to_act", "dealer", "trick_leader", "bids", "tricks_won", "scores", "bags", "trick", "played", "voids")
 _TRICK_BLOCK = OBSERVATION["trick"]
 _BIDS_BLOCK = OBSERVATION["bids"]
 
@@ -522,6 +604,7 @@ class ObservationTracker:
             base = seat * NUM_CARDS + action
             buf[_PLAYED + base] = 1.0
             buf[_PRIV_HAND + base] = 0.0
+            self._record_play(hand, seat, action, winner)
             if winner == NO_SEAT:
                 buf[_TRICK + base] = 1.0
             else:  # the card completed the trick: the table is cleared and the winner counts it
@@ -560,6 +643,23 @@ class ObservationTracker:
             if leader != NO_SEAT:
                 buf[_LEADER + leader] = 1.0
             self._leader = leader
+
+    def _record_play(self, hand: HandState, seat: int, card: int, winner: int) -> None:
+        """The history blocks of a card just played (before spades_broken is updated for it)."""
+        buf = self.buf
+        if winner == NO_SEAT:
+            trick, place, lead = hand.trick_index, len(hand.trick_cards) - 1, hand.trick_cards[0]
+        else:  # the card completed the trick, which is now the hand's last trick
+            trick, place, lead = hand.trick_index - 1, hand.num_players - 1, hand.last_trick[2][0]
+        buf[_PLAYED_TRICK + card] = (trick + 1) / self._size
+        if not place:
+            buf[_LED + card] = 1.0
+        shown = voids_shown(play_situation(hand.rules, not trick, not place, buf[_BROKEN] > 0.5), CARD_SUIT[lead], card)
+        if shown:
+            base = _VOIDS + seat * NUM_SUITS
+            for suit in range(NUM_SUITS):
+                if shown >> suit & 1:
+                    buf[base + suit] = 1.0
 
     def observe(self, hand: HandState, observer: int) -> np.ndarray:
         """A fresh observation array for ``observer``."""

@@ -4,12 +4,18 @@ Every writer (the AEC encoder, the batch encoder) and every reader (the decoder,
 the agents, the networks and the policy files) goes through ``OBSERVATION`` and
 ``STATE``; no other module spells an offset. Adding a field is one edit here
 plus its writers; a policy file records the layout it was trained on
-(``describe()``), and loading one made for another layout raises ``LayoutError``
-naming both.
+(``describe()``). Loading one made for another layout raises ``LayoutError``
+naming both, unless that layout is a *block-subset* of this one (every block of
+it is here with the same name and size, as ``spades_obs_v0`` is of
+``spades_obs_v1``): then ``projection()`` gives the columns of this layout that
+make up the older one, and the policy reads those.
 
-Blocks of ``OBSERVATION`` (``spades_obs_v0``, 755 floats; per-slot blocks are
+Blocks of ``OBSERVATION`` (``spades_obs_v1``, 879 floats; per-slot blocks are
 ``NUM_SLOTS`` items, slot ``k`` being the player ``k`` seats to the observer's
-left). The content of each block is specified in ``spades_env.encoding``.
+left). The content of each block is specified in ``spades_env.encoding``; the
+blocks down to ``received`` are those of ``spades_obs_v0`` (755 floats), in the
+same order and with the same meaning, and v1 appends the trick history and the
+public voids.
 
 =================  =======
 block              size
@@ -30,9 +36,12 @@ trick              4 x 54
 played             4 x 54
 passed             54
 received           54
+led                54
+played_trick       54
+voids              4 x 4
 =================  =======
 
-``STATE`` (``spades_state_v0``, 1025 floats) is ``OBSERVATION`` followed by
+``STATE`` (``spades_state_v1``, 1149 floats) is ``OBSERVATION`` followed by
 ``hands`` (4 x 54) and ``set_aside`` (54).
 """
 
@@ -43,7 +52,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
-from .core.cards import NUM_CARDS
+import numpy as np
+
+from .core.cards import NUM_CARDS, NUM_SUITS
 from .core.hand import Phase
 from .core.scoring import BidKind
 
@@ -172,6 +183,39 @@ class ObservationLayout(Mapping[str, slice]):
                 f"this version reads layout {self.name!r} ({self.size} floats)"
             )
 
+    def projection(self, description: Any, source: str) -> np.ndarray:
+        """The columns of this layout that make up the layout ``description`` (in its order), when that
+        layout is a block-subset of this one (each of its blocks is here, same name, count and width);
+        ``LayoutError`` naming both layouts and the first block that differs otherwise."""
+        if description == self.describe():
+            return np.arange(self.size, dtype=np.intp)
+        theirs = description.get("name", "?") if isinstance(description, dict) else repr(description)
+        blocks = description.get("blocks") if isinstance(description, dict) else None
+        problem = None
+        columns: list[np.ndarray] = []
+        if not isinstance(blocks, list) or not blocks:
+            problem = "it lists no blocks"
+        else:
+            for entry in blocks:
+                if not (isinstance(entry, (list, tuple)) and len(entry) == 3):
+                    problem = f"block entry {entry!r} is not [name, count, width]"
+                    break
+                name, count, width = entry
+                mine = self.blocks.get(name) if isinstance(name, str) else None
+                if mine is None or (mine.count, mine.width) != (count, width):
+                    problem = (f"its block {name!r} ({count} x {width}) is not in this layout" if mine is None else
+                               f"its block {name!r} is {count} x {width}, here {mine.count} x {mine.width}")
+                    break
+                columns.append(np.arange(mine.start, mine.stop, dtype=np.intp))
+        if problem is None and sum(len(c) for c in columns) != description.get("size"):
+            problem = f"its blocks do not add up to its size {description.get('size')!r}"
+        if problem is not None:
+            size = description.get("size", "?") if isinstance(description, dict) else "?"
+            raise LayoutError(
+                f"{source} was made for observation layout {theirs!r} ({size} floats); this version reads layout "
+                f"{self.name!r} ({self.size} floats), of which {theirs!r} is not a part: {problem}")
+        return np.concatenate(columns)
+
     def check_array(self, array: Any, what: str = "observation") -> None:
         """Raise ``LayoutError`` unless the last axis of ``array`` has this layout's size."""
         shape = getattr(array, "shape", None)
@@ -179,7 +223,7 @@ class ObservationLayout(Mapping[str, slice]):
             raise LayoutError(f"{what} of shape {shape} does not fit layout {self.name!r} ({self.size} floats)")
 
 
-OBSERVATION = ObservationLayout("spades_obs_v0", (
+OBSERVATION = ObservationLayout("spades_obs_v1", (
     ("phase", 1, NUM_PHASES),
     ("to_act", 1, NUM_SLOTS),
     ("dealer", 1, NUM_SLOTS),
@@ -196,13 +240,22 @@ OBSERVATION = ObservationLayout("spades_obs_v0", (
     ("played", NUM_SLOTS, NUM_CARDS),
     ("passed", 1, NUM_CARDS),
     ("received", 1, NUM_CARDS),
+    ("led", 1, NUM_CARDS),
+    ("played_trick", 1, NUM_CARDS),
+    ("voids", NUM_SLOTS, NUM_SUITS),
 ))
 
-STATE = OBSERVATION.extended("spades_state_v0", (
+# The first version of the layout: a block-subset (the first 755 floats) of OBSERVATION. Policies trained on
+# it are read through ``OBSERVATION.projection(OBSERVATION_V0.describe(), ...)``.
+OBSERVATION_V0 = ObservationLayout("spades_obs_v0", [(b.name, b.count, b.width) for b in OBSERVATION.blocks.values()
+                                                     if b.start < OBSERVATION.start("led")])
+
+STATE = OBSERVATION.extended("spades_state_v1", (
     ("hands", NUM_SLOTS, NUM_CARDS),
     ("set_aside", 1, NUM_CARDS),
 ))
 
-# The card blocks are contiguous, so encoders can write them in one go.
+# The card blocks of v0 are contiguous, so encoders can write them in one go (``led`` and ``played_trick``,
+# the history, are written on their own).
 CARD_BLOCKS = OBSERVATION.span("hand", "received")
 NUM_CARD_BLOCKS = (CARD_BLOCKS.stop - CARD_BLOCKS.start) // NUM_CARDS

@@ -16,7 +16,10 @@ A policy file is written with ``torch.save`` and read with
 it was trained on (``OBSERVATION.describe()``) and a SHA-256 of its tensors
 (names, dtypes, shapes and bytes; the free-form ``meta`` is not covered).
 Loading checks, in order and before any network is allocated: the format, the
-layout (``LayoutError`` naming both layouts), the network description
+layout (``LayoutError`` naming both layouts; a file of an older layout that is a
+block-subset of this one, such as ``spades_obs_v0``, loads and its network reads
+the columns ``OBSERVATION.projection`` names, so it plays as it was trained),
+the network description
 (hidden sizes, observation size, actions, prior weight) against the weights'
 shapes, the content hash, and that every weight is finite. Any other problem
 raises :class:`PolicyFileError` naming the file and the problem.
@@ -92,12 +95,18 @@ class PolicyNet(nn.Module):
         self.num_actions = num_actions
         self.body = mlp((obs_size, *self.hidden))
         self.head = nn.Linear(self.hidden[-1], num_actions)
+        # The layout the network reads; for a policy of an older layout, load_policy sets the columns of the
+        # observation that make it up (a buffer, so that it moves with the network, but not saved).
+        self.input_layout: dict[str, Any] = OBSERVATION.describe()
+        self.register_buffer("input_columns", None, persistent=False)
         with torch.no_grad():  # small initial logits: a near-uniform first policy
             self.head.weight.mul_(0.01)
             self.head.bias.zero_()
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Logits for every action."""
+        if self.input_columns is not None:
+            obs = obs.index_select(-1, self.input_columns)
         return self.head(torch.relu(self.body(obs.clamp(-FEATURE_CLIP, FEATURE_CLIP))))
 
 
@@ -148,7 +157,7 @@ def save_policy(path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any]
         raise ValueError(f"refusing to save a policy with NaN or infinite weights in {bad}")
     payload = {
         "format": POLICY_FORMAT,
-        "layout": OBSERVATION.describe(),
+        "layout": policy.input_layout,
         "obs_size": policy.obs_size,
         "num_actions": policy.num_actions,
         "hidden": list(policy.hidden),
@@ -196,7 +205,7 @@ def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int) -> 
     return shapes
 
 
-def _checked_description(payload: dict[str, Any], where: str) -> tuple[list[int], float, bool]:
+def _checked_description(payload: dict[str, Any], where: str, obs_size: int = OBS_SIZE) -> tuple[list[int], float, bool]:
     """Hidden sizes and prior of a policy payload, checked against its weights' shapes; PolicyFileError otherwise."""
     hidden = payload.get("hidden")
     if not isinstance(hidden, (list, tuple)) or not hidden:
@@ -216,7 +225,7 @@ def _checked_description(payload: dict[str, Any], where: str) -> tuple[list[int]
     state = payload.get("state_dict")
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise PolicyFileError(f"{where}: 'state_dict' must map names to tensors")
-    expected = _expected_shapes(hidden, OBS_SIZE, NUM_ACTIONS)
+    expected = _expected_shapes(hidden, obs_size, NUM_ACTIONS)
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
         raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
@@ -237,13 +246,14 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
     if "layout" not in payload:
         raise PolicyFileError(f"{where}: records no observation layout (written before layouts were recorded); "
                               f"this version reads layout {OBSERVATION.name!r}")
-    OBSERVATION.require(payload["layout"], where)
-    if payload.get("obs_size") != OBS_SIZE or payload.get("num_actions") != NUM_ACTIONS:
+    columns = OBSERVATION.projection(payload["layout"], where)  # LayoutError unless this layout or a part of it
+    obs_size = len(columns)
+    if payload.get("obs_size") != obs_size or payload.get("num_actions") != NUM_ACTIONS:
         raise PolicyFileError(
             f"{where}: made for observations of {payload.get('obs_size')} and {payload.get('num_actions')} actions; "
-            f"this version has {OBS_SIZE} and {NUM_ACTIONS}"
+            f"this version has {obs_size} and {NUM_ACTIONS}"
         )
-    hidden, weight, on_bids = _checked_description(payload, where)
+    hidden, weight, on_bids = _checked_description(payload, where, obs_size)
     state = payload["state_dict"]
     stored = payload.get("content_sha256")
     if not isinstance(stored, str):
@@ -254,7 +264,10 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
     bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
     if bad:
         raise PolicyFileError(f"{where}: NaN or infinite weights in {bad}")
-    policy = PolicyNet(hidden=hidden, prior_weight=weight, prior_on_bids=on_bids)
+    policy = PolicyNet(hidden=hidden, obs_size=obs_size, prior_weight=weight, prior_on_bids=on_bids)
+    if obs_size != OBSERVATION.size:  # an older layout: read its columns of the observation
+        policy.input_layout = payload["layout"]
+        policy.input_columns = torch.as_tensor(columns)
     policy.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
     policy.eval()
     return policy, dict(payload.get("meta", {}))

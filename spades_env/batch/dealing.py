@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .encoding import MID_W
+from .history import reset_history
 from .tables import BID, BLIND, CARD_BIT, MAX_SEATS, SEAT_W, U0
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ def start_hands(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
     t.trick_n[T] = 0
     t.trick_index[T] = 0
     t.broken[T] = False
+    reset_history(t, T)
     # tricks 0, scores and bags by seat (the mid features of the observation)
     scores = t.scores[T]
     mid = np.zeros((k, MID_W), np.float32)

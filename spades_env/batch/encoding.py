@@ -1,11 +1,13 @@
 """Observations of the batch engine, written through ``spades_env.layout``.
 
-The observation is cut into five pieces, each a contiguous span of the layout:
+The observation is cut into six pieces, each a contiguous span of the layout:
 ``HEAD`` (phase, to_act, dealer, trick_leader: one row of a lookup table),
 ``bids`` (one lookup row per slot), ``MID`` (tricks_won, spades_broken,
 scores, bags: gathered by slot from a per-table float array), ``TAIL``
 (target_score and the rules block: constant per rules id) and ``CARDS`` (the
-card blocks, gathered as bitboards relative to the observer and unpacked).
+card blocks, gathered as bitboards relative to the observer and unpacked) and
+``HISTORY`` (led, played_trick, voids: from the per-table history arrays of
+``spades_env.batch.history``, the voids gathered by slot).
 The pieces are checked against the layout at import: a layout whose blocks no
 longer fall into them raises ``LayoutError`` naming the piece, rather than
 writing a wrong observation.
@@ -18,9 +20,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.cards import NUM_CARDS
-from ..encoding import bid_offset
-from ..layout import BID_FEATURES, NUM_BID_KINDS, NUM_PHASES, NUM_SLOTS, OBSERVATION, STATE, LayoutError, ObservationLayout
+from ..core.cards import NUM_CARDS, NUM_STANDARD_CARDS, NUM_SUITS
+from ..encoding import THREE_PLAYERS, bid_offset
+from ..layout import (
+    BID_FEATURES,
+    NUM_BID_KINDS,
+    NUM_PHASES,
+    NUM_SLOTS,
+    OBSERVATION,
+    RULE_FEATURES,
+    STATE,
+    LayoutError,
+    ObservationLayout,
+)
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
@@ -64,8 +76,8 @@ def check_cover(layout: ObservationLayout, pieces: tuple[slice, ...]) -> None:
     ordered = sorted(pieces, key=lambda s: s.start)
     tiles = [s.start for s in ordered[1:]] == [s.stop for s in ordered[:-1]]
     if not tiles or ordered[0].start != 0 or ordered[-1].stop != layout.size:
-        raise LayoutError(f"batch encoder: layout {layout.name!r} has blocks outside the head, bids, mid, tail "
-                          "and card pieces")
+        raise LayoutError(f"batch encoder: layout {layout.name!r} has blocks outside the head, bids, mid, tail, "
+                          "card and history pieces")
 
 
 HEAD = check_piece(OBSERVATION, "phase", "trick_leader", ("phase", "to_act", "dealer", "trick_leader"))
@@ -74,7 +86,15 @@ MID = check_piece(OBSERVATION, "tricks_won", "bags", ("tricks_won", "spades_brok
 TAIL = check_piece(OBSERVATION, "target_score", "rules", ("target_score", "rules"))
 CARDS = check_piece(OBSERVATION, "hand", "received", ("hand", "trick", "played", "passed", "received"),
                     width=NUM_CARDS)
-check_cover(OBSERVATION, (HEAD, BIDS, MID, TAIL, CARDS))
+HISTORY = check_piece(OBSERVATION, "led", "voids", ("led", "played_trick", "voids"))
+check_cover(OBSERVATION, (HEAD, BIDS, MID, TAIL, CARDS, HISTORY))
+LED, PLAYED_TRICK, VOIDS = OBSERVATION["led"], OBSERVATION["played_trick"], OBSERVATION["voids"]
+if OBSERVATION.block("voids").count != NUM_SLOTS or OBSERVATION.block("voids").width != NUM_SUITS:
+    raise LayoutError("batch encoder: the voids block must hold one row of suits per slot")
+MAX_TRICK_CODE = 255  # _card_trick is uint8: trick + 1
+# VOID_ROWS[mask]: one slot's voids block for a suit bitmask
+VOID_ROWS = ((np.arange(1 << NUM_SUITS)[:, None] >> np.arange(NUM_SUITS)) & 1).astype(np.float32)
+_THREE_AT = OBSERVATION.start("rules") - TAIL.start + [name for name, _ in RULE_FEATURES].index("three_players")
 NUM_CARD_BLOCKS = (CARDS.stop - CARDS.start) // NUM_CARDS
 if OBSERVATION.block("bids").count != NUM_SLOTS:
     raise LayoutError("batch encoder: the bids block must hold one row of bid features per slot")
@@ -164,6 +184,19 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
             "actor_head": actor_head}
 
 
+@functools.lru_cache(maxsize=None)
+def trick_floats(hand_size: int) -> np.ndarray:
+    """TRICK_FLOATS[code]: the played_trick float of a _card_trick code (trick + 1) / hand size."""
+    return (np.arange(MAX_TRICK_CODE + 1) / hand_size).astype(np.float32)
+
+
+def _history_fields(t: BatchTables, observer: np.ndarray) -> np.ndarray:
+    """The voids suit bitmasks by slot relative to the observer ((N, NUM_SLOTS), an empty slot reads 0)."""
+    by_slot = t._perm["rot"].take(observer, axis=0)
+    by_slot += (t._ar * MAX_SEATS)[:, None]
+    return t._voids.ravel().take(by_slot)
+
+
 def card_view(out: np.ndarray) -> np.ndarray:
     """(rows, blocks, NUM_CARDS) view of the card blocks of observation rows."""
     view = out[:, CARDS].reshape(out.shape[0], NUM_CARD_BLOCKS, NUM_CARDS)
@@ -226,6 +259,8 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
     code, bid_codes, mid = _fields(t, observer, visible, boards, actor)
     if cards is None:
         cards = card_view(out)
+    voids = _history_fields(t, observer)
+    floats = trick_floats(t.hand_size)
     tail = t._P.tail.take(t.rid, axis=0) if write_tail else None
     for start in range(0, N, ROW_BLOCK):
         rows = slice(start, min(start + ROW_BLOCK, N))
@@ -237,6 +272,10 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
         block[:, MID] = mid[rows]
         if tail is not None:
             block[:, TAIL] = tail[rows]
+        block[:, LED] = np.unpackbits(t._leads[rows].view(np.uint8), bitorder="little").reshape(-1, WORD_BITS)[
+            :, :NUM_CARDS]
+        block[:, PLAYED_TRICK] = floats.take(t._card_trick[rows, :NUM_CARDS])
+        block[:, VOIDS] = VOID_ROWS.take(voids[rows], axis=0).reshape(-1, NUM_SLOTS * NUM_SUITS)
 
 
 # ------------------------------------------------------------ packed observations
@@ -247,7 +286,11 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
 #   [PACKED_MID]     MID_W float32: the MID piece (tricks_won, spades_broken, scores, bags) as written;
 #   [PACKED_HEAD]    uint16: the row of HEAD_TABLE (phase, to_act, dealer, trick_leader);
 #   [PACKED_BIDS]    NUM_SLOTS uint8: rows of BID_TABLE, one per slot;
-#   [PACKED_RULES]   uint8: the rules id (row of the env's tail table: target_score and the rules block).
+#   [PACKED_RULES]   uint8: the rules id (row of the env's tail table: target_score and the rules block);
+#   [PACKED_LEADS]   uint64: the led board (bit c: card c led its trick);
+#   [PACKED_TRICKS]  NUM_CARDS uint8: per card, its trick + 1 (0: not played; divided by the hand size of the
+#                    rules id's rules block when unpacked);
+#   [PACKED_VOIDS]   NUM_SLOTS uint8: per slot, the suit bitmask of its public voids.
 # The float32 form writes 4 * OBSERVATION.size bytes per table and unpacks every card bit; the packed
 # form writes the gathered boards and codes as they are (the decoding can run later, or on a GPU).
 OBS_FORMATS = ("float32", "packed")
@@ -257,7 +300,10 @@ PACKED_MID = slice(_BOARD_BYTES, _BOARD_BYTES + 4 * MID_W)
 PACKED_HEAD = slice(PACKED_MID.stop, PACKED_MID.stop + 2)
 PACKED_BIDS = slice(PACKED_HEAD.stop, PACKED_HEAD.stop + NUM_SLOTS)
 PACKED_RULES = PACKED_BIDS.stop
-PACKED_SIZE = -(-(PACKED_RULES + 1) // 8) * 8  # rows padded to 8 bytes: every row's boards stay aligned
+PACKED_LEADS = slice(-(-(PACKED_RULES + 1) // 8) * 8, -(-(PACKED_RULES + 1) // 8) * 8 + 8)  # 8-byte aligned
+PACKED_TRICKS = slice(PACKED_LEADS.stop, PACKED_LEADS.stop + NUM_CARDS)
+PACKED_VOIDS = slice(PACKED_TRICKS.stop, PACKED_TRICKS.stop + NUM_SLOTS)
+PACKED_SIZE = -(-PACKED_VOIDS.stop // 8) * 8  # rows padded to 8 bytes: every row's boards stay aligned
 if HEAD_TABLE.shape[0] > 2 ** 16 or BID_TABLE.shape[0] > 2 ** 8:
     raise LayoutError("batch encoder: the head or bid codes no longer fit the packed observation's fields")
 
@@ -266,7 +312,8 @@ def packed_views(buf: np.ndarray) -> dict[str, np.ndarray]:
     """Typed views of the fields of packed rows ``(N, PACKED_SIZE)`` uint8 (they share its memory)."""
     return {"boards": buf[:, PACKED_BOARDS].view(np.uint64), "mid": buf[:, PACKED_MID].view(np.float32),
             "head": buf[:, PACKED_HEAD].view(np.uint16)[:, 0], "bids": buf[:, PACKED_BIDS],
-            "rules": buf[:, PACKED_RULES]}
+            "rules": buf[:, PACKED_RULES], "leads": buf[:, PACKED_LEADS].view(np.uint64)[:, 0],
+            "tricks": buf[:, PACKED_TRICKS], "voids": buf[:, PACKED_VOIDS]}
 
 
 def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray,
@@ -279,6 +326,9 @@ def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.nda
     views["bids"][...] = bid_codes
     if not t._uniform:
         views["rules"][...] = t.rid
+    views["leads"][...] = t._leads
+    views["tricks"][...] = t._card_trick[:, :NUM_CARDS]
+    views["voids"][...] = _history_fields(t, observer)
 
 
 def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -298,7 +348,13 @@ def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndar
     out[:, HEAD] = HEAD_TABLE.take(v["head"].astype(np.intp), axis=0)
     out[:, BIDS] = BID_TABLE.take(v["bids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * BID_FEATURES)
     out[:, MID] = v["mid"]
-    out[:, TAIL] = tail_table.take(v["rules"].astype(np.intp), axis=0)
+    rid = v["rules"].astype(np.intp)
+    out[:, TAIL] = tail_table.take(rid, axis=0)
+    out[:, LED] = np.unpackbits(packed[:, PACKED_LEADS], axis=1, bitorder="little")[:, :NUM_CARDS]
+    # the hand size of each row's rules (3 or 4 players), read from its rules block
+    sizes = np.where(tail_table[:, _THREE_AT] > 0.5, NUM_STANDARD_CARDS // THREE_PLAYERS, NUM_STANDARD_CARDS // NUM_SLOTS)
+    out[:, PLAYED_TRICK] = (v["tricks"] / sizes.take(rid)[:, None]).astype(np.float32)
+    out[:, VOIDS] = VOID_ROWS.take(v["voids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * NUM_SUITS)
     return out
 
 

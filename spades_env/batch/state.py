@@ -12,6 +12,7 @@ tables) and the arrays the other modules of the package read and write:
   side), ``bid_pos``, ``trick_n`` (cards in the trick), ``trick_index``,
   ``_led`` (suit led), ``broken``, the exchange schedule (``_ex_*``), the
   legal-action words ``_legal`` and the deal log ``_log``;
+* the trick history (``_card_trick``, ``_leads``, ``_voids``: see ``history``);
 * ``_mid``: ``(N, MID_W)`` floats of the observation's MID piece by seat
   (scores and bags are written when a hand starts).
 
@@ -43,6 +44,7 @@ from .encoding import (
     packed_views,
     perm_tables,
 )
+from .history import allocate_history
 from .info import StepInfo, info_widths
 from .params import RulesParams
 from .tables import (
@@ -169,6 +171,7 @@ class BatchTables:
         self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
         log_hands = 1 if self.episode == "hand" else min(LOG_HANDS, self.rules.max_hands)
         self._log = np.zeros((N, log_hands, MAX_SEATS), np.uint64)
+        allocate_history(self)
 
     def _allocate_outputs(self) -> None:
         """Reused output buffers (see ``output_buffers``) and the quiet-step info."""

@@ -15,6 +15,7 @@ import numpy as np
 from ..core import actions as A
 from ..core.cards import NUM_SUITS
 from .encoding import MID_W, TRICKS_AT
+from .history import record_plays
 from .legality import blind_bits
 from .tables import (
     ACTION_CARD_BIT,
@@ -241,6 +242,7 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     here: ``looked`` derives it (a seat that has played a card or is to act has looked).
     """
     n = t.num_players
+    record_plays(t, a, playing)  # the history blocks, read before the table changes
     cur, tn = t.cur, t.trick_n
     f = t._base21 + cur * BOARDS_PER_SEAT
     bit = ACTION_CARD_BIT.take(a)

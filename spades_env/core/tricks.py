@@ -9,6 +9,26 @@ cards that can win are distinct, so there are no ties (RULES.md section 4).
 array (the batch engine gathers from it); ``led_keys(deuce_high)`` is the same
 row as a tuple of Python ints (the scalar core reads it per card played), so
 both engines decide every trick from the same numbers.
+
+*What a trick shows* (the one home of public voids): a card played shows the
+table that its player lacks some suits, and which depends only on the card's
+suit, the suit led and the *situation* of the play (``play_situation``):
+
+* ``FOLLOWS``: a card that does not follow the suit led shows a void in it;
+* ``LEADS_BEFORE_BROKEN``: a spade (or joker) led before spades are broken, where
+  the rules forbid it unless the leader holds only spades (not with
+  ``dealer_leads_any``), shows no club, diamond or heart;
+* ``LEADS_FREELY``: any other lead shows nothing;
+* ``LOWEST_CLUB_TRICK``: on the first trick under ``first_trick: lowest_club``
+  every player (the leader too) must play its lowest club, else a diamond or a
+  heart, a spade only when it holds nothing else: a non-club shows no club, a
+  spade shows no club, diamond or heart.
+
+``VOIDS_SHOWN[situation, led, suit]`` is that table (a suit bitmask, bit ``s``
+= suit ``s``); the scalar core (:func:`trick_voids`), the observation
+encoders and the batch engine all read it. Jokers count as spades. What one
+observer may deduce beyond this (every card of a suit seen) is not public and
+is left to the agents.
 """
 
 from __future__ import annotations
@@ -17,7 +37,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .cards import CARD_SUIT, NUM_CARDS, NUM_SUITS, TRUMP, card_power
+from .cards import CARD_SUIT, NUM_CARDS, NUM_SUITS, SPADE_MASK, TRUMP, Suit, card_power
+from .rules import FIRST_TRICK_LOWEST_CLUB, Rules
 
 TRUMP_BONUS = 100  # any trump outranks every card of the suit led
 CANNOT_WIN = -1  # key of a card that neither follows the suit led nor trumps
@@ -83,3 +104,63 @@ def best_of_trick(trump_key: Sequence[int], power: Sequence[int], cards: Sequenc
         if key > best_key:
             best_key, best_i = key, i
     return best_i, best_key
+
+
+# ------------------------------------------------------------------ what a trick shows
+FOLLOWS, LEADS_FREELY, LEADS_BEFORE_BROKEN, LOWEST_CLUB_TRICK = range(4)  # situations of a card played
+NUM_SITUATIONS = 4
+CLUB_BIT = 1 << Suit.CLUBS
+SIDE_SUITS = sum(1 << s for s in Suit if s != TRUMP)  # clubs, diamonds, hearts as a suit bitmask
+
+
+def _shown(situation: int, led: int, suit: int) -> int:
+    """Suits (bitmask) a card of ``suit`` played in ``situation`` to a trick led in ``led`` shows lacking."""
+    if situation == LOWEST_CLUB_TRICK:
+        if suit == Suit.CLUBS:
+            return 0
+        return SIDE_SUITS if suit == TRUMP else CLUB_BIT
+    if situation == LEADS_BEFORE_BROKEN:
+        return SIDE_SUITS if suit == TRUMP else 0
+    if situation == FOLLOWS and suit != led:
+        return 1 << led
+    return 0
+
+
+def _build_voids_shown() -> np.ndarray:
+    out = np.zeros((NUM_SITUATIONS, NUM_SUITS, NUM_SUITS), np.uint8)
+    for situation in range(NUM_SITUATIONS):
+        for led in range(NUM_SUITS):
+            for suit in range(NUM_SUITS):
+                out[situation, led, suit] = _shown(situation, led, suit)
+    out.setflags(write=False)
+    return out
+
+
+VOIDS_SHOWN = _build_voids_shown()
+_SHOWN = tuple(tuple(tuple(int(m) for m in row) for row in plane) for plane in VOIDS_SHOWN)  # as Python ints
+
+
+def play_situation(rules: Rules, first_trick: bool, leads: bool, broken_before: bool) -> int:
+    """The situation of a card played (see the module docstring): ``leads`` it, spades broken before it."""
+    if first_trick and rules.first_trick == FIRST_TRICK_LOWEST_CLUB:
+        return LOWEST_CLUB_TRICK
+    if not leads:
+        return FOLLOWS
+    return LEADS_FREELY if broken_before or rules.dealer_leads_any else LEADS_BEFORE_BROKEN
+
+
+def voids_shown(situation: int, led: int, card: int) -> int:
+    """Suit bitmask that playing ``card`` in ``situation`` to a trick led in suit ``led`` shows lacking."""
+    return _SHOWN[situation][led][CARD_SUIT[card]]
+
+
+def trick_voids(rules: Rules, seats: Sequence[int], cards: Sequence[int], gone_before: int, first_trick: bool,
+                voids: list[int]) -> None:
+    """Add to ``voids`` (suit bitmasks per seat) what one trick's cards (in play order) show the table;
+    ``gone_before``: the cards played before the trick."""
+    if not cards:
+        return
+    led = CARD_SUIT[cards[0]]
+    broken = bool(gone_before & SPADE_MASK)
+    for i, (seat, card) in enumerate(zip(seats, cards)):
+        voids[seat] |= _SHOWN[play_situation(rules, first_trick, i == 0, broken)][led][CARD_SUIT[card]]

@@ -26,6 +26,7 @@ def test_the_pieces_are_the_layout_spans():
     assert batch_encoding.TAIL == OBSERVATION.span("target_score", "rules")
     assert batch_encoding.CARDS == OBSERVATION.span("hand", "received")
     assert batch_encoding.BIDS == OBSERVATION["bids"]
+    assert batch_encoding.HISTORY == OBSERVATION.span("led", "voids")
 
 
 def test_a_block_inserted_inside_a_piece_is_refused_naming_it():
@@ -51,6 +52,6 @@ def test_a_block_outside_every_piece_is_refused():
 
 def test_the_current_layout_is_accepted():
     pieces = (batch_encoding.HEAD, batch_encoding.BIDS, batch_encoding.MID, batch_encoding.TAIL,
-              batch_encoding.CARDS)
+              batch_encoding.CARDS, batch_encoding.HISTORY)
     batch_encoding.check_cover(OBSERVATION, pieces)
     assert batch_encoding.check_piece(OBSERVATION, "phase", "trick_leader", HEAD_NAMES) == batch_encoding.HEAD

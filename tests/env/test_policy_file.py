@@ -9,7 +9,7 @@ import torch
 
 import spades_env.nn as nn_module
 from spades_env.agents.policy import RELEASED_POLICY
-from spades_env.layout import OBSERVATION, STATE, LayoutError
+from spades_env.layout import OBSERVATION, OBSERVATION_V0, STATE, LayoutError
 from spades_env.nn import (
     CheckpointError,
     PolicyFileError,
@@ -50,14 +50,15 @@ def test_policy_file_records_the_layout_and_loads_back(policy_file):
 
 def test_released_policy_records_the_layout_it_was_trained_on():
     payload = torch.load(RELEASED_POLICY, weights_only=True)
-    assert payload["layout"] == OBSERVATION.describe()
-    load_policy(RELEASED_POLICY)  # its hash verifies
+    assert payload["layout"] == OBSERVATION_V0.describe()  # trained on version 0, read through the projection
+    policy, _ = load_policy(RELEASED_POLICY)  # its hash verifies
+    assert policy.input_layout == OBSERVATION_V0.describe() and policy.obs_size == OBSERVATION_V0.size
 
 
 def test_a_file_for_another_layout_raises_layout_error_naming_both(policy_file):
     other = OBSERVATION.extended("spades_obs_v9", (("extra", 1, 3),)).describe()
     rewrite(policy_file, lambda p: p.update(layout=other))
-    with pytest.raises(LayoutError, match=r"spades_obs_v9.*spades_obs_v0") as info:
+    with pytest.raises(LayoutError, match=rf"spades_obs_v9.*{OBSERVATION.name}") as info:
         load_policy(policy_file)
     assert str(policy_file) in str(info.value)
 
@@ -100,7 +101,8 @@ def _never_built(*args, **kwargs):
 
 @pytest.mark.parametrize("hidden, message", [
     ([], "non-empty"),
-    ([12000, 12000], r"body.0.weight has shape \(16, 755\), the description needs \(12000, 755\)"),
+    ([12000, 12000], rf"body.0.weight has shape \(16, {OBSERVATION.size}\), the description needs "
+                     rf"\(12000, {OBSERVATION.size}\)"),
     ([16], "unexpected"),
     ([16, 8, 4], "missing"),
     ([16, 0], "positive integers"),
@@ -119,7 +121,7 @@ def test_a_network_description_that_does_not_fit_the_weights_is_refused_before_a
 @pytest.mark.parametrize("field, value", [("obs_size", 700), ("num_actions", 52)])
 def test_observation_size_and_actions_must_be_this_versions(policy_file, field, value):
     rewrite(policy_file, lambda p: p.update({field: value}))
-    with pytest.raises(PolicyFileError, match="this version has 755 and 88"):
+    with pytest.raises(PolicyFileError, match=f"this version has {OBSERVATION.size} and 88"):
         load_policy(policy_file)
 
 

@@ -2,7 +2,9 @@
 
 Each transcript is a game record (``raw_env.game_record()``) of a seeded game played by the
 deterministic heuristic agent at every seat, with ``max_hands`` lowered to keep the files small,
-plus a digest of every observation. ``tests/golden/test_golden.py`` replays them.
+plus digests of every observation: ``digest`` over the columns of observation layout version 0
+(``spades_obs_v0``, a part of the current layout: unchanged since it was first written) and
+``digest_obs_v1`` over the whole current observation. ``tests/golden/test_golden.py`` replays them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import numpy as np
 
 import spades_env
 from spades_env.agents import make_agent
+from spades_env.layout import OBSERVATION, OBSERVATION_V0
+
+V0_COLUMNS = OBSERVATION.projection(OBSERVATION_V0.describe(), "the golden digest")
 
 HERE = Path(__file__).resolve().parent
 CASES = {  # file stem: (preset, seed, max_hands)
@@ -28,28 +33,31 @@ CASES = {  # file stem: (preset, seed, max_hands)
 }
 
 
-def play(preset: str, seed: int, max_hands: int) -> tuple[dict, str]:
-    """Play the case; return its record and the SHA-256 of every observation and mask in order."""
+def play(preset: str, seed: int, max_hands: int) -> tuple[dict, str, str]:
+    """Play the case; return its record and the SHA-256 of every observation (its version 0 columns, then
+    the whole observation), mask and reward in order."""
     rules = spades_env.load_rules(preset).replace(max_hands=max_hands)
     env = spades_env.raw_env(rules=rules, episode="game")
     env.reset(seed=seed, options={"scores": [0, 120] + [0] * (rules.num_sides - 2)})  # blind nil becomes possible
     agent = make_agent("heuristic", seed=0)
-    digest = hashlib.sha256()
+    digest, digest_v1 = hashlib.sha256(), hashlib.sha256()
     for name in env.agent_iter():
         obs, reward, terminated, truncated, _ = env.last()
-        digest.update(obs["observation"].tobytes())
-        digest.update(obs["action_mask"].tobytes())
-        digest.update(np.float64(reward).tobytes())
+        for d, observed in ((digest, obs["observation"][V0_COLUMNS]), (digest_v1, obs["observation"])):
+            d.update(observed.tobytes())
+            d.update(obs["action_mask"].tobytes())
+            d.update(np.float64(reward).tobytes())
         env.step(None if terminated or truncated else agent.act(obs))
-    return env.game_record(), digest.hexdigest()
+    return env.game_record(), digest.hexdigest(), digest_v1.hexdigest()
 
 
 def main() -> None:
     """Regenerate every golden file."""
     for stem, (preset, seed, max_hands) in CASES.items():
-        record, digest = play(preset, seed, max_hands)
+        record, digest, digest_v1 = play(preset, seed, max_hands)
         path = HERE / f"{stem}.json"
-        path.write_text(json.dumps({"case": [preset, seed, max_hands], "digest": digest, "record": record}, indent=None))
+        path.write_text(json.dumps({"case": [preset, seed, max_hands], "digest": digest, "digest_obs_v1": digest_v1,
+                                    "record": record}, indent=None))
         print(path, len(record["actions"]), "actions")
 
 
