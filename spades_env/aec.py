@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment over the rules core (``spades_v1``).
+"""PettingZoo AEC environment over the rules core (``spades_v2``).
 
 ``raw_env(rules="standard", episode="hand", reward="hand_points",
 render_mode=None, info_format="full", observation_key="observation")`` is the
@@ -16,7 +16,8 @@ legal ones, and leaves its state unchanged.
   truncated at ``max_hands``; random play almost never reaches the target, so
   a game of random players is about 5,600 decisions.
 * Observation: ``{"observation": float32[OBS_SIZE], "action_mask": int8[88]}``,
-  relative to the observer (layout in :mod:`spades_env.encoding`); the mask is
+  relative to the observer (layout ``spades_obs_v1`` in :mod:`spades_env.encoding`,
+  new in ``spades_v2``: the trick history and the public voids); the mask is
   all zeros for an agent that is not to act. ``observation_key`` renames the
   ``"observation"`` entry (RLlib's action-masking modules read
   ``"observations"``). ``state()`` is the full-information array
@@ -115,7 +116,7 @@ from .layout import OBSERVATION, STATE
 from .render import render_text
 from .rewards import RewardScheme, hand_winner, make_reward
 
-ENV_NAME = "spades_v1"
+ENV_NAME = "spades_v2"
 EPISODE_MODES = ("game", "hand")
 DEFAULT_EPISODE = "hand"  # spades_v0 played whole games by default (see the module docstring)
 INFO_FORMATS = ("full", "numeric")

@@ -3,8 +3,8 @@
 ``SingleAgentSpadesEnv(rules="standard", episode="hand", reward="hand_points",
 seat=0, opponents=None, illegal_action="terminate")`` is a ``gymnasium.Env``
 over the AEC env (it re-implements no rule). Registered as
-``gymnasium.make("spades_env/Spades-v1")`` (one hand per episode; ``-v0`` keeps
-the old default of whole games):
+``gymnasium.make("spades_env/Spades-v2")`` (one hand per episode; whole games with
+``episode="game"``; the older ids are retired, see :mod:`spades_env.registration`):
 
 * Observation: the learner's flat float32 observation (``OBS_SIZE``; layout in
   :mod:`spades_env.encoding`; its Box bounds are true, see

@@ -1,15 +1,21 @@
 """Registration with PettingZoo's and Gymnasium's registries.
 
-* ``pettingzoo.make("aec", "spades_env/spades-v1", rules=..., episode=...)``: the wrapped AEC env.
-* ``gymnasium.make("spades_env/Spades-v1", rules=..., seat=...)``: the single-agent wrapper
-  (also ``gymnasium.make("spades_env:spades_env/Spades-v1")`` with no import of ours).
+* ``pettingzoo.make("aec", "spades_env/spades-v2", rules=..., episode=...)``: the wrapped AEC env.
+* ``gymnasium.make("spades_env/Spades-v2", rules=..., seat=...)``: the single-agent wrapper
+  (also ``gymnasium.make("spades_env:spades_env/Spades-v2")`` with no import of ours).
   It is registered without Gymnasium's order-enforcing and passive-checker
   wrappers: ``make`` returns the env itself, whose own methods
   (``action_masks``, ``clone``) Gymnasium 1.x wrappers would hide; the env
   checks the call order itself.
-* Version 1 plays one hand per episode by default. The ``-v0`` ids stay
-  registered with the version 0 default (``episode="game"``) for existing
-  users; Gymnasium warns that they are out of date.
+* Version 2 (``spades_v2``) observes with layout ``spades_obs_v1`` (879
+  floats: version 1's observation plus the trick history and the public
+  voids) and, like version 1, plays one hand per episode by default. Only the
+  newest version is registered: the observation of the older ids no longer
+  exists, so ``-v0`` and ``-v1`` are refused with each library's own error
+  naming the version to use (Gymnasium's ``DeprecatedEnv``, PettingZoo's
+  ``VersionNotFound``). Version 0's whole-game episodes are
+  ``episode="game"``; policies trained on version 0 or 1 observations
+  (``spades_obs_v0``) still load and play (``layout.OBSERVATION.projection``).
 
 ``import spades_env`` must not load gymnasium or pettingzoo (the rules core is
 used without them), so each id is registered when its library is imported:
@@ -25,30 +31,28 @@ import sys
 from types import ModuleType
 from typing import Any, Callable
 
-PETTINGZOO_ENV_ID = "spades_env/spades-v1"
-GYM_ENV_ID = "spades_env/Spades-v1"
-LEGACY_IDS = {"pettingzoo": "spades_env/spades-v0", "gymnasium": "spades_env/Spades-v0"}
-LEGACY_KWARGS = {"episode": "game"}  # the version 0 default
+PETTINGZOO_ENV_ID = "spades_env/spades-v2"
+GYM_ENV_ID = "spades_env/Spades-v2"
+# Ids of older versions, no longer registered (their observation is gone); the libraries refuse them.
+RETIRED_IDS = {"pettingzoo": ("spades_env/spades-v0", "spades_env/spades-v1"),
+               "gymnasium": ("spades_env/Spades-v0", "spades_env/Spades-v1")}
 
 
 def register_gymnasium() -> None:
     """Register the Gymnasium id (idempotent)."""
     import gymnasium
 
-    entry_point = "spades_env.gym_env:SingleAgentSpadesEnv"
-    for env_id, kwargs in ((GYM_ENV_ID, {}), (LEGACY_IDS["gymnasium"], LEGACY_KWARGS)):
-        if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs),
-                               order_enforce=False, disable_env_checker=True)
+    if GYM_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ENV_ID, entry_point="spades_env.gym_env:SingleAgentSpadesEnv",
+                           order_enforce=False, disable_env_checker=True)
 
 
 def register_pettingzoo() -> None:
     """Register the PettingZoo id (idempotent)."""
     from pettingzoo.env_registry.registration import aec_registry, register
 
-    for env_id, kwargs in ((PETTINGZOO_ENV_ID, {}), (LEGACY_IDS["pettingzoo"], LEGACY_KWARGS)):
-        if env_id not in aec_registry:
-            register("aec", env_id, entry_point="spades_env.aec:env", kwargs=dict(kwargs))
+    if PETTINGZOO_ENV_ID not in aec_registry:
+        register("aec", PETTINGZOO_ENV_ID, entry_point="spades_env.aec:env")
 
 
 def register_envs() -> None:

@@ -47,9 +47,9 @@ def test_api_test_passes_on_raw_env(rules, episode):
 
 
 def test_metadata_name_is_versioned():
-    assert spades_env.raw_env.metadata["name"] == "spades_v1"
-    assert spades_env.env().metadata["name"] == "spades_v1"
-    assert spades_env.ENV_NAME == "spades_v1"
+    assert spades_env.raw_env.metadata["name"] == "spades_v2"
+    assert spades_env.env().metadata["name"] == "spades_v2"
+    assert spades_env.ENV_NAME == "spades_v2"
 
 
 def test_env_wraps_raw_env_with_pettingzoo_wrappers():
@@ -68,8 +68,8 @@ def test_env_wraps_raw_env_with_pettingzoo_wrappers():
 
 
 def test_pettingzoo_make_builds_the_wrapped_env():
-    env = pettingzoo.make("aec", "spades_env/spades-v1", rules="pagat", episode="hand")
-    assert env.metadata["name"] == "spades_v1"
+    env = pettingzoo.make("aec", "spades_env/spades-v2", rules="pagat", episode="hand")
+    assert env.metadata["name"] == "spades_v2"
     assert env.unwrapped.rules == preset("pagat")
     assert env.unwrapped.episode == "hand"
     env.reset(seed=0)
@@ -78,7 +78,7 @@ def test_pettingzoo_make_builds_the_wrapped_env():
 
 
 def test_gymnasium_make_builds_the_single_agent_env():
-    env = gymnasium.make("spades_env/Spades-v1", rules="cutthroat", seat=2)
+    env = gymnasium.make("spades_env/Spades-v2", rules="cutthroat", seat=2)
     assert isinstance(env.unwrapped, spades_env.SingleAgentSpadesEnv)
     assert env.unwrapped.seat == 2
     assert env.unwrapped.aec.rules == preset("cutthroat")
@@ -86,16 +86,28 @@ def test_gymnasium_make_builds_the_single_agent_env():
     assert obs.shape == (OBS_SIZE,)
     assert info["seat"] == 2
     assert env.unwrapped.action_masks().any()
-    assert spades_env.GYM_ENV_ID == "spades_env/Spades-v1"
+    assert spades_env.GYM_ENV_ID == "spades_env/Spades-v2"
 
 
 def test_registration_is_idempotent():
     spades_env.register_envs()
     spades_env.register_envs()
-    assert "spades_env/spades-v1" in pettingzoo.aec_registry
-    assert "spades_env/Spades-v1" in gymnasium.registry
-    assert "spades_env/spades-v0" in pettingzoo.aec_registry  # kept for version 0 users
-    assert "spades_env/Spades-v0" in gymnasium.registry
+    assert "spades_env/spades-v2" in pettingzoo.aec_registry
+    assert "spades_env/Spades-v2" in gymnasium.registry
+    for old in ("v0", "v1"):  # retired: their observation layout is gone
+        assert f"spades_env/spades-{old}" not in pettingzoo.aec_registry
+        assert f"spades_env/Spades-{old}" not in gymnasium.registry
+
+
+@pytest.mark.parametrize("old", ["v0", "v1"])
+def test_a_retired_version_is_refused_naming_the_current_one(old):
+    from gymnasium.error import DeprecatedEnv
+    from pettingzoo.env_registry.exceptions import VersionNotFound
+
+    with pytest.raises(DeprecatedEnv, match="spades_env/Spades-v2"):
+        gymnasium.make(f"spades_env/Spades-{old}")
+    with pytest.raises(VersionNotFound, match="v2"):
+        pettingzoo.make("aec", f"spades_env/spades-{old}")
 
 
 @pytest.mark.parametrize("rules", ["pagat", PAGAT_YAML, str(PAGAT_YAML), preset("pagat")],

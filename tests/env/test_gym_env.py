@@ -34,7 +34,7 @@ def test_sb3_check_env_passes(fmt):
 
 
 def test_gymnasium_check_env_passes_through_make():
-    gym_check_env(gymnasium.make("spades_env/Spades-v0", render_mode="ansi").unwrapped)
+    gym_check_env(gymnasium.make("spades_env/Spades-v2", render_mode="ansi").unwrapped)
 
 
 def masked_random(env, rng):

@@ -26,8 +26,8 @@ from .helpers import MIXED_DEAL, PRESET_NAMES, block_cards, cards, play_to_end
 
 
 def test_sizes():
-    assert OBS_SIZE == 755
-    assert STATE_SIZE == 1025
+    assert OBS_SIZE == 879  # spades_obs_v1: version 0's 755 floats, the history (2 x 54) and the voids (4 x 4)
+    assert STATE_SIZE == 1149
 
 
 @pytest.mark.parametrize("slices, size", [(OBS_SLICES, OBS_SIZE), (STATE_SLICES, STATE_SIZE)], ids=["obs", "state"])
@@ -43,7 +43,8 @@ def test_slices_are_contiguous_and_cover_the_array(slices, size):
 @pytest.mark.parametrize("name, size", [
     ("phase", 5), ("to_act", 4), ("dealer", 4), ("trick_leader", 4), ("bids", 4 * 26), ("tricks_won", 4),
     ("spades_broken", 1), ("scores", 4), ("bags", 4), ("target_score", 1), ("rules", 26), ("hand", 54),
-    ("trick", 4 * 54), ("played", 4 * 54), ("passed", 54), ("received", 54),
+    ("trick", 4 * 54), ("played", 4 * 54), ("passed", 54), ("received", 54), ("led", 54), ("played_trick", 54),
+    ("voids", 4 * 4),
 ])
 def test_block_sizes_match_the_documented_table(name, size):
     sl = OBS_SLICES[name]

@@ -22,7 +22,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from spades_env import GYM_ENV_ID
 from spades_env.core.actions import NUM_ACTIONS
 
-ENV_ID = "spades_env:spades_env/Spades-v1"  # the module prefix imports us in every subprocess
+ENV_ID = "spades_env:spades_env/Spades-v2"  # the module prefix imports us in every subprocess
 
 
 @pytest.fixture
