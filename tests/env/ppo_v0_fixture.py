@@ -1,0 +1,56 @@
+"""Write ``ppo_v0_fixture.json``: the released policy's play, recorded with the release that observed with
+layout ``spades_obs_v0`` (run from that release's checkout: ``python -m tests.env.ppo_v0_fixture OUT``).
+
+For each case, seeded hands are played by the released ``ppo`` agent at every seat; the fixture keeps every
+action and the SHA-256 of every observation's ``spades_obs_v0`` columns (the whole observation in that
+release). ``test_observation_history.py`` plays the same hands with the current layout and checks both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import spades_env
+from spades_env.agents import make_agent
+from spades_env.layout import OBSERVATION
+
+CASES = (("standard", 0), ("cutthroat3", 1), ("pagat", 2))  # (preset, seed): one hand each
+try:  # the current layout: its version 0 columns
+    from spades_env.layout import OBSERVATION_V0
+
+    V0_COLUMNS = OBSERVATION.projection(OBSERVATION_V0.describe(), "the fixture")
+except ImportError:  # the release that wrote the fixture: the observation is version 0
+    V0_COLUMNS = slice(None)
+
+
+def play(preset: str, seed: int) -> tuple[list[int], str]:
+    """The actions of one seeded hand played by ppo at every seat, and the digest of its observations."""
+    env = spades_env.raw_env(rules=preset, episode="hand")
+    env.reset(seed=seed)
+    agent = make_agent("ppo")
+    digest = hashlib.sha256()
+    actions = []
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        digest.update(obs["observation"][V0_COLUMNS].tobytes())
+        action = None if terminated or truncated else agent.act(obs)
+        if action is not None:
+            actions.append(int(action))
+        env.step(action)
+    return actions, digest.hexdigest()
+
+
+def main(out: str) -> None:
+    """Write the fixture to ``out``."""
+    cases = []
+    for preset, seed in CASES:
+        actions, digest = play(preset, seed)
+        cases.append({"preset": preset, "seed": seed, "actions": actions, "digest": digest})
+    with open(out, "w") as f:
+        json.dump({"layout": "spades_obs_v0", "cases": cases}, f)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
