@@ -1,7 +1,7 @@
 """The agent protocol: act from an observation dict (observation + action mask).
 
 An agent is any object with ``act(observation) -> int`` where ``observation``
-is the env's dict ``{"observation": float32[755], "action_mask": int8[88]}``
+is the env's dict ``{"observation": float32[879], "action_mask": int8[88]}``
 (the AEC env's ``observe``/``last``, the Gymnasium wrapper's observation, or
 one row of the batch engine's arrays). The returned action is legal under the
 mask. :class:`Agent` is a convenience base class: it holds a seeded
@@ -60,7 +60,7 @@ class Agent:
         raise NotImplementedError
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Actions for a batch: ``obs`` (B, 755) and ``mask`` (B, 88) -> int64 (B,)."""
+        """Actions for a batch: ``obs`` (B, 879) and ``mask`` (B, 88) -> int64 (B,)."""
         obs = np.asarray(obs)
         mask = np.asarray(mask)
         if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0] or mask.shape[1] != NUM_ACTIONS:

@@ -5,7 +5,7 @@ plays ``num_envs`` independent tables. Every table always has a seat to act:
 a table whose episode ends starts a new one in the same step (auto-reset) and
 reports how the finished one ended in ``info``.
 
-* ``reset(seed=None)`` -> ``(obs, mask, to_act)``: float32 ``(num_envs, 755)``,
+* ``reset(seed=None)`` -> ``(obs, mask, to_act)``: float32 ``(num_envs, 879)``,
   int8 ``(num_envs, 88)`` and ``(num_envs,)`` seats to act.
 * ``step(actions, observe=None)`` -> ``(obs, mask, to_act, rewards, dones, info)``;
   ``actions`` holds one action per table. ``rewards`` is float64
@@ -19,10 +19,10 @@ reports how the finished one ended in ``info``.
 * The observation of a table is exactly ``raw_env.observe(agent)["observation"]``
   of the seat to act in the same state, and the mask its ``action_mask``.
 * ``obs_format="packed"`` (default ``"float32"``): ``obs`` is uint8
-  ``(num_envs, PACKED_SIZE)`` (152 bytes a row instead of 3,020): the card
-  blocks as uint64 bitboards, the score features as float32, the head and bid
-  features as row codes and the rules id (``encoding.PACKED_*`` name the
-  fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
+  ``(num_envs, PACKED_SIZE)`` (224 bytes a row instead of 3,516): the card
+  blocks and the led cards as uint64 bitboards, the score features as float32,
+  the head and bid features as row codes, the rules id, each card's trick and
+  each slot's voids as bytes (``encoding.PACKED_*`` name the fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
   the float32 observations, into ``out`` when given (a torch CPU tensor's
   ``.numpy()`` view is written without a copy); decode when the rows are used,
   e.g. per minibatch. ``observe(seats)`` and ``state()`` stay float32.
