@@ -205,7 +205,8 @@ def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int) -> 
     return shapes
 
 
-def _checked_description(payload: dict[str, Any], where: str, obs_size: int = OBS_SIZE) -> tuple[list[int], float, bool]:
+def _checked_description(payload: dict[str, Any], where: str,
+                         obs_size: int = OBS_SIZE) -> tuple[list[int], float, bool]:
     """Hidden sizes and prior of a policy payload, checked against its weights' shapes; PolicyFileError otherwise."""
     hidden = payload.get("hidden")
     if not isinstance(hidden, (list, tuple)) or not hidden:

@@ -352,7 +352,8 @@ def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndar
     out[:, TAIL] = tail_table.take(rid, axis=0)
     out[:, LED] = np.unpackbits(packed[:, PACKED_LEADS], axis=1, bitorder="little")[:, :NUM_CARDS]
     # the hand size of each row's rules (3 or 4 players), read from its rules block
-    sizes = np.where(tail_table[:, _THREE_AT] > 0.5, NUM_STANDARD_CARDS // THREE_PLAYERS, NUM_STANDARD_CARDS // NUM_SLOTS)
+    sizes = np.where(tail_table[:, _THREE_AT] > 0.5, NUM_STANDARD_CARDS // THREE_PLAYERS,
+                     NUM_STANDARD_CARDS // NUM_SLOTS)
     out[:, PLAYED_TRICK] = (v["tricks"] / sizes.take(rid)[:, None]).astype(np.float32)
     out[:, VOIDS] = VOID_ROWS.take(v["voids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * NUM_SUITS)
     return out

@@ -15,7 +15,7 @@ import spades_env.encoding as encoding_module
 import spades_env.layout as layout_module
 from spades_env.agents.knowledge import VoidTracker, rules_from_view, trick_history
 from spades_env.core import preset
-from spades_env.core.cards import CARD_SUIT, SUIT_MASKS, Suit, mask_of, parse_cards
+from spades_env.core.cards import SUIT_MASKS, Suit, mask_of, parse_cards
 from spades_env.core.hand import Phase
 from spades_env.core.position import build_position
 from spades_env.core.scoring import BidKind
@@ -159,7 +159,7 @@ def test_the_decoded_voids_are_what_the_core_rule_gives_for_every_trick(rules):
         if hand.phase != Phase.PLAY:
             return
         view = decode_observation(obs)
-        n, me = hand.num_players, hand.current
+        n = hand.num_players
         expected = [0] * n
         gone = 0
         history = trick_history(view)
