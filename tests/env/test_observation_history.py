@@ -223,7 +223,7 @@ def test_a_layout_that_is_not_a_part_is_refused_naming_both(blocks, problem):
 
 # ------------------------------------------------------------ released policy
 def test_the_released_v0_policy_plays_as_it_did_with_version_0_observations():
-    from tests.env.ppo_v0_fixture import play
+    from .ppo_v0_fixture import play
 
     fixture = json.loads((HERE / "ppo_v0_fixture.json").read_text())
     assert fixture["layout"] == OBSERVATION_V0.name
