@@ -250,3 +250,18 @@ def test_the_released_policy_reads_only_its_columns():
         obs[:, OBSERVATION_V0.size:] = rng.random((16, OBSERVATION.size - OBSERVATION_V0.size), dtype=np.float32)
         c = policy(torch.as_tensor(obs))
     assert torch.equal(a, b) and torch.equal(a, c)  # the history blocks do not reach a v0 network
+
+
+def test_the_void_tracker_keeps_no_memory_across_observations():
+    seen = []
+    walk("standard", 5, lambda env, obs: seen.append(obs.copy()) if env.hand.phase == Phase.PLAY else None)
+    shared = VoidTracker()
+    answers = []
+    for obs in seen:  # one tracker for every seat, in play order
+        view = decode_observation(obs)
+        answers.append((shared.voids(view, rules_from_view(view)), shared.history))
+    for obs, answer in reversed(list(zip(seen, answers))):  # a fresh tracker per observation, backwards
+        view = decode_observation(obs)
+        fresh = VoidTracker()
+        assert (fresh.voids(view, rules_from_view(view)), fresh.history) == answer
+    assert any(any(voids) for voids, _ in answers) and any(history for _, history in answers)
