@@ -19,7 +19,7 @@ import numpy as np
 from spades_env.agents import make_agent
 from spades_env.agents.registry import register_agent
 from spades_env.core.actions import BID_OFFSET
-from spades_env.evaluation import EvalConfig, evaluate
+from spades_env.evaluation import EvalConfig, evaluate, headline_summary
 
 
 class SplitAgent:
@@ -35,10 +35,11 @@ class SplitAgent:
 
 
 def main() -> None:
-    """Run both split matches and print their points per deal."""
+    """Run both split matches and print their headline (win rate, bag-adjusted and plain points per deal)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("policy", help="agent name or policy file")
     parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--games", type=int, default=100, help="game seeds to the target (each seating both ways)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     register_agent("split", SplitAgent, "bids from one agent, card play from another", overwrite=True)
@@ -47,11 +48,9 @@ def main() -> None:
         "heuristic bids, policy play": {"bid": "heuristic", "play": args.policy},
     }
     for label, options in splits.items():
-        report = evaluate(EvalConfig("split", "heuristic", a_options=options, deals=args.deals, seed=args.seed,
-                                     workers=1, progress=False))
-        ci = report["deals"]["points_diff"]
-        print(f"{label:28s} vs heuristic: points/deal {ci['mean']:+.2f} [{ci['low']:+.2f}, {ci['high']:+.2f}] "
-              f"over {ci['n']} deals")
+        report = evaluate(EvalConfig("split", "heuristic", a_options=options, deals=args.deals, games=args.games,
+                                     seed=args.seed, workers=1, progress=False))
+        print(f"{label:28s} vs heuristic: {headline_summary(report)}")
 
 
 if __name__ == "__main__":

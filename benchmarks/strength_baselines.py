@@ -23,7 +23,7 @@ import argparse
 import os
 import time
 
-from spades_env.evaluation import EvalConfig, evaluate, format_report, write_json, write_png
+from spades_env.evaluation import EvalConfig, evaluate, format_report, headline_summary, write_json, write_png
 
 RUNS = {
     "heuristic_vs_random": dict(agent_a="heuristic", agent_b="random", b_options={"seed": 1}, deals=0, games=250),
@@ -40,15 +40,8 @@ QUICK = {"heuristic_vs_random": dict(games=25), "heuristic_vs_heuristic": dict(d
 
 
 def summary_line(name: str, report: dict, seconds: float) -> str:
-    """One line per run: the headline statistic and its interval."""
-    parts = [f"{name:24s}"]
-    if "deals" in report:
-        ci = report["deals"]["points_diff"]
-        parts.append(f"points/deal A-B {ci['mean']:+7.2f} [{ci['low']:+.2f}, {ci['high']:+.2f}] over {ci['n']} deals")
-    if "games" in report:
-        w = report["games"]["a_win_rate"]
-        parts.append(f"A wins {report['games']['a_wins']}/{report['games']['n_games']} = {100 * w['rate']:.1f}% "
-                     f"[{100 * w['low']:.1f}%, {100 * w['high']:.1f}%]")
+    """One line per run: the headline (win rate, bag-adjusted and plain points per deal) and A's speed."""
+    parts = [f"{name:24s}", headline_summary(report)]
     timing = report.get("timing", {}).get("A")
     if timing and timing["ms_per_play"] is not None:
         parts.append(f"A {timing['ms_per_play']:.1f} ms/card play")

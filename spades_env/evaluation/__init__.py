@@ -20,11 +20,13 @@ from .duplicate import (
     orientations,
     task_seed,
 )
-from .report import check_json_path, check_png_path, format_report, write_json, write_png
+from .report import (check_json_path, check_png_path, format_report, headline_lines, headline_summary, write_json,
+                     write_png)
 from .stats import SideTally, mean_interval, tally_hand, win_interval
 
 __all__ = [
     "ConfigError", "EvalConfig", "EvaluationError", "SideTally", "Timing", "WorkerError", "check_config",
-    "check_json_path", "check_png_path", "evaluate", "format_report", "mean_interval", "orientations",
+    "check_json_path", "check_png_path", "evaluate", "format_report", "headline_lines",
+    "headline_summary", "mean_interval", "orientations",
     "play_episode", "tally_hand", "task_seed", "win_interval", "write_json", "write_png",
 ]

@@ -64,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("agent_a", help="agent A: a make_agent name, checkpoint path or released policy")
     p.add_argument("agent_b", help="agent B")
     p.add_argument("--deals", type=int, default=200, help="duplicate deals (one-hand episodes); 0 to skip")
-    p.add_argument("--games", type=int, default=0, help="game seeds played to the target, each in every orientation")
+    p.add_argument("--games", type=int, default=100,
+                   help="game seeds played to the target, each in every orientation (the headline win rate; 0 to skip)")
     p.add_argument("--rules", default="standard", help="preset name or YAML path")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")

@@ -408,5 +408,31 @@ def summarize(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]], res
         report["sides"]["deals"] = {role: tallies[DEAL][role].summary() for role in ("A", "B")}
     if cfg.games:
         report["sides"]["games"] = {role: tallies[GAME][role].summary() for role in ("A", "B")}
+    cost = bag_cost(rules)
+    for sides in report["sides"].values():
+        for summary in sides.values():
+            summary["bag_adjusted_points_per_hand"] = _charged(summary, cost)
+    report["headline"] = headline(report)
     report["timing"] = timing.summary()
     return report
+
+
+def _charged(summary: dict[str, Any], cost: float) -> float | None:
+    """A side's points per hand with each new bag charged ``cost`` points (None without hands)."""
+    if summary["points_per_hand"] is None:
+        return None
+    return summary["points_per_hand"] - cost * summary["bags_per_hand"]
+
+
+def headline(report: dict[str, Any]) -> dict[str, Any]:
+    """The report's headline: A's game win rate, then A - B points per deal bag-adjusted, then plain."""
+    games, deals = report.get("games"), report.get("deals")
+    return {
+        "win_rate": games["a_win_rate"] if games else None,
+        "games": games["n_games"] if games else 0,
+        "target_score": report["config"]["rules"]["target_score"],
+        "bag_adjusted_points_per_deal": deals["bag_adjusted_diff"] if deals else None,
+        "points_per_deal": deals["points_diff"] if deals else None,
+        "deals": deals["n"] if deals else 0,
+        "bag_cost": deals["bag_cost"] if deals else None,
+    }

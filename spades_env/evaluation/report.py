@@ -19,14 +19,48 @@ def _fmt(x: Any, digits: int = 3, pct: bool = False) -> str:
     return str(x)
 
 
+def _interval(ci: dict[str, float], digits: int = 2) -> str:
+    return f"{ci['mean']:+.{digits}f} [{ci['low']:+.{digits}f}, {ci['high']:+.{digits}f}]"
+
+
+def headline_lines(report: dict[str, Any], indent: str = "  ") -> list[str]:
+    """The headline, one line per measure in the order that judges strength (game win rate first)."""
+    h = report["headline"]
+    rows = []
+    if h["win_rate"] is not None:
+        w = h["win_rate"]
+        rows.append((f"game win rate, games to {h['target_score']}", _fmt(w["rate"], pct=True),
+                     f"[{_fmt(w['low'], pct=True)}, {_fmt(w['high'], pct=True)}]", f"{h['games']} games"))
+    if h["bag_adjusted_points_per_deal"] is not None:
+        for label, ci in ((f"points per deal, bags charged {h['bag_cost']:g}", h["bag_adjusted_points_per_deal"]),
+                          ("points per deal, plain (secondary)", h["points_per_deal"])):
+            rows.append((label, f"{ci['mean']:+.2f}", f"[{ci['low']:+.2f}, {ci['high']:+.2f}]", f"{h['deals']} deals"))
+    return [f"{indent}{label:36s} {value:>8s}  95% CI {ci:20s} {n}" for label, value, ci, n in rows]
+
+
+def headline_summary(report: dict[str, Any]) -> str:
+    """The headline on one line: win rate, bag-adjusted points per deal (A - B), plain points per deal."""
+    h = report["headline"]
+    parts = []
+    if h["win_rate"] is not None:
+        w = h["win_rate"]
+        parts.append(f"wins {_fmt(w['rate'], pct=True)} [{_fmt(w['low'], pct=True)}, {_fmt(w['high'], pct=True)}] "
+                     f"of {h['games']} games")
+    if h["bag_adjusted_points_per_deal"] is not None:
+        parts.append(f"bag-adjusted {_interval(h['bag_adjusted_points_per_deal'])}/deal")
+        parts.append(f"plain {_interval(h['points_per_deal'])}/deal over {h['deals']} deals")
+    return "  ".join(parts)
+
+
 def format_report(report: dict[str, Any]) -> str:
-    """A plain-text table of the report."""
+    """A plain-text table of the report, its headline first."""
     cfg = report["config"]
     a = cfg["agent_a"] + (f" {cfg['a_options']}" if cfg["a_options"] else "")
     b = cfg["agent_b"] + (f" {cfg['b_options']}" if cfg["b_options"] else "")
     lines = [f"A = {a}", f"B = {b}",
              f"rules {cfg['rules_name']}, seed {cfg['seed']}, orientations {' '.join(cfg['orientations'])}"
              + (f", cross-play with {cfg['partner']}" if cfg["cross_play"] else "")]
+    lines += ["", "Headline, A vs B:"] + headline_lines(report)
     if "deals" in report:
         d = report["deals"]
         ci = d["points_diff"]
@@ -37,7 +71,7 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"  A points per deal {d['a_points']:+.2f}, B points per deal {d['b_points']:+.2f}")
         adj = d["bag_adjusted_diff"]
         lines.append(f"  with each new bag costing {d['bag_cost']:g} points (its share of the bag penalty): "
-                     f"{adj['mean']:+.2f}  95% CI [{adj['low']:+.2f}, {adj['high']:+.2f}]")
+                     f"{adj['mean']:+.2f}  95% CI [{adj['low']:+.2f}, {adj['high']:+.2f}]  (sd {_fmt(adj['sd'], 1)})")
     if "games" in report:
         g = report["games"]
         w = g["a_win_rate"]
@@ -47,7 +81,8 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"  A wins {g['a_wins']}, B wins {g['b_wins']}, undecided {g['undecided']}")
         lines.append(f"  A win rate {_fmt(w['rate'], pct=True)}  95% Wilson CI [{_fmt(w['low'], pct=True)}, "
                      f"{_fmt(w['high'], pct=True)}]  (fair: {_fmt(g['fair_a_win_rate'], pct=True)})")
-    rows = [("points per hand", "points_per_hand", False), ("set rate", "set_rate", True),
+    rows = [("points per hand, bags charged", "bag_adjusted_points_per_hand", False),
+            ("points per hand", "points_per_hand", False), ("set rate", "set_rate", True),
             ("exact-bid rate", "exact_bid_rate", True), ("bags per hand", "bags_per_hand", False),
             ("mean contract", "mean_contract", False), ("mean bid (seat)", "mean_bid", False),
             ("nil bids", "nil_bids", False), ("nil success", "nil_success", True),
@@ -109,17 +144,20 @@ def write_png(report: dict[str, Any], path: str | os.PathLike) -> None:
     import matplotlib.pyplot as plt
 
     cfg = report["config"]
-    panels = [name for name in ("deals", "games") if name in report] + ["sides"]
+    panels = [name for name in ("games", "deals") if name in report] + ["sides"]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.8 * len(panels), 4.2), squeeze=False)
     axes = dict(zip(panels, axes[0]))
     fig.suptitle(f"A = {cfg['agent_a']} vs B = {cfg['agent_b']} ({cfg['rules_name']})")
     if "deals" in report:
         ax = axes["deals"]
-        ci = report["deals"]["points_diff"]
-        ax.errorbar([0], [ci["mean"]], yerr=[[ci["mean"] - ci["low"]], [ci["high"] - ci["mean"]]], fmt="o",
-                    capsize=8, color="tab:blue")
+        d = report["deals"]
+        for x, (ci, color) in enumerate(((d["bag_adjusted_diff"], "tab:blue"), (d["points_diff"], "tab:grey"))):
+            ax.errorbar([x], [ci["mean"]], yerr=[[ci["mean"] - ci["low"]], [ci["high"] - ci["mean"]]], fmt="o",
+                        capsize=8, color=color)
         ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xticks([0], [f"{report['deals']['n']} deals"])
+        ax.set_xlim(-0.6, 1.6)
+        ax.set_xticks([0, 1], [f"bags charged {d['bag_cost']:g}", "plain"])
+        ax.set_xlabel(f"{d['n']} duplicate deals")
         ax.set_ylabel("A - B points per deal (95% CI)")
     if "games" in report:
         ax = axes["games"]
