@@ -8,10 +8,11 @@ section 6) and, unless the game is over, the deal passes clockwise and the next
 hand is dealt.
 
 Game end, after each hand (``game_end`` on arrays of games for the batch engine,
-``game_end_one`` on one game for ``Game``: the same lines, ``_game_end``): if a side has reached ``target_score`` or fallen to
-``lose_score``, the side with the strictly highest score wins; if the highest
-score is shared, another hand is played. After ``max_hands`` hands without a
-winner the game is *truncated* (no winner).
+``game_end_one`` on one game for ``Game``: the same lines, ``_game_end``): if a
+side has reached ``target_score`` or fallen to ``lose_score``, the side with the
+strictly highest score wins; if the highest score is shared, another hand is
+played. After ``max_hands`` hands without a winner the game is *truncated* (no
+winner).
 
 Randomness: the first dealer (unless given) and every deal come from the
 ``numpy.random.Generator`` passed in; ``deals`` may supply the deals instead

@@ -6,9 +6,10 @@ inputs and scores it on plain ints. Both run the same lines of arithmetic
 (``_seat_terms``, ``_side_outcome``, ``_carried_bags``, ``_nil_made``: written
 with arithmetic and a ``select`` only, ``numpy.where`` on arrays, :func:`pick`
 on ints) over the same per-rules tables, so both engines share every rule of the
-scoring below while one hand costs no numpy call. ``score_hand`` knows nothing of the game around it: it takes the bags each
-side carries in and returns the points each side gains this hand and the bags
-it carries out (bags are their own counter, never read off the score).
+scoring below while one hand costs no numpy call. ``score_hand`` knows nothing
+of the game around it: it takes the bags each side carries in and returns the
+points each side gains this hand and the bags it carries out (bags are their
+own counter, never read off the score).
 
 Per side (a partnership, or one player in cutthroat), RULES.md section 5:
 
