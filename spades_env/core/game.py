@@ -52,6 +52,7 @@ class HandResult:
 
 
 NO_WINNER = -1  # game_end's winner while the game goes on, or when it is truncated
+_OVER = Phase.OVER  # a plain reference for the hot path (looking up Phase.OVER on the class is slower)
 
 
 class GameError(ValueError):
@@ -114,7 +115,7 @@ class Game:
             raise GameError("the game is over; no action is legal")
         hand = self.hand
         hand.apply(action)
-        if hand.phase != Phase.OVER:
+        if hand.phase != _OVER:
             return None
         return self._finish_hand()
 
