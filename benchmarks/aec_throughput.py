@@ -17,6 +17,11 @@ round, so that load from other processes affects them alike. ``--clock cpu``
 times with ``time.process_time`` (this process's CPU time) instead of the wall
 clock: on a shared machine it is less sensitive to other processes. Run with
 another checkout first on ``PYTHONPATH`` to measure old code against new.
+
+``--fixed-hands N --only raw_env|env`` plays exactly N seeded one-hand episodes
+of one env, untimed, and prints the decisions: a fixed workload to count
+instructions with ``valgrind --tool=callgrind`` (a count that load from other
+processes does not change; subtract a run with ``--fixed-hands 0``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import spades_env
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 clock = time.perf_counter  # set by --clock
+WARM_SEED = 2**31 - 1  # the untimed first hand of --fixed-hands (outside the seeds 0..N-1 it plays)
 
 
 def stock_env(**kwargs):
@@ -44,6 +50,21 @@ def stock_env(**kwargs):
     return wrappers.OrderEnforcingWrapper(environment)
 
 
+def play_hand(env, rng: random.Random, seed: int) -> int:
+    """One seeded one-hand episode of random masked play through the AEC API; returns its decisions."""
+    decisions = 0
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            decisions += 1
+        env.step(action)
+    return decisions
+
+
 def run_aec(make, rules: str, seconds: float, seed: int = 0) -> float:
     """Decisions per second of random masked play through the AEC API."""
     env = make(rules=rules, episode="hand")
@@ -52,16 +73,8 @@ def run_aec(make, rules: str, seconds: float, seed: int = 0) -> float:
     episode = 0
     start = clock()
     while clock() - start < seconds:
-        env.reset(seed=seed + episode)
+        decisions += play_hand(env, rng, seed + episode)
         episode += 1
-        for agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                action = None
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-                decisions += 1
-            env.step(action)
     return decisions / (clock() - start)
 
 
@@ -104,9 +117,20 @@ def main() -> None:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                         help="wall: time.perf_counter; cpu: time.process_time (less sensitive to other processes)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    parser.add_argument("--fixed-hands", type=int, default=None,
+                        help="play exactly this many one-hand episodes of --only, untimed (for callgrind)")
+    parser.add_argument("--only", choices=("raw_env", "env"), default="raw_env", help="the env of --fixed-hands")
     args = parser.parse_args()
     global clock
     clock = CLOCKS[args.clock]
+    if args.fixed_hands is not None:
+        make = spades_env.raw_env if args.only == "raw_env" else spades_env.env
+        env = make(rules=args.rules, episode="hand")
+        rng = random.Random(0)
+        play_hand(env, rng, seed=WARM_SEED)  # first use (caches, lazy imports), in a run of 0 hands too
+        decisions = sum(play_hand(env, rng, seed) for seed in range(args.fixed_hands))
+        print(f"{args.only}: {args.fixed_hands} hands, {decisions} decisions")
+        return
     # Interleaved rounds: a shared, noisy machine slows every measurement of a round alike.
     runs = {
         "raw_env": lambda s, r: run_aec(spades_env.raw_env, args.rules, s, seed=r),

@@ -128,28 +128,20 @@ NO_NIL = -1  # numeric infos: nil_made of a seat that did not bid nil
 START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (or lose scores) from zero
 
 _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_MASK_BYTES = (NUM_ACTIONS + 7) // 8
-assert _MASK_BYTES * 8 == NUM_ACTIONS  # mask_array unpacks whole bytes
-
 
 _MASK_CACHE: dict[int, np.ndarray] = {}
-_MASK_CACHE_LIMIT = 50_000  # bid and lead masks repeat across hands; ~12 MB at the limit
-_FEW_LEGAL = 6
+_MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~12 MB at the limit
+_MASK_BITS = f"0{NUM_ACTIONS}b"  # the legal bitmask as NUM_ACTIONS binary digits, action NUM_ACTIONS - 1 first
+_DIGIT_BYTES = bytes.maketrans(b"01", bytes([0, 1]))
 
 
 def mask_array(legal: int) -> np.ndarray:
     """A fresh int8 action mask (length 88) of a legal-action bitmask."""
     cached = _MASK_CACHE.get(legal)
-    if cached is None and legal.bit_count() <= _FEW_LEGAL:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)  # a few bits: setting them beats unpacking 11 bytes
-        while legal:
-            low = legal & -legal
-            mask[low.bit_length() - 1] = 1
-            legal ^= low
-        return mask
     if cached is None:
-        cached = np.unpackbits(np.frombuffer(legal.to_bytes(_MASK_BYTES, "little"), dtype=np.uint8),
-                               bitorder="little").view(np.int8)
+        # Binary digits, reversed (action 0 first), as bytes 0/1: a few C calls, no per-bit Python loop.
+        digits = format(legal, _MASK_BITS)[::-1].encode().translate(_DIGIT_BYTES)
+        cached = np.frombuffer(digits, dtype=np.int8)  # read-only: only copies are handed out
         if len(_MASK_CACHE) >= _MASK_CACHE_LIMIT:
             _MASK_CACHE.clear()
         _MASK_CACHE[legal] = cached
@@ -416,17 +408,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         game = self._game
         rules = self.rules
         self._past_actions += [action for _, action in finished_hand.history]
-        per_seat = self.reward_scheme.hand_end(finished_hand.rules, np.asarray(result.points))
+        points = np.asarray(result.points)
+        per_seat = self.reward_scheme.hand_end(finished_hand.rules, points)
         episode_over = game.over or self.episode == "hand"
         if episode_over:
             if self.episode == "hand":
-                winner = int(hand_winner(np.asarray(result.points)))
+                winner = int(hand_winner(points))
             else:
                 winner = -1 if game.winner is None else game.winner
             per_seat = per_seat + self.reward_scheme.episode_end(rules, np.asarray(winner))
             self._final_hand = finished_hand
-        for s, a in enumerate(self.possible_agents):
-            self.rewards[a] = float(per_seat[s])
+        for a, reward in zip(self.possible_agents, np.asarray(per_seat, dtype=float).tolist()):
+            self.rewards[a] = reward
         shown = self.hand
         if self._quiet_info is None:
             info = hand_result_info(result)
@@ -443,7 +436,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             for a in self.agents:
                 self.terminations[a] = not truncated
                 self.truncations[a] = truncated
-            self._record["results"] = [hand_result_info(r) for r in game.results]
         else:
             self.agent_selection = self.possible_agents[game.hand.current]
 

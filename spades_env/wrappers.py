@@ -62,6 +62,8 @@ class LeanWrapper(OrderEnforcingWrapper, AssertOutOfBoundsWrapper, TerminateIlle
         self._terminated = False  # terminated by an illegal move
         self._has_reset = False
         self._has_updated = False
+        self._space: Any = None  # the action space last checked, and its bounds when it is Discrete
+        self._bounds: tuple[int, int] | None = None
 
     # Hot attributes read straight from the env; before reset they raise the
     # order-enforcing AttributeError (Python then falls back to __getattr__,
@@ -147,11 +149,17 @@ class LeanWrapper(OrderEnforcingWrapper, AssertOutOfBoundsWrapper, TerminateIlle
         return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """AECEnv.last over this wrapper, without the attribute fallbacks."""
-        agent = self.agent_selection
-        assert agent is not None
-        observation = self.observe(agent) if observe else None
+        """AECEnv.last over this wrapper, without the attribute fallbacks or a second call level."""
+        if not self._has_reset:
+            raise AttributeError(_BEFORE_RESET.format("agent_selection"))
         env = self.env
+        agent = env.agent_selection
+        assert agent is not None
+        observation = None
+        if observe:  # self.observe(agent), inlined: the agent is the one to act, so its observation is kept
+            observation = self._prev_obs = env.observe(agent)
+            infos = env.infos
+            self._prev_info = infos[agent] if agent in infos else {}
         return (observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent],
                 env.infos[agent])
 
@@ -166,14 +174,18 @@ class LeanWrapper(OrderEnforcingWrapper, AssertOutOfBoundsWrapper, TerminateIlle
             return
         self._has_updated = True
         agent = env.agent_selection
-        # AssertOutOfBoundsWrapper; an int in range is always in a Discrete space (skip the call).
+        dead = env.terminations[agent] or env.truncations[agent]
+        # AssertOutOfBoundsWrapper
+        space = env.action_space(agent)
         if action is None:
-            assert env.terminations[agent] or env.truncations[agent] or env.action_space(agent).contains(action), (
-                "action is not in action space")
+            assert dead or space.contains(action), "action is not in action space"
         else:
-            space = env.action_space(agent)
+            if space is not self._space:  # a Discrete space's bounds as ints (its start is a numpy integer)
+                self._space = space
+                self._bounds = (int(space.start), int(space.start + space.n)) if type(space) is Discrete else None
+            bounds = self._bounds
             # A Python int inside a Discrete space is in it (Discrete.contains says so, slower).
-            assert (type(space) is Discrete and type(action) is int and space.start <= action < space.start + space.n) \
+            assert (bounds is not None and type(action) is int and bounds[0] <= action < bounds[1]) \
                 or space.contains(action), "action is not in action space"
         # TerminateIllegalWrapper
         if self._prev_obs is None:
@@ -195,7 +207,6 @@ class LeanWrapper(OrderEnforcingWrapper, AssertOutOfBoundsWrapper, TerminateIlle
         self._prev_obs = None
         self._prev_info = None
         raw = self._raw
-        dead = env.terminations[agent] or env.truncations[agent]
         if self._terminated and dead:
             raw._was_dead_step(action)
         elif not dead and not prev_mask[action]:

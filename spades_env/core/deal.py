@@ -17,7 +17,7 @@ from .cards import CardError, deck, format_cards, parse_cards
 from .rules import Rules
 
 
-_PACKS = {jokers: np.array(deck(jokers)) for jokers in (False, True)}
+_PACKS = {jokers: deck(jokers) for jokers in (False, True)}
 
 
 class DealError(ValueError):
@@ -44,15 +44,14 @@ class Deal:
 def deal_cards(rules: Rules, rng: np.random.Generator, dealer: int) -> Deal:
     """Shuffle this hand's pack and deal one card at a time clockwise from the dealer's left."""
     pack = _PACKS[rules.jokers]
-    shuffled = pack[rng.permutation(len(pack))]
+    shuffled = [pack[i] for i in rng.permutation(len(pack)).tolist()]
     n = rules.num_players
     dealt = rules.hand_size * n
-    # Card i of the shuffled pack goes to seat (dealer + 1 + i) % n: column k of this grid.
-    grid = np.sort(shuffled[:dealt].reshape(rules.hand_size, n), axis=0)
-    hands = [None] * n
+    # Card i of the shuffled pack goes to seat (dealer + 1 + i) % n: every n-th card from the k-th.
+    hands = [()] * n
     for k in range(n):
-        hands[(dealer + 1 + k) % n] = tuple(grid[:, k].tolist())
-    return Deal(tuple(hands), tuple(sorted(shuffled[dealt:].tolist())))
+        hands[(dealer + 1 + k) % n] = tuple(sorted(shuffled[k:dealt:n]))
+    return Deal(tuple(hands), tuple(sorted(shuffled[dealt:])))
 
 
 def make_deal(rules: Rules, hands: Sequence[Iterable[str | int]]) -> Deal:

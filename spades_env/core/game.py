@@ -7,11 +7,12 @@ scored with :func:`score_hand`, the game-end rules are checked (RULES.md
 section 6) and, unless the game is over, the deal passes clockwise and the next
 hand is dealt.
 
-Game end, after each hand (``game_end``, on arrays of games: the batch engine
-and ``Game`` call the same function): if a side has reached ``target_score`` or fallen to
-``lose_score``, the side with the strictly highest score wins; if the highest
-score is shared, another hand is played. After ``max_hands`` hands without a
-winner the game is *truncated* (no winner).
+Game end, after each hand (``game_end`` on arrays of games for the batch engine,
+``game_end_one`` on one game for ``Game``: the same lines, ``_game_end``): if a
+side has reached ``target_score`` or fallen to ``lose_score``, the side with the
+strictly highest score wins; if the highest score is shared, another hand is
+played. After ``max_hands`` hands without a winner the game is *truncated* (no
+winner).
 
 Randomness: the first dealer (unless given) and every deal come from the
 ``numpy.random.Generator`` passed in; ``deals`` may supply the deals instead
@@ -28,7 +29,7 @@ import numpy as np
 from .deal import Deal, deal_cards
 from .hand import HandState, Phase
 from .rules import Rules
-from .scoring import Bid, HandScore, score_hand
+from .scoring import Bid, HandScore, pick, score_hand
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class HandResult:
 
 
 NO_WINNER = -1  # game_end's winner while the game goes on, or when it is truncated
+_OVER = Phase.OVER  # a plain reference for the hot path (looking up Phase.OVER on the class is slower)
 
 
 class GameError(ValueError):
@@ -113,26 +115,38 @@ class Game:
             raise GameError("the game is over; no action is legal")
         hand = self.hand
         hand.apply(action)
-        if hand.phase != Phase.OVER:
+        if hand.phase != _OVER:
             return None
         return self._finish_hand()
 
     def _finish_hand(self) -> HandResult:
         hand = self.hand
-        score = score_hand(hand.rules, hand.bids, hand.tricks_won, self.bags)
+        bids = hand.bids
+        score = score_hand(hand.rules, bids, hand.tricks_won, self.bags)
         self.scores = [s + p for s, p in zip(self.scores, score.points)]
         self.bags = list(score.bags)
-        result = HandResult(self.hand_index, self.dealer, hand.rules.name, hand.bids, tuple(hand.tricks_won),
+        result = HandResult(self.hand_index, self.dealer, hand.rules.name, bids, tuple(hand.tricks_won),
                             score, tuple(self.scores), tuple(self.bags))
         self.results.append(result)
         self.hand_index += 1
-        winner, truncated = game_end(self.rules, [self.scores], [self.hand_index])
-        self.winner = None if winner[0] == NO_WINNER else int(winner[0])
-        self.truncated = bool(truncated[0])
+        winner, truncated = game_end_one(self.rules, self.scores, self.hand_index)
+        self.winner = None if winner == NO_WINNER else winner
+        self.truncated = truncated
         if not self.over:
             self.dealer = (self.dealer + 1) % self.rules.num_players
             self.hand = self._new_hand()
         return result
+
+
+def _game_end(select, rules: Rules, best: Any, lowest: Any, leaders: Any, first_leader: Any,
+              hands_played: Any) -> tuple[Any, Any]:
+    """(winner, truncated) from each game's highest and lowest score, how many sides share the highest
+    and the first of them (ints of one game, or arrays; ``select``: ``pick`` or ``numpy.where``)."""
+    ended = best >= rules.target_score
+    if rules.lose_score is not None:
+        ended = ended | (lowest <= rules.lose_score)
+    winner = select(ended & (leaders == 1), first_leader, NO_WINNER)  # a shared highest score plays on
+    return winner, (winner == NO_WINNER) & (hands_played >= rules.max_hands)
 
 
 def game_end(rules: Rules, scores: Any, hands_played: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -140,22 +154,22 @@ def game_end(rules: Rules, scores: Any, hands_played: Any) -> tuple[np.ndarray, 
     winner is the winning side or -1 (RULES.md section 6)."""
     scores = np.asarray(scores, dtype=np.int64)
     best = scores.max(axis=1)
-    ended = best >= rules.target_score
-    if rules.lose_score is not None:
-        ended = ended | (scores.min(axis=1) <= rules.lose_score)
-    if ended.any():
-        unique = (scores == best[:, None]).sum(axis=1) == 1  # a shared highest score plays another hand
-        winner = np.where(ended & unique, scores.argmax(axis=1), NO_WINNER)
-    else:
-        winner = np.full(len(scores), NO_WINNER)
-    truncated = (winner == NO_WINNER) & (np.asarray(hands_played) >= rules.max_hands)
-    return winner, truncated
+    leaders = (scores == best[:, None]).sum(axis=1)
+    return _game_end(np.where, rules, best, scores.min(axis=1), leaders, scores.argmax(axis=1),
+                     np.asarray(hands_played))
+
+
+def game_end_one(rules: Rules, scores: Sequence[int], hands_played: int) -> tuple[int, bool]:
+    """``game_end`` of one game, on plain values: (winner or -1, truncated)."""
+    scores = list(scores)
+    best = max(scores)
+    return _game_end(pick, rules, best, min(scores), scores.count(best), scores.index(best), hands_played)
 
 
 def game_winner(rules: Rules, scores: Sequence[int]) -> int | None:
     """Winning side after a hand, or None when the game goes on (RULES.md section 6)."""
-    winner, _ = game_end(rules, [list(scores)], [0])
-    return None if winner[0] == NO_WINNER else int(winner[0])
+    winner, _ = game_end_one(rules, scores, 0)
+    return None if winner == NO_WINNER else winner
 
 
 def _checked_per_side(what: str, values: Sequence[int] | None, sides: int, allow_negative: bool) -> list[int]:

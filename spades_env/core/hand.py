@@ -88,6 +88,7 @@ class Transition(NamedTuple):
 
 
 _new_tuple = tuple.__new__  # builds a Transition without its Python-level __new__ (hot path)
+_card_bit = (1).__lshift__  # card -> its bit as one C call (every hand builds its seats' bitboards)
 
 def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> int:
     """Seat winning a trick: the highest trump, else the highest card of the suit led."""
@@ -140,7 +141,7 @@ class HandState:
         if len(self.scores) != rules.num_sides:
             raise ValueError(f"need {rules.num_sides} scores, got {len(self.scores)}")
         self.deal = deal
-        self.hands = [sum(1 << c for c in hand) for hand in deal.hands]
+        self.hands = [sum(map(_card_bit, hand)) for hand in deal.hands]
         self.looked = [False] * n
         self.bid_kinds = [BidKind.NONE] * n
         self.bid_values = [0] * n

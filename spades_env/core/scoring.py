@@ -2,10 +2,14 @@
 
 ``score_hands`` scores many hands at once (arrays with a leading batch axis,
 one rules object or a rotation's hand rules); ``score_hand`` checks one hand's
-inputs and calls it with a batch of one, so both engines share every line of
-the scoring below. ``score_hand`` knows nothing of the game around it: it takes the bags each
-side carries in and returns the points each side gains this hand and the bags
-it carries out (bags are their own counter, never read off the score).
+inputs and scores it on plain ints. Both run the same lines of arithmetic
+(``_seat_terms``, ``_side_outcome``, ``_carried_bags``, ``_nil_made``: written
+with arithmetic and a ``select`` only, ``numpy.where`` on arrays, :func:`pick`
+on ints) over the same per-rules tables, so both engines share every rule of the
+scoring below while one hand costs no numpy call. ``score_hand`` knows nothing
+of the game around it: it takes the bags each side carries in and returns the
+points each side gains this hand and the bags it carries out (bags are their
+own counter, never read off the score).
 
 Per side (a partnership, or one player in cutthroat), RULES.md section 5:
 
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -161,7 +165,6 @@ def side_members(rules: Rules) -> tuple[tuple[int, ...], ...]:
 
 _TEN_FOR_200, _BLIND = int(BidKind.TEN_FOR_200), int(BidKind.BLIND)
 _NUM_KINDS = len(BidKind)
-_PER_SEAT_ROWS = 5  # tricks, nil bags, number contract, counted tricks, nil points
 NO_NIL = -1  # nil_made of a seat that bid no nil
 _TABLE_CACHE: dict[tuple[int, ...], tuple[tuple[Rules, ...], "_ScoringTables"]] = {}
 _TABLE_CACHE_SIZE = 256
@@ -169,19 +172,33 @@ _TABLE_CACHE_SIZE = 256
 _SHARED_OPTIONS = ("num_players", "partnerships", "bag_limit", "bag_penalty")
 
 
+def pick(condition: Any, if_true: Any, if_false: Any) -> Any:
+    """``numpy.where`` for plain values: the select that the shared arithmetic below uses on one hand."""
+    return if_true if condition else if_false
+
+
+class _KindTables(NamedTuple):
+    """Lookups by bid: by ``code`` = ``r * NUM_KINDS + BidKind`` (``r``: index of the rules) whether the
+    seat's tricks count toward the contract (``counts_toward_contract``), whether they are bags of a nil,
+    the nil's value, whether it is a nil; by ``BidKind`` whether it is a number bid and whether it makes a
+    side contract. Arrays for many hands, tuples for one (the same values)."""
+
+    counts: Any
+    nil_bagging: Any
+    nil_value: Any
+    is_nil: Any
+    is_number: Any
+    side_kind: Any
+
+
 @dataclass(frozen=True)
 class _ScoringTables:
-    """Per tuple of rules, built once. By ``r * NUM_KINDS + BidKind`` code (``r``: index of the rules):
-    whether the seat's tricks count toward the contract (``counts_toward_contract``), whether it is a
-    nil, the nil's value; by ``BidKind`` whether it makes a side contract; by rules index the bag value
-    and the Boston bonus; ``side_matrix[seat, side]`` = 1 for the seat's side; each seat's side."""
+    """Per tuple of rules, built once: the bid lookups (``arrays`` and ``values``), by rules index the bag
+    value and the Boston bonus; ``side_matrix[seat, side]`` = 1 for the seat's side; each seat's side;
+    the seats of each side."""
 
-    counts: np.ndarray
-    is_nil: np.ndarray
-    nil_bagging: np.ndarray
-    is_number: np.ndarray
-    nil_value: np.ndarray
-    side_kind: np.ndarray
+    arrays: _KindTables
+    values: _KindTables
     bag_value: np.ndarray
     boston_bonus: np.ndarray
     side_matrix: np.ndarray
@@ -196,23 +213,24 @@ def _build_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
         if any(getattr(r, key) != getattr(first, key) for r in all_rules):
             raise ScoringError(f"score_hands: the rules of one call must share {key!r}")
 
-    def by_kind(value_of) -> list:
-        return [value_of(r, kind) for r in all_rules for kind in BidKind]
+    def by_code(value_of) -> np.ndarray:
+        return np.array([value_of(r, kind) for r in all_rules for kind in BidKind], dtype=np.int64)
 
     def nil_values(r: Rules, kind: BidKind) -> int:
         return {BidKind.NIL: r.nil_value, BidKind.BLIND_NIL: r.blind_nil_points}.get(kind, 0)
 
+    arrays = _KindTables(
+        counts=by_code(counts_toward_contract),
+        nil_bagging=by_code(lambda r, kind: kind in NIL_KINDS and not counts_toward_contract(r, kind)),
+        nil_value=by_code(nil_values),
+        is_nil=by_code(lambda r, kind: kind in NIL_KINDS).astype(bool),
+        is_number=np.array([kind == BidKind.NUMBER for kind in BidKind], dtype=np.int64),
+        side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool))
     seat_side = np.array([first.side_of(s) for s in range(first.num_players)], dtype=np.intp)
     side_matrix = np.zeros((first.num_players, first.num_sides), dtype=np.int64)
     side_matrix[np.arange(first.num_players), seat_side] = 1
     return _ScoringTables(
-        counts=np.array(by_kind(counts_toward_contract), dtype=np.int64),
-        is_nil=np.array(by_kind(lambda r, kind: kind in NIL_KINDS), dtype=bool),
-        nil_bagging=np.array(by_kind(lambda r, kind: kind in NIL_KINDS and not counts_toward_contract(r, kind)),
-                             dtype=np.int64),
-        is_number=np.array([kind == BidKind.NUMBER for kind in BidKind], dtype=np.int64),
-        nil_value=np.array(by_kind(nil_values), dtype=np.int64),
-        side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool),
+        arrays=arrays, values=_KindTables(*(tuple(table.tolist()) for table in arrays)),
         bag_value=np.array([r.bag_value for r in all_rules], dtype=np.int64),
         boston_bonus=np.array([r.boston_bonus for r in all_rules], dtype=np.int64),
         side_matrix=side_matrix, seat_side=seat_side, members=side_members(first),
@@ -235,7 +253,7 @@ _SINGLE_CACHE: dict[int, tuple[Rules, _ScoringTables]] = {}
 
 
 def _single_rules_tables(rules: Rules) -> _ScoringTables:
-    """``_scoring_tables((rules,))`` without building a key tuple (the batch engine's hot path)."""
+    """``_scoring_tables((rules,))`` without building a key tuple (the hot path of both engines)."""
     hit = _SINGLE_CACHE.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
@@ -244,6 +262,63 @@ def _single_rules_tables(rules: Rules) -> _ScoringTables:
         _SINGLE_CACHE.clear()
     _SINGLE_CACHE[id(rules)] = (rules, tables)
     return tables
+
+
+# ------------------------------------------------------------------ the arithmetic, stated once
+# Each function below is written with + - * // comparisons and a ``select`` only, so that the same lines
+# score one hand on plain ints (``select`` = ``pick``: fast, no numpy call) and many hands on arrays
+# (``select`` = ``numpy.where``: the batch engine). Per-seat terms are summed by side in between: by a
+# loop over a side's members for one hand, by a product with the side matrix for arrays.
+
+def _seat_terms(select, tab: _KindTables, kind: Any, code: Any, value: Any, won: Any) -> tuple:
+    """Per seat, the terms summed by side: tricks, nil bags (a nil's tricks that do not count), the
+    number contract, the tricks counted toward it, nil points."""
+    nil_value = tab.nil_value[code]
+    return (won, won * tab.nil_bagging[code], value * tab.is_number[kind], won * tab.counts[code],
+            select(won == 0, nil_value, -nil_value))
+
+
+def _side_contract_terms(select, kind: Any, value: Any) -> tuple:
+    """Per seat, the terms of a side contract summed by side: a 10 for 200 bid, a blind bid's tricks."""
+    return kind == _TEN_FOR_200, select(kind == _BLIND, value, 0)
+
+
+def _side_outcome(select, bag_value: Any, side_tricks: Any, nil_bags: Any, contract: Any, counted: Any,
+                  nil_points: Any, side_contract: tuple | None) -> tuple:
+    """(points before Boston and bag penalties, new bags, contract, made) of sides from their summed terms;
+    ``side_contract`` = (side contract?, 10 for 200 bid?, blind tricks) when one may have been bid."""
+    made = counted >= contract
+    over = counted - contract
+    points = nil_points + bag_value * nil_bags + select(
+        made, POINTS_PER_BID_TRICK * contract + bag_value * over, -POINTS_PER_BID_TRICK * contract)
+    new_bags = nil_bags + over * made
+    if side_contract is not None:  # every trick of the side counts toward it (``counted_tricks``)
+        is_side, has_ten, blind_value = side_contract
+        sp_contract = select(has_ten, TEN_FOR_200_TRICKS, blind_value)
+        value = select(has_ten, TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * sp_contract)
+        sp_made = side_tricks >= sp_contract
+        sp_bags = select(sp_made, side_tricks - sp_contract, 0)
+        points = select(is_side, select(sp_made, value + bag_value * sp_bags, -value), points)
+        new_bags = select(is_side, sp_bags, new_bags)
+        contract = select(is_side, sp_contract, contract)
+        made = select(is_side, sp_made, made)
+    return points, new_bags, contract, made
+
+
+def _carried_bags(first: Rules, points: Any, new_bags: Any, bags_before: Any) -> tuple:
+    """(points, bags carried out, bag penalties) after the bag limit: each ``bag_limit`` bags carried
+    cost ``bag_penalty`` and are removed."""
+    bags = bags_before + new_bags
+    if first.bag_limit is None:
+        return points, bags, bags * 0
+    penalties = bags // first.bag_limit
+    return points - penalties * first.bag_penalty, bags - penalties * first.bag_limit, penalties
+
+
+def _nil_made(select, is_nil: Any, cancelled: Any, won: Any) -> Any:
+    """Per seat: 1 / 0 for a nil made / failed, NO_NIL without one (or when the partner's side bid
+    cancelled it)."""
+    return select(is_nil & (cancelled == 0), won == 0, NO_NIL)
 
 
 @dataclass(frozen=True)
@@ -259,21 +334,6 @@ class HandScores:
     made: np.ndarray  # (k, sides) bool
     boston: np.ndarray  # (k, sides) bool
     nil_made: np.ndarray  # (k, seats): -1 no nil, 0 failed, 1 made
-
-
-def _side_contracts(tab: _ScoringTables, kinds: np.ndarray, values: np.ndarray, side_tricks: np.ndarray,
-                    bag_value: Any) -> tuple[np.ndarray, ...]:
-    """(side contract?, contract, made, points, new bags) of the sides with a 10 for 200 or a blind bid:
-    every trick of the side counts toward it (``counted_tricks``)."""
-    per_seat = np.stack([kinds == _TEN_FOR_200, np.where(kinds == _BLIND, values, 0), tab.side_kind.take(kinds)],
-                        axis=1)
-    has_ten, blind_value, side_kind = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
-    contract = np.where(has_ten > 0, TEN_FOR_200_TRICKS, blind_value)
-    value = np.where(has_ten > 0, TEN_FOR_200_POINTS, BLIND_BID_MULTIPLIER * POINTS_PER_BID_TRICK * contract)
-    made = side_tricks >= contract
-    new_bags = np.where(made, side_tricks - contract, 0)
-    points = np.where(made, value + bag_value * new_bags, -value)
-    return side_kind > 0, contract, made, points, new_bags
 
 
 def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks: Any, bags_before: Any,
@@ -295,43 +355,25 @@ def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks:
         rules_index = np.asarray(rules_index, dtype=np.intp)
         code = kinds + (rules_index * _NUM_KINDS)[:, None]
         bag_value, boston_bonus = tab.bag_value.take(rules_index)[:, None], tab.boston_bonus.take(rules_index)[:, None]
-    nil_ok = tricks == 0
-    # Per seat, summed by side: tricks, nil bags (a nil's tricks that do not count), the number
-    # contract, the tricks counted toward it, nil points (a few whole-array operations: this runs
-    # at every hand end of the batch engine).
-    per_seat = np.empty((kinds.shape[0], _PER_SEAT_ROWS, kinds.shape[1]), np.int64)
-    per_seat[:, 0] = tricks
-    np.multiply(tricks, tab.nil_bagging.take(code), out=per_seat[:, 1])
-    np.multiply(values, tab.is_number.take(kinds), out=per_seat[:, 2])
-    np.multiply(tricks, tab.counts.take(code), out=per_seat[:, 3])
-    nil_value = tab.nil_value.take(code)
-    np.copyto(per_seat[:, 4], np.where(nil_ok, nil_value, -nil_value))
-    side_tricks, nil_bags, contract, counted, points = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
-    made = counted >= contract
-    over = counted - contract
-    points = points + bag_value * nil_bags + np.where(
-        made, POINTS_PER_BID_TRICK * contract + bag_value * over, -POINTS_PER_BID_TRICK * contract)
-    new_bags = nil_bags + over * made
-    is_nil = tab.is_nil.take(code)
-    if tab.side_kind.take(kinds).any():
-        side_contract, sp_contract, sp_made, sp_points, sp_bags = _side_contracts(tab, kinds, values, side_tricks,
-                                                                                  bag_value)
-        points = np.where(side_contract, sp_points, points)
-        new_bags = np.where(side_contract, sp_bags, new_bags)
-        contract = np.where(side_contract, sp_contract, contract)
-        made = np.where(side_contract, sp_made, made)
-        is_nil = is_nil & ~side_contract[:, tab.seat_side]  # a nil cancelled by the partner's side bid
+    lookup = tab.arrays
+    # Per seat, summed by side with one product: (k, terms, seats) @ (seats, sides).
+    per_seat = np.stack(_seat_terms(np.where, lookup, kinds, code, values, tricks), axis=1)
+    side_tricks, nil_bags, contract, counted, nil_points = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
+    side_contract = None
+    cancelled = False
+    seat_side_kind = lookup.side_kind.take(kinds)
+    if seat_side_kind.any():
+        per_seat = np.stack((seat_side_kind,) + _side_contract_terms(np.where, kinds, values), axis=1)
+        is_side, has_ten, blind_value = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
+        side_contract = (is_side > 0, has_ten > 0, blind_value)
+        cancelled = side_contract[0][:, tab.seat_side]  # a nil cancelled by the partner's side bid
+    points, new_bags, contract, made = _side_outcome(np.where, bag_value, side_tricks, nil_bags, contract, counted,
+                                                     nil_points, side_contract)
     boston = side_tricks == first.num_tricks
     if tab.any_boston_bonus:
-        points = points + np.where(boston, boston_bonus, 0)
-    bags = np.asarray(bags_before, dtype=np.int64) + new_bags
-    if first.bag_limit is not None:
-        penalties = bags // first.bag_limit
-        bags = bags - penalties * first.bag_limit
-        points = points - penalties * first.bag_penalty
-    else:
-        penalties = np.zeros_like(bags)
-    nil_made = np.where(is_nil, nil_ok, NO_NIL)
+        points = points + boston * boston_bonus
+    points, bags, penalties = _carried_bags(first, points, new_bags, np.asarray(bags_before, dtype=np.int64))
+    nil_made = _nil_made(np.where, lookup.is_nil.take(code), cancelled, tricks)
     return HandScores(points, bags, new_bags, penalties, contract, side_tricks, made, boston, nil_made)
 
 
@@ -354,9 +396,27 @@ def _check_inputs(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags
 def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_before: Sequence[int]) -> HandScore:
     """Points and carried bags of every side for a finished hand (pure)."""
     _check_inputs(rules, bids, tricks, bags_before)
-    one = score_hands(rules, [[b.kind for b in bids]], [[b.value for b in bids]], [list(tricks)], [list(bags_before)])
-    columns = zip(*(getattr(one, name)[0].tolist() for name in (
-        "points", "bags", "new_bags", "bag_penalties", "contracts", "tricks", "made", "boston")))
-    sides = tuple(SideScore(*side) for side in columns)
-    nil_made = tuple(None if x == NO_NIL else bool(x) for x in one.nil_made[0].tolist())
-    return HandScore(sides, nil_made)
+    tab = _single_rules_tables(rules)
+    lookup = tab.values
+    kinds = [int(b.kind) for b in bids]
+    values = [int(b.value) for b in bids]
+    tricks = [int(t) for t in tricks]
+    per_seat = [_seat_terms(pick, lookup, k, k, v, t) for k, v, t in zip(kinds, values, tricks)]
+    sides = []
+    nil_made: list[bool | None] = [None] * rules.num_players
+    for side, members in enumerate(tab.members):
+        sums = [sum(column) for column in zip(*(per_seat[m] for m in members))]
+        side_contract = None
+        if any(lookup.side_kind[kinds[m]] for m in members):
+            has_ten, blind_value = (sum(column) for column in zip(*(
+                _side_contract_terms(pick, kinds[m], values[m]) for m in members)))
+            side_contract = (True, has_ten > 0, blind_value)
+        points, new_bags, contract, made = _side_outcome(pick, rules.bag_value, *sums, side_contract)
+        boston = sums[0] == rules.num_tricks
+        points, bags, penalties = _carried_bags(rules, points + boston * rules.boston_bonus, new_bags,
+                                                int(bags_before[side]))
+        sides.append(SideScore(points, bags, new_bags, penalties, contract, sums[0], made, boston))
+        for m in members:
+            made_nil = _nil_made(pick, lookup.is_nil[kinds[m]], side_contract is not None, tricks[m])
+            nil_made[m] = None if made_nil == NO_NIL else made_nil
+    return HandScore(tuple(sides), tuple(nil_made))

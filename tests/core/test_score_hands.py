@@ -1,6 +1,6 @@
 """The array scoring (``score_hands``) and the array game end (``game_end``) against the scalar forms.
 
-``score_hand`` scores one hand by calling ``score_hands`` with a batch of one; here a batch of many
+``score_hand`` scores one hand on plain ints with the same lines as ``score_hands``; here a batch of many
 random hands (every bid kind each preset allows, random tricks and carried bags) is scored at once
 and each row is compared with ``score_hand`` on that hand alone, and with the loop-based reference
 below (the scalar scoring as it was before the array form, kept as an independent statement of
