@@ -26,7 +26,7 @@ One job per module:
   rollouts).
 """
 
-from .agent import HeuristicAgent, act_from_state, decide, table_from_state, table_from_view
+from .agent import ClassicHeuristicAgent, HeuristicAgent, act_from_state, decide, table_from_state, table_from_view
 from .bidding import (
     DEFAULT_BID_PARAMS,
     BidParams,
@@ -37,10 +37,11 @@ from .bidding import (
     nil_risk,
 )
 from .play import choose_card
-from .table import TABLES, TRUMPS_DESC, Table, beat_prob, highest, lowest, p_hold, side_need
+from .table import CLASSIC, STRONG, TABLES, TRUMPS_DESC, Style, Table, beat_prob, highest, lowest, p_hold, side_need
 
 __all__ = [
-    "DEFAULT_BID_PARAMS", "TABLES", "TRUMPS_DESC", "BidParams", "HeuristicAgent", "Table", "act_from_state",
+    "CLASSIC", "DEFAULT_BID_PARAMS", "STRONG", "TABLES", "TRUMPS_DESC", "BidParams", "ClassicHeuristicAgent",
+    "HeuristicAgent", "Style", "Table", "act_from_state",
     "beat_prob", "choose_bid", "choose_blind", "choose_card", "choose_exchange", "decide", "estimate_tricks",
     "highest", "lowest", "nil_risk", "p_hold", "side_need", "table_from_state", "table_from_view",
 ]

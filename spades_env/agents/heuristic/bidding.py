@@ -30,7 +30,7 @@ from ...core import actions as A
 from ...core.cards import CARD_SUIT, NUM_RANKS, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from ...core.rules import POINTS_PER_BID_TRICK, Rules
 from ...core.scoring import NIL_KINDS, BidKind
-from .table import ACE, BAG_PRESSURE_MARGIN, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC
+from .table import ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style
 
 # ---- trick estimate
 # Side-suit honour values by suit length (index = cards held in the suit).
@@ -106,6 +106,7 @@ OVERBID_SLACK = 0.5  # the table is over-bid when its total plus the estimate ex
 # ---- blind decisions
 BLIND_NIL_DEFICIT = 200  # behind by this much: blind nil
 BLIND_NIL_LATE = (100, 120)  # or behind by 100 with the leader within 120 of the target
+STRICT_BLIND_NIL = (200, 100)  # strict: behind by this much with the leader within this much of the target
 BLIND_BID_DEFICIT = 150  # behind by this much: a blind bid
 BLIND_BID_LATE = (50, 100)  # or behind by more than 50 with the leader within 100 of the target
 
@@ -341,6 +342,7 @@ def choose_bid(
     scores: Sequence[int],
     bags: Sequence[int],
     params: BidParams = DEFAULT_BID_PARAMS,
+    style: Style = CLASSIC,
 ) -> int:
     """A bid action for seat ``me`` (seats may be slots); ``scores``/``bags`` per seat (its side's)."""
     if not legal & (legal - 1):
@@ -357,7 +359,7 @@ def choose_bid(
 
 
 def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores: Sequence[int],
-                 target_score: int) -> int:
+                 target_score: int, style: Style = CLASSIC) -> int:
     """At a blind decision: blind nil or a blind bid only as a comeback, else look at the cards."""
     n = rules.num_players
     own = scores[me]
@@ -367,6 +369,9 @@ def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores
     partner_kind = kinds[partner] if partner is not None else BidKind.NONE
     late_deficit, late_margin = BLIND_NIL_LATE
     desperate = deficit >= BLIND_NIL_DEFICIT or (deficit >= late_deficit and best_other >= target_score - late_margin)
+    if style.strict_blind_nil:  # a blind nil fails often: only when the game is otherwise lost
+        strict_deficit, strict_margin = STRICT_BLIND_NIL
+        desperate = deficit >= strict_deficit and best_other >= target_score - strict_margin
     if legal >> A.BLIND_NIL & 1 and desperate and partner_kind not in NIL_KINDS:
         return A.BLIND_NIL
     blind_bids = [a for a in A.BLIND_BID_ACTIONS if legal >> a & 1]

@@ -38,6 +38,8 @@ def _want_tricks(t: Table, need: int, left: int) -> bool:
         return set_chance
     if need > 0:
         return True
+    if t.style.bag_ducking:  # made: every further trick is a bag
+        return set_chance
     bag_limit = t.rules.bag_limit
     pressure = bag_limit is not None and t.bags[t.me] - need >= bag_limit - BAG_PRESSURE_MARGIN
     return set_chance or not pressure

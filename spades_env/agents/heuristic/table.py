@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Sequence
 
 from ...core.cards import (
@@ -46,6 +47,24 @@ NO_CARD = -1
 MAX_POWER = 99  # above every card's power: the start of a search for the lowest
 NUMBER_BID = BidKind.NUMBER
 BAG_PRESSURE_MARGIN = 3  # bags this close to the limit make overtricks costly (play ducks, bids go up)
+
+
+# ----------------------------------------------------------------------- style
+@dataclass(frozen=True)
+class Style:
+    """Which behaviours of the stronger heuristic are on; ``Style()`` (all off) is the classic heuristic."""
+
+    bag_ducking: bool = False  # duck once the side's contract is made, unless an opponent side can be set
+    strict_blind_nil: bool = False  # blind nil only when the leader is about to win and far ahead
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if not isinstance(getattr(self, f.name), bool):
+                raise TypeError(f"style option {f.name} must be True or False, got {getattr(self, f.name)!r}")
+
+
+CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
+STRONG = Style(**{f.name: True for f in fields(Style)})  # every improvement on: the ``heuristic`` agent
 
 
 # ----------------------------------------------------------------- card tables
@@ -102,11 +121,11 @@ class Table:
     """Everything the play logic reads at one decision (seats are 0..n-1, ``me`` to act)."""
 
     __slots__ = ("rules", "n", "me", "partner", "hand", "legal", "trick_seats", "trick_cards", "kinds", "values",
-                 "won", "trick_index", "gone", "voids", "bags", "tables", "unseen", "held", "opps")
+                 "won", "trick_index", "gone", "voids", "bags", "tables", "unseen", "held", "opps", "style")
 
     def __init__(self, rules: Rules, me: int, hand: int, legal: int, trick_seats: Sequence[int],
                  trick_cards: Sequence[int], kinds: Sequence[int], values: Sequence[int], won: Sequence[int],
-                 gone: int, voids: Sequence[int], bags: Sequence[int]):
+                 gone: int, voids: Sequence[int], bags: Sequence[int], style: Style = CLASSIC):
         n = rules.num_players
         partner = rules.partner_of(me)
         self.rules = rules
@@ -129,6 +148,7 @@ class Table:
         size = rules.hand_size - self.trick_index
         self.held = [size - (1 if s in trick_seats else 0) for s in range(n)]
         self.opps = [s for s in range(n) if s != me and s != self.partner]
+        self.style = style
 
 
 def side_need(t: Table, seat: int) -> int:
