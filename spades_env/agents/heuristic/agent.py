@@ -41,7 +41,8 @@ def table_from_view(view, rules: Rules, legal: int, voids: Sequence[int], style:
     for m in view.played[:n]:
         gone |= m
     return Table(rules, AGENT_SLOT, view.hand, legal, seats, cards, list(view.bid_kinds[:n]),
-                 list(view.bid_values[:n]), list(view.tricks_won[:n]), gone, voids, list(view.bags[:n]), style)
+                 list(view.bid_values[:n]), list(view.tricks_won[:n]), gone, voids, list(view.bags[:n]), style,
+                 list(view.scores[:n]))
 
 
 def table_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequence[int],
@@ -51,8 +52,10 @@ def table_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Seque
     for m in state.played:
         gone |= m
     seat = state.current
+    scores = [state.scores[state.rules.side_of(s)] for s in range(state.num_players)]
     return Table(state.rules, seat, state.hands[seat], state.legal_mask(), state.trick_seats, state.trick_cards,
-                 state.bid_kinds, state.bid_values, state.tricks_won, gone, voids, bags_by_seat, style)
+                 state.bid_kinds, state.bid_values, state.tricks_won, gone, voids, bags_by_seat, style,
+                 scores)
 
 
 def act_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequence[int],
