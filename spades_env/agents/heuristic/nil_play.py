@@ -112,7 +112,7 @@ def play_cover(t: Table, need: int, want: bool = True) -> int:
     # The partner is still to play: make the trick high so that it can duck.
     if winners:
         return _cover_high(t, winners, led, rivals)
-    if t.style.nil_cover and best_seat != partner:  # already above the partner: keep the high cards
+    if t.style.nil_cover:  # the trick is already above the partner: keep the high cards
         return dump(t, led, losers)
     follow = t.legal & SUIT_MASKS[led]
     if follow:
