@@ -102,6 +102,7 @@ DESPERATE_NUMBER_DISCOUNT = 0.7
 DESPERATE_RISK_ALLOWANCE = 0.1
 NIL_COVER_BID = (0.5, 4, 2)  # covering a partner's nil: round the estimate (+0.5), at least min(4, est + 2)
 OVERBID_SLACK = 0.5  # the table is over-bid when its total plus the estimate exceeds the tricks by this
+UNDERBID_SPARE = 4  # strong style, last bidder: the table is under-bid when this many tricks are left over
 
 # ---- blind decisions
 BLIND_NIL_DEFICIT = 200  # behind by this much: blind nil
@@ -315,7 +316,7 @@ def _nil_wins(b: _Bidding, values: Sequence[int], params: BidParams) -> bool:
     return risk < threshold and nil_points > number_points
 
 
-def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int]) -> int:
+def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], style: Style) -> int:
     """The number to bid: the estimate (with the bias), shaded down at an over-bid table."""
     rules = b.rules
     est = b.est
@@ -329,6 +330,9 @@ def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[
         target = int(est + b.bias)
         if table_total + est > num_tricks + OVERBID_SLACK and bids_before:
             target -= 1
+        last = len(bids_before) == rules.num_players - 1
+        if style.underbid_raise and last and table_total + target <= num_tricks - UNDERBID_SPARE:
+            target += 1  # spare tricks fall to someone as bags: count one of them
     return max(1, min(target, num_tricks))
 
 
@@ -355,7 +359,7 @@ def choose_bid(
             return A.BID_OFFSET
         if _nil_wins(b, values, params):
             return A.BID_OFFSET
-    return _nearest_bid(legal, _number_target(b, me, kinds, values))
+    return _nearest_bid(legal, _number_target(b, me, kinds, values, style))
 
 
 def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores: Sequence[int],
