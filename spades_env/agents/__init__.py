@@ -1,7 +1,7 @@
 """Baseline agents and the agent registry.
 
 ``make_agent(name, **options)`` builds an agent by name (``random``,
-``heuristic``, ``pimc``), by checkpoint path or by released policy name (see
+``heuristic``, ``heuristic_classic``, ``pimc``), by checkpoint path or by released policy name (see
 :mod:`spades_env.agents.registry`). Every agent has ``act(observation)`` on
 the env's observation dict and ``act_batch(obs, mask)`` on batch rows.
 """

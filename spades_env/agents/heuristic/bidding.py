@@ -15,7 +15,11 @@
   estimate of 11+, and always picks a legal action (mirror's forced bid,
   suicide's pairing, ``max_team_bid`` and no-hook limits come from the mask).
 * :func:`choose_blind`: blind nil (or a Barmore blind bid) only as a
-  comeback when far behind.
+  comeback when far behind (strong style: only when 200 behind a leader
+  within 100 of the target; a blind nil without an exchange fails about
+  three times in four).
+* Strong style, last bidder: one trick more when the table's bids leave 4
+  or more tricks spare (they fall to someone as bags).
 * :func:`choose_exchange` (blind nil): the nil bidder passes its most
   dangerous cards (high spades, aces, kings); its partner passes back its
   lowest side cards.

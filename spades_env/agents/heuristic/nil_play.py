@@ -4,7 +4,9 @@
   least likely to win; discards the most dangerous card.
 * Cover (:func:`play_cover`): win high above the partner (or before it, so
   that it can duck); lead winners, suits the partner lacks, else the
-  highest card of the longest side suit.
+  highest card of the longest side suit. Strong style: when the trick is
+  already above the partner, keep the high cards (play low) and take no
+  bags the side does not want.
 * Defence (:func:`attack_nil`): play under the nil bidder when it is
   winning, keep the trick low while it is still to play, lead low in the
   suits it holds.

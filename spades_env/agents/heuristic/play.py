@@ -5,6 +5,11 @@ are bags, ducks); cover a partner's nil; attack an opponent's nil (unless the
 side needs nearly every trick left); otherwise win tricks while the side
 needs them or can set the opponents, and duck once the contract is safe and
 bags are near the limit (or the side is set and the opponents cannot be).
+
+Strong style (:class:`~.table.Style`): duck as soon as the contract is made
+(every further trick is a bag) unless an opponent side can be set, and count
+an opponent side that would win the game by making its contract as settable
+with any number of tricks to spare.
 """
 
 from __future__ import annotations
