@@ -7,6 +7,11 @@ success side by side and the time per decision of each agent.
 
     python benchmarks/heuristic_strength.py [--workers N] [--out DIR] [--quick] [--ablate]
 
+Measured 2026-12-01 (seed 0, 2 workers): ``heuristic`` won 576 of 1,000 games (57.6%, Wilson 95% CI
+54.5-60.6%); on 2,000 duplicate deals plain points per deal -0.10 [-0.55, +0.34] and bag-adjusted
++4.54 [+4.03, +5.04]; bags per hand 1.06 vs 1.52, exact bids 25.2% vs 16.4%; time per decision
+0.697 vs 0.689 ms in the same run.
+
 ``--ablate`` also plays the deals once per switch of the heuristic's
 :class:`~spades_env.agents.heuristic.Style` with that switch set back to its classic value, so that
 each improvement is measured on its own. The same numbers come from the command line, e.g.
