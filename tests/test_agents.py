@@ -9,6 +9,7 @@ import pytest
 import spades_env
 from spades_env.aec import mask_array
 from spades_env.agents import (
+    ClassicHeuristicAgent,
     HeuristicAgent,
     PIMCAgent,
     RandomAgent,
@@ -214,7 +215,8 @@ def test_blind_nil_only_when_far_behind_and_exchange_passes_danger():
     assert state.phase == Phase.BLIND
     assert HeuristicAgent().act(observation(state)) == SEE_CARDS
     state = HandState(rules, deal_cards(rules, rng, 3), dealer=3, scores=[0, 350])
-    assert HeuristicAgent().act(observation(state, scores=[0, 350])) == BLIND_NIL
+    # The classic thresholds (behind by 200+); the stronger heuristic's stricter ones: test_heuristic_styles.py.
+    assert ClassicHeuristicAgent().act(observation(state, scores=[0, 350])) == BLIND_NIL
     # Pagat: a blind nil bidder passes its most dangerous card first.
     rules = preset("pagat")
     hands = ["AS KS 2S 3S 2C 3C 4C 5C 2D 3D 4D 5D 6D", "4S 5S 6S 7S 8S 6C 7C 8C 9C 7D 8D 9D TD",
@@ -566,7 +568,7 @@ def test_residual_policy_with_a_large_prior_plays_the_heuristics_cards(tmp_path,
 
     residual = _residual_agent(tmp_path, 1e3, on_bids)
     assert residual.describe()["prior_weight"] == 1e3
-    reference = HeuristicAgent()
+    reference = ClassicHeuristicAgent()  # the prior is the classic heuristic
     env = spades_env.env(rules="standard", episode="hand")
     env.reset(seed=5)
     cards = bids_matched = bids = 0

@@ -1,13 +1,13 @@
 """Baseline agents and the agent registry.
 
 ``make_agent(name, **options)`` builds an agent by name (``random``,
-``heuristic``, ``pimc``), by checkpoint path or by released policy name (see
+``heuristic``, ``heuristic_classic``, ``pimc``), by checkpoint path or by released policy name (see
 :mod:`spades_env.agents.registry`). Every agent has ``act(observation)`` on
 the env's observation dict and ``act_batch(obs, mask)`` on batch rows.
 """
 
 from .base import Agent, AgentProtocol, legal_actions, make_rng, mask_bits
-from .heuristic import HeuristicAgent, choose_bid, choose_card, estimate_tricks, nil_risk
+from .heuristic import ClassicHeuristicAgent, HeuristicAgent, choose_bid, choose_card, estimate_tricks, nil_risk
 from .knowledge import VoidTracker, rules_from_view
 from .pimc import PIMCAgent
 from .random_agent import RandomAgent
@@ -22,11 +22,12 @@ from .registry import (
 )
 
 register_agent("random", RandomAgent, "uniform over the legal actions")
-register_agent("heuristic", HeuristicAgent, "rule-based: trick-counting bids, priority-driven play")
+register_agent("heuristic", HeuristicAgent, "rule-based: trick-counting bids, bag-aware priority-driven play")
+register_agent("heuristic_classic", ClassicHeuristicAgent, "the heuristic before its bag-aware improvements")
 register_agent("pimc", PIMCAgent, "perfect-information Monte Carlo over sampled hands (card play and bids)")
 
 __all__ = [
-    "Agent", "AgentProtocol", "HeuristicAgent", "PIMCAgent", "RandomAgent", "UnknownAgentError", "VoidTracker",
+    "Agent", "AgentProtocol", "ClassicHeuristicAgent", "HeuristicAgent", "PIMCAgent", "RandomAgent", "UnknownAgentError", "VoidTracker",
     "available_agents", "choose_bid", "choose_card", "estimate_tricks", "legal_actions", "load_checkpoint",
     "make_agent", "make_rng", "mask_bits", "nil_risk", "register_agent", "register_checkpoint_loader",
     "released_policies", "rules_from_view",

@@ -10,8 +10,8 @@ Importing this module registers:
 
 A policy agent plays the most probable legal action by default
 (``greedy=False`` samples, with ``temperature``). A policy residual over the
-heuristic (``PolicyNet.prior_weight`` > 0) gets its prior from a
-:class:`~spades_env.agents.heuristic.HeuristicAgent` at each decision.
+heuristic (``PolicyNet.prior_weight`` > 0) gets its prior from the classic
+heuristic (:class:`~spades_env.agents.heuristic.ClassicHeuristicAgent`) at each decision.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..nn import torch  # noqa: I001 - first, so that a missing torch is reporte
 from ..core.actions import BID_OFFSET
 from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, apply_prior, load_policy, masked_logits, safe_load
 from .base import Agent, check_observation
-from .heuristic import HeuristicAgent
+from .heuristic import ClassicHeuristicAgent
 from .registry import POLICY_DIR, register_agent, register_checkpoint_loader
 
 RELEASED_POLICY = POLICY_DIR / "ppo.pt"
@@ -59,7 +59,8 @@ class PolicyAgent(Agent):
         self.temperature = float(temperature)
         self.device = device
         self.path = path
-        self.heuristic = HeuristicAgent() if policy.prior_weight > 0 else None
+        # The classic heuristic: the prior the released policy was trained with.
+        self.heuristic = ClassicHeuristicAgent() if policy.prior_weight > 0 else None
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 Three ways an agent is found, in this order:
 
-1. A registered name (``random``, ``heuristic``, ``pimc``, and whatever
+1. A registered name (``random``, ``heuristic``, ``heuristic_classic``, ``pimc``, and whatever
    :func:`register_agent` adds): the factory is called with the options.
 2. A checkpoint path (an existing file, or a name ending in a checkpoint
    suffix such as ``.pt``): each registered checkpoint loader

@@ -24,9 +24,22 @@ One job per module:
   observation: seat numbers are slots, the agent is 0) and
   :func:`act_from_state` (from a core hand state, for the PIMC agent's
   rollouts).
+
+Two styles (:class:`Style`, in :mod:`.table`): :data:`STRONG`, played by
+:class:`HeuristicAgent` (``heuristic``), and :data:`CLASSIC` (every switch
+off: the play before the bag-aware improvements), played by
+:class:`ClassicHeuristicAgent` (``heuristic_classic``) and the default of
+every function here, so that the PIMC agent's rollouts and the trained
+policy's prior play as before. The switches: bag ducking once the side's
+contract is made (unless an opponent side can be set), score-aware set play
+(an opponent side that would win the game by making its contract is set at
+any cost), nil cover that keeps its high cards when the trick is already
+above the nil partner, a stricter blind nil, and a raise by the last bidder
+when the table's bids leave tricks to spare. Each switch is also an agent
+option (``make_agent("heuristic", bag_ducking=False)``).
 """
 
-from .agent import HeuristicAgent, act_from_state, decide, table_from_state, table_from_view
+from .agent import ClassicHeuristicAgent, HeuristicAgent, act_from_state, decide, table_from_state, table_from_view
 from .bidding import (
     DEFAULT_BID_PARAMS,
     BidParams,
@@ -37,10 +50,11 @@ from .bidding import (
     nil_risk,
 )
 from .play import choose_card
-from .table import TABLES, TRUMPS_DESC, Table, beat_prob, highest, lowest, p_hold, side_need
+from .table import CLASSIC, STRONG, TABLES, TRUMPS_DESC, Style, Table, beat_prob, highest, lowest, p_hold, side_need
 
 __all__ = [
-    "DEFAULT_BID_PARAMS", "TABLES", "TRUMPS_DESC", "BidParams", "HeuristicAgent", "Table", "act_from_state",
+    "CLASSIC", "DEFAULT_BID_PARAMS", "STRONG", "TABLES", "TRUMPS_DESC", "BidParams", "ClassicHeuristicAgent",
+    "HeuristicAgent", "Style", "Table", "act_from_state",
     "beat_prob", "choose_bid", "choose_blind", "choose_card", "choose_exchange", "decide", "estimate_tricks",
     "highest", "lowest", "nil_risk", "p_hold", "side_need", "table_from_state", "table_from_view",
 ]

@@ -15,7 +15,11 @@
   estimate of 11+, and always picks a legal action (mirror's forced bid,
   suicide's pairing, ``max_team_bid`` and no-hook limits come from the mask).
 * :func:`choose_blind`: blind nil (or a Barmore blind bid) only as a
-  comeback when far behind.
+  comeback when far behind (strong style: only when 200 behind a leader
+  within 100 of the target; a blind nil without an exchange fails about
+  three times in four).
+* Strong style, last bidder: one trick more when the table's bids leave 4
+  or more tricks spare (they fall to someone as bags).
 * :func:`choose_exchange` (blind nil): the nil bidder passes its most
   dangerous cards (high spades, aces, kings); its partner passes back its
   lowest side cards.
@@ -30,7 +34,7 @@ from ...core import actions as A
 from ...core.cards import CARD_SUIT, NUM_RANKS, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from ...core.rules import POINTS_PER_BID_TRICK, Rules
 from ...core.scoring import NIL_KINDS, BidKind
-from .table import ACE, BAG_PRESSURE_MARGIN, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC
+from .table import ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style
 
 # ---- trick estimate
 # Side-suit honour values by suit length (index = cards held in the suit).
@@ -102,10 +106,12 @@ DESPERATE_NUMBER_DISCOUNT = 0.7
 DESPERATE_RISK_ALLOWANCE = 0.1
 NIL_COVER_BID = (0.5, 4, 2)  # covering a partner's nil: round the estimate (+0.5), at least min(4, est + 2)
 OVERBID_SLACK = 0.5  # the table is over-bid when its total plus the estimate exceeds the tricks by this
+UNDERBID_SPARE = 4  # strong style, last bidder: the table is under-bid when this many tricks are left over
 
 # ---- blind decisions
 BLIND_NIL_DEFICIT = 200  # behind by this much: blind nil
 BLIND_NIL_LATE = (100, 120)  # or behind by 100 with the leader within 120 of the target
+STRICT_BLIND_NIL = (200, 100)  # strict: behind by this much with the leader within this much of the target
 BLIND_BID_DEFICIT = 150  # behind by this much: a blind bid
 BLIND_BID_LATE = (50, 100)  # or behind by more than 50 with the leader within 100 of the target
 
@@ -314,7 +320,7 @@ def _nil_wins(b: _Bidding, values: Sequence[int], params: BidParams) -> bool:
     return risk < threshold and nil_points > number_points
 
 
-def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int]) -> int:
+def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], style: Style) -> int:
     """The number to bid: the estimate (with the bias), shaded down at an over-bid table."""
     rules = b.rules
     est = b.est
@@ -328,6 +334,9 @@ def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[
         target = int(est + b.bias)
         if table_total + est > num_tricks + OVERBID_SLACK and bids_before:
             target -= 1
+        last = len(bids_before) == rules.num_players - 1
+        if style.underbid_raise and last and table_total + target <= num_tricks - UNDERBID_SPARE:
+            target += 1  # spare tricks fall to someone as bags: count one of them
     return max(1, min(target, num_tricks))
 
 
@@ -341,6 +350,7 @@ def choose_bid(
     scores: Sequence[int],
     bags: Sequence[int],
     params: BidParams = DEFAULT_BID_PARAMS,
+    style: Style = CLASSIC,
 ) -> int:
     """A bid action for seat ``me`` (seats may be slots); ``scores``/``bags`` per seat (its side's)."""
     if not legal & (legal - 1):
@@ -353,11 +363,11 @@ def choose_bid(
             return A.BID_OFFSET
         if _nil_wins(b, values, params):
             return A.BID_OFFSET
-    return _nearest_bid(legal, _number_target(b, me, kinds, values))
+    return _nearest_bid(legal, _number_target(b, me, kinds, values, style))
 
 
 def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores: Sequence[int],
-                 target_score: int) -> int:
+                 target_score: int, style: Style = CLASSIC) -> int:
     """At a blind decision: blind nil or a blind bid only as a comeback, else look at the cards."""
     n = rules.num_players
     own = scores[me]
@@ -367,6 +377,9 @@ def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores
     partner_kind = kinds[partner] if partner is not None else BidKind.NONE
     late_deficit, late_margin = BLIND_NIL_LATE
     desperate = deficit >= BLIND_NIL_DEFICIT or (deficit >= late_deficit and best_other >= target_score - late_margin)
+    if style.strict_blind_nil:  # a blind nil fails often: only when the game is otherwise lost
+        strict_deficit, strict_margin = STRICT_BLIND_NIL
+        desperate = deficit >= strict_deficit and best_other >= target_score - strict_margin
     if legal >> A.BLIND_NIL & 1 and desperate and partner_kind not in NIL_KINDS:
         return A.BLIND_NIL
     blind_bids = [a for a in A.BLIND_BID_ACTIONS if legal >> a & 1]

@@ -4,7 +4,9 @@
   least likely to win; discards the most dangerous card.
 * Cover (:func:`play_cover`): win high above the partner (or before it, so
   that it can duck); lead winners, suits the partner lacks, else the
-  highest card of the longest side suit.
+  highest card of the longest side suit. Strong style: when the trick is
+  already above the partner, keep the high cards (play low) and take no
+  bags the side does not want.
 * Defence (:func:`attack_nil`): play under the nil bidder when it is
   winning, keep the trick low while it is still to play, lead low in the
   suits it holds.
@@ -31,7 +33,7 @@ from .table import (
     split_winners,
     trick_state,
 )
-from .tactics import discard, dump, lead_least_winning, play_win, shed_loser
+from .tactics import discard, dump, lead_least_winning, play_duck, play_win, shed_loser
 
 COVER_NEAR_BEST = 0.05  # covering: winners within this chance of the best one are as good (the cheapest is played)
 
@@ -91,8 +93,9 @@ def _cover_high(t: Table, winners: list[int], led: int, rivals: Sequence[int]) -
     return cheapest(t, [c for c in winners if probs[c] >= top - COVER_NEAR_BEST])
 
 
-def play_cover(t: Table, need: int) -> int:
-    """Partner bid nil and has no trick yet: win the tricks it might be forced to take."""
+def play_cover(t: Table, need: int, want: bool = True) -> int:
+    """Partner bid nil and has no trick yet: win the tricks it might be forced to take (``want``: the side wants
+    tricks of its own; read by the stronger style only)."""
     power = t.tables.power
     partner = t.partner
     if not t.trick_cards:
@@ -105,10 +108,14 @@ def play_cover(t: Table, need: int) -> int:
             if winners:
                 return _cover_high(t, winners, led, rivals)
             return dump(t, led, losers)
+        if t.style.nil_cover and not want:  # the partner is safe in this trick: no bags for nothing
+            return play_duck(t)
         return play_win(t, need > 0 and need >= t.rules.num_tricks - t.trick_index - 1)
     # The partner is still to play: make the trick high so that it can duck.
     if winners:
         return _cover_high(t, winners, led, rivals)
+    if t.style.nil_cover:  # the trick is already above the partner: keep the high cards
+        return dump(t, led, losers)
     follow = t.legal & SUIT_MASKS[led]
     if follow:
         return highest(follow, power)

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Sequence
 
 from ...core.cards import (
@@ -46,6 +47,31 @@ NO_CARD = -1
 MAX_POWER = 99  # above every card's power: the start of a search for the lowest
 NUMBER_BID = BidKind.NUMBER
 BAG_PRESSURE_MARGIN = 3  # bags this close to the limit make overtricks costly (play ducks, bids go up)
+
+
+# ----------------------------------------------------------------------- style
+@dataclass(frozen=True)
+class Style:
+    """Which behaviours of the stronger heuristic are on; ``Style()`` (the defaults) is the classic heuristic."""
+
+    bag_ducking: bool = False  # duck once the side's contract is made, unless an opponent side can be set
+    strict_blind_nil: bool = False  # blind nil only when the leader is about to win and far ahead
+    set_slack: int = 2  # an opponent side can be set when it may lose at most this many of the tricks left
+    score_aware: bool = False  # set at any cost an opponent side that would win the game by making its contract
+    nil_cover: bool = False  # covering a nil: keep high cards when the trick is already above the partner
+    underbid_raise: bool = False  # bid one more when the table's bids leave several tricks to spare
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value, kind = getattr(self, f.name), type(f.default)
+            if type(value) is not kind or (kind is int and value < 0):
+                raise TypeError(f"style option {f.name} must be a {'non-negative ' if kind is int else ''}"
+                                f"{kind.__name__}, got {value!r}")
+
+
+CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
+STRONG = Style(bag_ducking=True, strict_blind_nil=True, set_slack=2, score_aware=True,
+               nil_cover=True, underbid_raise=True)  # the ``heuristic`` agent
 
 
 # ----------------------------------------------------------------- card tables
@@ -102,11 +128,12 @@ class Table:
     """Everything the play logic reads at one decision (seats are 0..n-1, ``me`` to act)."""
 
     __slots__ = ("rules", "n", "me", "partner", "hand", "legal", "trick_seats", "trick_cards", "kinds", "values",
-                 "won", "trick_index", "gone", "voids", "bags", "tables", "unseen", "held", "opps")
+                 "won", "trick_index", "gone", "voids", "bags", "tables", "unseen", "held", "opps", "style", "scores")
 
     def __init__(self, rules: Rules, me: int, hand: int, legal: int, trick_seats: Sequence[int],
                  trick_cards: Sequence[int], kinds: Sequence[int], values: Sequence[int], won: Sequence[int],
-                 gone: int, voids: Sequence[int], bags: Sequence[int]):
+                 gone: int, voids: Sequence[int], bags: Sequence[int], style: Style = CLASSIC,
+                 scores: Sequence[int] | None = None):
         n = rules.num_players
         partner = rules.partner_of(me)
         self.rules = rules
@@ -129,10 +156,20 @@ class Table:
         size = rules.hand_size - self.trick_index
         self.held = [size - (1 if s in trick_seats else 0) for s in range(n)]
         self.opps = [s for s in range(n) if s != me and s != self.partner]
+        self.style = style
+        self.scores = [0] * n if scores is None else scores  # per seat: its side's score carried in
 
 
 def side_need(t: Table, seat: int) -> int:
     """Tricks the seat's side still needs for its contract (<= 0 once made)."""
+    rules = t.rules
+    partner = rules.partner_of(seat)
+    members = (seat,) if partner is None else (seat, partner)
+    return side_contract(t, seat) - counted_tricks(rules, t.kinds, t.won, members)
+
+
+def side_contract(t: Table, seat: int) -> int:
+    """Tricks the seat's side bid together (its one side contract, else the sum of its number bids)."""
     rules = t.rules
     partner = rules.partner_of(seat)
     members = (seat,) if partner is None else (seat, partner)
@@ -146,7 +183,7 @@ def side_need(t: Table, seat: int) -> int:
         for m in members:
             if kinds[m] == NUMBER_BID:
                 contract += values[m]
-    return contract - counted_tricks(rules, kinds, t.won, members)
+    return contract
 
 
 def nil_alive(t: Table, seat: int) -> bool:
