@@ -159,7 +159,7 @@ def update(run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: list
     config, learner, counters = run.config, run.learner, run.counters
     stats = ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng,
                        run.device)
-    explained = explained_variance(values_of(learner.critic, batch["critic"], run.device), batch["return"])
+    explained = explained_variance(values_of(learner.critic, batch["critic"], run.device, config.sparse_input), batch["return"])
     counters["update"] += 1
     counters["learner_decisions"] += len(batch["action"])
     counters["seconds"] += time.time() - t_start  # the rollout and the update
@@ -221,7 +221,7 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
         t_start = time.time()
         lr = learning_rate(config, counters["learner_decisions"])
         set_learning_rate(learner.optimizer, lr)
-        batch, rewards = collect(run.rollout, learner.policy, learner.critic, learner.snapshot, run.pool, run.rng,
+        batch, rewards = collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng,
                                  run.device)
         counters["env_decisions"] += config.num_envs * config.rollout_steps
         hand_rewards.extend(rewards)
