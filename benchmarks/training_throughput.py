@@ -10,9 +10,11 @@ update trains on (the policy's own seats); the time counted is the rollout
 * ``old``: today's configuration before the speed-up (dense first layers,
   30% self-play and 50% heuristic tables, 3 epochs of 2,048-decision
   minibatches, 256 tables x 64 steps, hidden 256x256);
-* ``new``: the embedded default config (``training.config.TrainConfig``).
+* ``new``: the embedded default config (``training.config.TrainConfig``), or
+  the YAML file given with ``--config``.
 
-    python benchmarks/training_throughput.py [--updates 6] [--rounds 2] [--clock wall|cpu] [--json out.json]
+    python benchmarks/training_throughput.py [--updates 6] [--rounds 2] [--clock wall|cpu] [--config new.yaml]
+        [--json out.json]
 
 It prints each configuration's learner decisions/s with the time split
 between rollouts and updates, and the ratio new / old over the summed rounds.
@@ -25,16 +27,15 @@ import json
 import os
 import sys
 import tempfile
-import time
+from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from aec_throughput import CLOCKS  # noqa: E402
 
-from training.config import TrainConfig, from_mapping  # noqa: E402
+from training.config import TrainConfig, from_mapping, load_config  # noqa: E402
 from training.imitation import set_learning_rate  # noqa: E402
 from training.ppo import ppo_update  # noqa: E402
 from training.rollout import collect, start_tables  # noqa: E402
@@ -50,7 +51,7 @@ class Trainer:
 
     def __init__(self, name: str, config: TrainConfig, folder: str):
         self.name, self.config = name, config
-        self.run = start_run(config, __import__("pathlib").Path(folder), resume=False)
+        self.run = start_run(config, Path(folder), resume=False)
         state = {k: v.detach().clone() for k, v in self.run.learner.policy.state_dict().items()}
         self.run.pool = [{k: v.clone() for k, v in state.items()} for _ in range(config.pool_size)]
         start_tables(self.run.rollout, self.run.rng, len(self.run.pool))
@@ -83,13 +84,14 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=6, help="timed PPO updates per configuration per round")
     parser.add_argument("--rounds", type=int, default=2, help="rounds, alternating old and new")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="wall-clock or process CPU time")
+    parser.add_argument("--config", default=None, help="the new configuration's YAML file (default: the embedded default)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     torch.set_num_threads(1)
     clock = CLOCKS[args.clock]
     with tempfile.TemporaryDirectory() as tmp:
         trainers = [Trainer("old", from_mapping(OLD), os.path.join(tmp, "old")),
-                    Trainer("new", TrainConfig().validate(), os.path.join(tmp, "new"))]
+                    Trainer("new", load_config(args.config), os.path.join(tmp, "new"))]
         for trainer in trainers:
             for _ in range(WARMUP_UPDATES):
                 trainer.step(clock, timed=False)

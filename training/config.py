@@ -74,7 +74,7 @@ class TrainConfig:
     eval_every: int = _f(20, "updates between evaluations (0 = only at the end)")
     eval_deals: int = _f(50, "duplicate deals per evaluation during training")
     final_eval_deals: int = _f(200, "duplicate deals of the final evaluation")
-    final_eval_games: int = _f(0, "duplicate game pairs to the target in the final evaluation")
+    final_eval_games: int = _f(100, "duplicate game pairs to the target in the final evaluation")
     eval_opponents: list = _f(["random", "heuristic"], "agents evaluated against")
     checkpoint_every: int = _f(10, "updates between checkpoints")
     progress: bool = _f(True, "show a progress bar")

@@ -186,22 +186,31 @@ def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
         report = run_evaluation(EvalConfig(str(policy_path), opponent, rules=config.rules, deals=deals, games=games,
                                            seed=config.seed + 1000, workers=config.eval_workers, progress=False))
         out[opponent] = report
-        ppd = report["deals"]["points_diff"]
-        line = f"[{tag}] ppo vs {opponent}: points/deal {ppd['mean']:+.1f} (95% CI {ppd['low']:+.1f} .. {ppd['high']:+.1f})"
-        if games:
-            win = report["games"]["a_win_rate"]
-            line += f", games won {win['rate']:.1%} (95% CI {win['low']:.1%} .. {win['high']:.1%})"
-        print(line)
+        print(f"[{tag}] ppo vs {opponent}: " + evaluation_line(report))
     return out
 
 
+def evaluation_line(report: dict[str, Any]) -> str:
+    """The headline figures of one evaluation: games won (to the target), bag-adjusted and plain points per deal."""
+    parts = []
+    if "games" in report:
+        win = report["games"]["a_win_rate"]
+        parts.append(f"games won {win['rate']:.1%} (95% CI {win['low']:.1%} .. {win['high']:.1%}, "
+                     f"{report['games']['n_games']} games)")
+    if "deals" in report:
+        adj, ppd = report["deals"]["bag_adjusted_diff"], report["deals"]["points_diff"]
+        parts.append(f"bag-adjusted points/deal {adj['mean']:+.1f} (95% CI {adj['low']:+.1f} .. {adj['high']:+.1f}, "
+                     f"{report['deals']['n']} deals); plain points/deal {ppd['mean']:+.1f}")
+    return "; ".join(parts)
+
+
 def eval_columns(result: dict[str, Any]) -> dict[str, float]:
-    """The metrics columns of an evaluation: points per deal and its interval per opponent."""
+    """The metrics columns of an evaluation: bag-adjusted points per deal and its interval per opponent."""
     row = {}
     for opponent, report in result.items():
-        ppd = report["deals"]["points_diff"]
-        row.update({f"eval_{opponent}_ppd": ppd["mean"], f"eval_{opponent}_low": ppd["low"],
-                    f"eval_{opponent}_high": ppd["high"]})
+        adj = report["deals"]["bag_adjusted_diff"]
+        row.update({f"eval_{opponent}_ppd": adj["mean"], f"eval_{opponent}_low": adj["low"],
+                    f"eval_{opponent}_high": adj["high"]})
     return row
 
 
@@ -243,9 +252,11 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
 def finish(run: Run, final_eval: bool) -> dict[str, Any]:
     """Write the policy file, the learning curve and the summary (with the final evaluation); return the summary."""
     config, counters, folder = run.config, run.counters, run.folder
-    dps = counters["env_decisions"] / max(counters["seconds"], 1e-9)
+    seconds = max(counters["seconds"], 1e-9)
+    learner_dps, dps = counters["learner_decisions"] / seconds, counters["env_decisions"] / seconds
     print(f"training: {counters['learner_decisions']:,} learner decisions, {counters['env_decisions']:,} table decisions "
-          f"in {counters['seconds']:.0f} s of PPO ({dps:,.0f} decisions/s, rollouts and updates included) "
+          f"in {counters['seconds']:.0f} s of PPO ({learner_dps:,.0f} learner and {dps:,.0f} table decisions/s, "
+          "rollouts and updates included) "
           f"after {counters['bc_seconds']:.0f} s of imitation")
     save_policy(folder / "policy.pt", run.learner.policy, meta={
         "config": config.to_dict(), "update": counters["update"], "learner_decisions": counters["learner_decisions"],
