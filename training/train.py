@@ -1,6 +1,6 @@
 """Masked PPO self-play for Spades on the batch engine (reads top to bottom, CleanRL style).
 
-    python -m training.train                                   # embedded default config (~10 min on 2 cores)
+    python -m training.train                                   # embedded default config (< 15 min on 2 cores)
     python -m training.train --config configs/train/release.yaml
     python -m training.train --config configs/train/release.yaml --resume
     python -m training.train --total-decisions 200000 --num-envs 128   # any field can be overridden
@@ -23,15 +23,20 @@
    Partners share the reward (:func:`spades_env.rewards.training_rewards`:
    the hand's points for the side minus the opponents', scaled, with bags
    charged at ``bag_cost`` when taken). A hand is one episode for credit
-   assignment; decisions of unfinished hands wait for the next update. Then
-   PPO epochs over the finished decisions (:mod:`training.ppo`).
+   assignment; decisions of unfinished hands wait for the next update. The
+   critic values the finished decisions in one batched pass; then PPO epochs
+   over them (:mod:`training.ppo`), the networks' first layers fed only the
+   active features (``sparse_input``, see :mod:`spades_env.nn`).
 5. Metrics go to ``metrics.csv`` (and TensorBoard when installed), a learning
    curve to ``learning_curve.png``; duplicate evaluations against the
    ``eval_opponents`` run every ``eval_every`` updates; checkpoints are written
    atomically every ``checkpoint_every`` updates (:mod:`training.checkpoint`);
    ``--resume`` continues from the last one exactly as if never stopped.
 6. At the end: the policy file ``<run>/policy.pt`` (loadable with
-   ``spades_env.make_agent("ppo", path=...)``) and a final evaluation.
+   ``spades_env.make_agent("ppo", path=...)``) and a final evaluation, one line
+   per opponent: games won (to the target), points per deal with bags charged
+   at their game cost (the headline, with its 95% interval), plain points per
+   deal (secondary).
 """
 
 from __future__ import annotations
