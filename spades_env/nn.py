@@ -3,6 +3,15 @@
 The policy is an MLP over the flat observation (layout in
 :mod:`spades_env.encoding`); illegal actions are masked out of its logits. The
 same network plays every seat, since observations are relative to the seat.
+
+Observations are mostly zeros (about 60 of 755 features are active), so a
+network's first layer also takes :class:`SparseRows` (each row's active
+feature indices and values, from :func:`sparse_rows`): it then sums the
+weighted weight columns of the active features only (``embedding_bag``), equal
+in function to the dense ``Linear`` on the same input. Training converts each
+batch once and indexes minibatches from it; inference on a few hundred rows is
+faster dense. The weights are the same ``Linear`` either way, so policy files
+do not change.
 A policy may be *residual over the heuristic* (``prior_weight`` > 0): its
 logits get ``prior_weight`` added at the action the heuristic agent would
 take (on card decisions only, or on bids too with ``prior_on_bids``), so it
@@ -31,6 +40,7 @@ import hashlib
 import math
 import os
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -41,6 +51,7 @@ except ModuleNotFoundError as exc:  # torch is an extra: the environment itself 
     raise ModuleNotFoundError("spades_env's policy networks and trained-policy agents need torch: "
                               "pip install 'spades_env[train]'", name="torch") from exc
 from torch import nn
+from torch.nn import functional
 
 from .core.actions import NUM_ACTIONS
 from .encoding import OBS_SIZE
@@ -66,6 +77,83 @@ def critic_layout(input_size: int) -> dict[str, Any]:
             return layout.describe()
     raise LayoutError(f"a critic input of {input_size} floats is neither {OBSERVATION.name!r} ({OBSERVATION.size}) "
                       f"nor {STATE.name!r} ({STATE.size})")
+
+
+@dataclass(frozen=True)
+class SparseRows:
+    """Rows of a mostly-zero input as (index, value) pairs, padded to a common length with value 0 at index 0."""
+
+    indices: torch.Tensor  # (rows, active) int64 feature indices
+    values: torch.Tensor  # (rows, active) float32 feature values (0 in the padding)
+    size: int  # the dense row length
+
+    def __len__(self) -> int:
+        return self.indices.shape[0]
+
+    def __getitem__(self, rows: torch.Tensor | slice) -> "SparseRows":
+        """These rows (a minibatch)."""
+        return SparseRows(self.indices[rows], self.values[rows], self.size)
+
+    def dense(self) -> torch.Tensor:
+        """The rows as a dense float tensor."""
+        out = torch.zeros(len(self), self.size, dtype=self.values.dtype, device=self.values.device)
+        return out.scatter_add_(1, self.indices, self.values)
+
+    def clamp(self, low: float, high: float) -> "SparseRows":
+        """Values clamped (a zero stays zero, as in the dense input)."""
+        return SparseRows(self.indices, self.values.clamp(low, high), self.size)
+
+
+def sparse_rows(x: torch.Tensor | np.ndarray) -> SparseRows:
+    """The active (nonzero) features of each row of a 2-D input, for the sparse first layer."""
+    x = torch.as_tensor(x)
+    if x.dim() != 2:
+        raise ValueError(f"sparse_rows needs a 2-D input (rows, features), got shape {tuple(x.shape)}")
+    rows, cols = (x != 0).nonzero(as_tuple=True)  # row-major order: each row's features in a run
+    counts = torch.bincount(rows, minlength=len(x))  # faster than summing the boolean matrix
+    width = max(int(counts.max()) if len(x) else 0, 1)
+    starts = torch.cumsum(counts, 0) - counts
+    slot = torch.arange(len(rows), device=x.device) - starts[rows]
+    indices = torch.zeros(len(x), width, dtype=torch.int64, device=x.device)
+    values = torch.zeros(len(x), width, dtype=x.dtype, device=x.device)
+    indices[rows, slot] = cols
+    values[rows, slot] = x[rows, cols]
+    return SparseRows(indices, values, x.shape[1])
+
+
+class _ActiveFeatureLayer(torch.autograd.Function):
+    """A Linear layer on SparseRows: the forward sums active weight columns; the backward needs only the weights' gradient."""
+
+    @staticmethod
+    def forward(ctx: Any, indices: torch.Tensor, values: torch.Tensor, size: int, weight: torch.Tensor,
+                bias: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(indices, values)
+        ctx.size = size
+        return functional.embedding_bag(indices, weight.t().contiguous(), mode="sum", per_sample_weights=values) + bias
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[None, None, None, torch.Tensor, torch.Tensor]:
+        indices, values = ctx.saved_tensors
+        # grad @ dense input, as a dense Linear would: one matmul, faster on CPU than embedding_bag's own backward
+        dense = torch.zeros(len(indices), ctx.size, dtype=values.dtype, device=values.device).scatter_add_(1, indices, values)
+        return None, None, None, grad.t() @ dense, grad.sum(0)
+
+
+def first_layer(linear: nn.Linear, x: torch.Tensor | SparseRows) -> torch.Tensor:
+    """``linear(x)``; for SparseRows, the weighted sum of the active features' weight columns plus the bias."""
+    if isinstance(x, torch.Tensor):
+        return linear(x)
+    if x.size != linear.in_features:
+        raise ValueError(f"sparse rows of {x.size} features for a layer of {linear.in_features} inputs")
+    return _ActiveFeatureLayer.apply(x.indices, x.values, x.size, linear.weight, linear.bias)
+
+
+def mlp_forward(layers: nn.Sequential, x: torch.Tensor | SparseRows) -> torch.Tensor:
+    """An :func:`mlp` on a dense or sparse input (clamped to +-FEATURE_CLIP)."""
+    out = first_layer(layers[0], x.clamp(-FEATURE_CLIP, FEATURE_CLIP))
+    for layer in layers[1:]:
+        out = layer(out)
+    return out
 
 
 def mlp(sizes: Sequence[int]) -> nn.Sequential:
@@ -103,11 +191,13 @@ class PolicyNet(nn.Module):
             self.head.weight.mul_(0.01)
             self.head.bias.zero_()
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """Logits for every action."""
-        if self.input_columns is not None:
+    def forward(self, obs: torch.Tensor | SparseRows) -> torch.Tensor:
+        """Logits for every action (dense observations or :class:`SparseRows`)."""
+        if self.input_columns is not None:  # a policy of an older layout reads its own columns
+            if isinstance(obs, SparseRows):
+                raise TypeError("a policy of an older observation layout takes dense observations, not SparseRows")
             obs = obs.index_select(-1, self.input_columns)
-        return self.head(torch.relu(self.body(obs.clamp(-FEATURE_CLIP, FEATURE_CLIP))))
+        return self.head(torch.relu(mlp_forward(self.body, obs)))
 
 
 class ValueNet(nn.Module):
@@ -119,9 +209,9 @@ class ValueNet(nn.Module):
         self.hidden = tuple(int(h) for h in hidden)
         self.net = mlp((input_size, *self.hidden, 1))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Value per row."""
-        return self.net(x.clamp(-FEATURE_CLIP, FEATURE_CLIP)).squeeze(-1)
+    def forward(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
+        """Value per row (dense input or :class:`SparseRows`)."""
+        return mlp_forward(self.net, x).squeeze(-1)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

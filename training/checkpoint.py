@@ -41,14 +41,37 @@ RESUMABLE_FIELDS = frozenset({
 })
 
 
+class SnapshotNets:
+    """Networks that play the pool's snapshots, one per snapshot, built once (not reloaded at every step)."""
+
+    def __init__(self, hidden: list, device: torch.device, **prior: Any):
+        self.hidden, self.device, self.prior = list(hidden), device, prior
+        self._nets: dict[int, tuple[dict, PolicyNet]] = {}  # id of a pool state -> (the state, its network)
+
+    def net(self, state: dict[str, torch.Tensor]) -> PolicyNet:
+        """The network with these weights (a pool entry), built on first use."""
+        key = id(state)
+        entry = self._nets.get(key)
+        if entry is None or entry[0] is not state:
+            net = PolicyNet(self.hidden, **self.prior).to(self.device).eval()
+            net.load_state_dict(state)
+            entry = self._nets[key] = (state, net)
+        return entry[1]
+
+    def keep_only(self, pool: list) -> None:
+        """Forget the networks of snapshots that left the pool."""
+        alive = {id(state) for state in pool}
+        self._nets = {k: v for k, v in self._nets.items() if k in alive}
+
+
 @dataclass
 class Learner:
-    """The trained networks, their optimizer and the network that plays pool snapshots."""
+    """The trained networks, their optimizer and the networks that play pool snapshots."""
 
     policy: PolicyNet
     critic: ValueNet
     optimizer: torch.optim.Optimizer
-    snapshot: PolicyNet
+    snapshots: SnapshotNets
     params: list = field(default_factory=list)
 
 
@@ -59,8 +82,7 @@ def build_learner(config: TrainConfig, device: torch.device) -> Learner:
     critic = ValueNet(STATE_SIZE if config.critic_input == "state" else OBS_SIZE, config.hidden).to(device)
     params = list(policy.parameters()) + list(critic.parameters())
     optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=ADAM_EPS)
-    snapshot = PolicyNet(config.hidden, **prior).to(device).eval()
-    return Learner(policy, critic, optimizer, snapshot, params)
+    return Learner(policy, critic, optimizer, SnapshotNets(config.hidden, device, **prior), params)
 
 
 @dataclass

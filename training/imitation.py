@@ -17,6 +17,7 @@ from tqdm import tqdm
 from spades_env.agents.policy import prior_of_actions
 from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
+from training.ppo import batch_tensors
 from training.rollout import Rollout
 
 AGREEMENT_SAMPLE = 20_000  # decisions on which the agreement with the heuristic is measured
@@ -53,7 +54,7 @@ def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: to
     """Clone the heuristic into ``policy`` (and fit ``critic``); return decisions, seconds and agreement."""
     t0 = time.time()
     data = heuristic_decisions(rollout, config)
-    tensor = {key: torch.as_tensor(value, device=device) for key, value in data.items()}
+    tensor = batch_tensors(data, FIELDS, config.sparse_input, device)
     n = len(data["action"])
 
     def logits_of(idx: np.ndarray) -> torch.Tensor:

@@ -13,6 +13,7 @@ from training.run_dir import trim_metrics
 METRIC_FIELDS = [
     "update", "learner_decisions", "env_decisions", "seconds", "decisions_per_second", "learning_rate",
     "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance", "mean_hand_reward",
+    # eval_*: bag-adjusted points per deal (bags charged at their game cost) and its 95% interval
     "eval_random_ppd", "eval_random_low", "eval_random_high", "eval_heuristic_ppd", "eval_heuristic_low",
     "eval_heuristic_high",
 ]
@@ -88,7 +89,7 @@ def plot_learning_curve(metrics_path: Path, png_path: Path) -> None:
             axes[2].plot(xs, ys, marker="o", label=f"vs {opponent}")
             axes[2].fill_between(xs, lo, hi, alpha=0.2)
     axes[2].axhline(0, color="grey", lw=0.5)
-    axes[2].set_title("duplicate points per deal (95% CI)")
+    axes[2].set_title("duplicate bag-adjusted points per deal (95% CI)")
     axes[2].set_xlabel("learner decisions")
     if axes[2].get_legend_handles_labels()[0]:
         axes[2].legend()

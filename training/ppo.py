@@ -10,6 +10,9 @@
   :func:`ppo_loss`: the clipped surrogate objective and its companions.
 * :func:`ppo_update`: epochs of minibatch steps over one batch, with an early
   stop above ``target_kl``.
+* :func:`batch_tensors`: a batch's arrays as tensors, the networks' inputs as
+  :class:`~spades_env.nn.SparseRows` (converted once per batch) when
+  ``sparse_input`` is set.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 import torch
 from torch.distributions import Categorical
 
-from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
+from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits, sparse_rows
 
 TINY = 1e-8  # keeps the advantage normalization finite when every advantage is equal
 PROB_FLOOR = 1e-12  # log of a zero probability (an illegal action) is taken at this floor, times 0
@@ -90,13 +93,27 @@ def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, 
             "approx_kl": approx_kl, "clipfrac": clipfrac}
 
 
+NETWORK_INPUTS = ("obs", "critic")  # the inputs of the policy and the critic
+
+
+def batch_tensors(batch: dict[str, np.ndarray], keys: tuple[str, ...], sparse: bool,
+                  device: torch.device) -> dict[str, torch.Tensor | SparseRows]:
+    """The batch's ``keys`` as tensors on ``device``; the network inputs as SparseRows when ``sparse``."""
+    t: dict[str, torch.Tensor | SparseRows] = {k: torch.as_tensor(v, device=device) for k, v in batch.items() if k in keys}
+    if sparse:
+        for key in NETWORK_INPUTS:
+            if key in t:
+                t[key] = sparse_rows(t[key])
+    return t
+
+
 def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
                batch: dict[str, np.ndarray], config: Any, rng: np.random.Generator,
                device: torch.device) -> dict[str, float]:
     """PPO epochs of minibatch steps over ``batch``; the mean of each loss part and statistic."""
     policy.train()
     n = len(batch["action"])
-    t = {k: torch.as_tensor(v, device=device) for k, v in batch.items() if k in BATCH_KEYS}
+    t = batch_tensors(batch, BATCH_KEYS, config.sparse_input, device)
     stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                      "clipfrac": []}
     for _epoch in range(config.update_epochs):
@@ -105,7 +122,7 @@ def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optim
         for start in range(0, n, config.minibatch_size):
             idx = order[start:start + config.minibatch_size]
             logits = apply_prior(policy(t["obs"][idx]), t["prior"][idx], policy.prior_weight)
-            dist = Categorical(logits=masked_logits(logits, t["mask"][idx]))
+            dist = Categorical(logits=masked_logits(logits, t["mask"][idx]), validate_args=False)
             parts = ppo_loss(dist.log_prob(t["action"][idx]), t["logp"][idx], normalize_advantages(t["advantage"][idx]),
                              critic(t["critic"][idx]), t["return"][idx], dist.probs, config.clip_coef,
                              config.vf_coef, config.ent_coef)

@@ -24,8 +24,9 @@ from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
+from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger, seat_sides
+from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
 from training.trajectories import TrajectoryStore
 
@@ -41,15 +42,16 @@ def policy_step(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, device: to
         if prior is not None:
             logits = apply_prior(logits, torch.as_tensor(prior, device=device), policy.prior_weight)
         logits = masked_logits(logits, torch.as_tensor(mask, device=device))
-        dist = Categorical(logits=logits)
+        dist = Categorical(logits=logits, validate_args=False)
         actions = logits.argmax(-1) if greedy else dist.sample()
         return actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy()
 
 
-def values_of(critic: ValueNet, x: np.ndarray, device: torch.device) -> np.ndarray:
-    """Critic values per row."""
+def values_of(critic: ValueNet, x: np.ndarray, device: torch.device, sparse: bool = False) -> np.ndarray:
+    """Critic values per row (through the sparse first layer when ``sparse``: faster on a large batch)."""
     with torch.no_grad():
-        return critic(torch.as_tensor(x, device=device)).cpu().numpy()
+        inputs = torch.as_tensor(x, device=device)
+        return critic(sparse_rows(inputs) if sparse else inputs).cpu().numpy()
 
 
 class Opponents:
@@ -83,7 +85,7 @@ class Rollout:
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator):
         self.config, self.rules = config, rules
         self.heuristic = make_agent("heuristic", seed=config.seed)
-        self.prior_agent = make_agent("heuristic", seed=config.seed)  # own void memory, apart from the opponents'
+        self.prior_agent = make_agent("heuristic_classic", seed=config.seed)  # the residual prior, as PolicyAgent uses
         self.env = BatchEnv(config.num_envs, rules=rules, episode="game", seed=int(rng.integers(SEED_RANGE)))
         self.sides = seat_sides(rules)
         self.ledger = BagLedger(rules, config.num_envs)
@@ -122,7 +124,7 @@ class Rollout:
         return dones, rewards
 
 
-def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, pool: list, snapshot_net: PolicyNet,
+def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, pool: list, snapshots: SnapshotNets,
                      device: torch.device) -> None:
     """Fill ``actions`` at the opponents' tables ``rows``: the heuristic's, or a pool snapshot's."""
     obs, mask, opponents = rollout.obs, rollout.mask, rollout.opponents
@@ -132,16 +134,16 @@ def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, po
     s_rows = rows[opponents.kinds[rows] == SNAPSHOT]
     for snap in np.unique(opponents.snapshot_of[s_rows]):
         r = s_rows[opponents.snapshot_of[s_rows] == snap]
-        snapshot_net.load_state_dict(pool[int(snap)])
         prior = rollout.prior_of(obs[r], mask[r])
-        actions[r] = policy_step(snapshot_net, obs[r], mask[r], device, prior=prior)[0]
+        actions[r] = policy_step(snapshots.net(pool[int(snap)]), obs[r], mask[r], device, prior=prior)[0]
 
 
-def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshot_net: PolicyNet, pool: list,
+def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: SnapshotNets, pool: list,
             rng: np.random.Generator, device: torch.device) -> tuple[dict[str, np.ndarray] | None, list[float]]:
     """One rollout of ``rollout_steps`` table steps; the finished decisions (with GAE) and seat 0's hand rewards."""
     config, store = rollout.config, rollout.store
     policy.eval()
+    snapshots.keep_only(pool)
     hand_rewards: list[float] = []
     for _ in range(config.rollout_steps):
         learner = rollout.opponents.learner_rows(rollout.sides[rollout.to_act])
@@ -152,16 +154,18 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshot_net:
             prior = rollout.prior_of(obs, mask)
             act, logp = policy_step(policy, obs, mask, device, prior=prior)
             crit = rollout.critic_input(rows)
-            store.add(rows, rollout.to_act[rows], obs, mask, crit, act, logp, values_of(critic, crit, device), prior)
+            store.add(rows, rollout.to_act[rows], obs, mask, crit, act, logp, np.zeros(len(rows)), prior)
             actions[rows] = act
         opp = np.flatnonzero(~learner)
         if len(opp):
-            opponent_actions(rollout, opp, actions, pool, snapshot_net, device)
+            opponent_actions(rollout, opp, actions, pool, snapshots, device)
         dones, rewards = rollout.step(store, actions)
         hand_rewards.extend(rewards[:, 0].tolist())
         if dones.any():
             rollout.opponents.assign(np.flatnonzero(dones), rng, config, rollout.rules.num_sides, len(pool))
-    return store.take_complete(config.gamma, config.gae_lambda), hand_rewards
+    batch = store.take_complete(config.gamma, config.gae_lambda,
+                                lambda inputs: values_of(critic, inputs, device, config.sparse_input))
+    return batch, hand_rewards
 
 
 def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> None:

@@ -1,6 +1,6 @@
 """Masked PPO self-play for Spades on the batch engine (reads top to bottom, CleanRL style).
 
-    python -m training.train                                   # embedded default config (~10 min on 2 cores)
+    python -m training.train                                   # embedded default config (< 15 min on 2 cores)
     python -m training.train --config configs/train/release.yaml
     python -m training.train --config configs/train/release.yaml --resume
     python -m training.train --total-decisions 200000 --num-envs 128   # any field can be overridden
@@ -23,15 +23,20 @@
    Partners share the reward (:func:`spades_env.rewards.training_rewards`:
    the hand's points for the side minus the opponents', scaled, with bags
    charged at ``bag_cost`` when taken). A hand is one episode for credit
-   assignment; decisions of unfinished hands wait for the next update. Then
-   PPO epochs over the finished decisions (:mod:`training.ppo`).
+   assignment; decisions of unfinished hands wait for the next update. The
+   critic values the finished decisions in one batched pass; then PPO epochs
+   over them (:mod:`training.ppo`), the networks' first layers fed only the
+   active features (``sparse_input``, see :mod:`spades_env.nn`).
 5. Metrics go to ``metrics.csv`` (and TensorBoard when installed), a learning
    curve to ``learning_curve.png``; duplicate evaluations against the
    ``eval_opponents`` run every ``eval_every`` updates; checkpoints are written
    atomically every ``checkpoint_every`` updates (:mod:`training.checkpoint`);
    ``--resume`` continues from the last one exactly as if never stopped.
 6. At the end: the policy file ``<run>/policy.pt`` (loadable with
-   ``spades_env.make_agent("ppo", path=...)``) and a final evaluation.
+   ``spades_env.make_agent("ppo", path=...)``) and a final evaluation, one line
+   per opponent: games won (to the target), points per deal with bags charged
+   at their game cost (the headline, with its 95% interval), plain points per
+   deal (secondary).
 """
 
 from __future__ import annotations
@@ -159,7 +164,7 @@ def update(run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: list
     config, learner, counters = run.config, run.learner, run.counters
     stats = ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng,
                        run.device)
-    explained = explained_variance(values_of(learner.critic, batch["critic"], run.device), batch["return"])
+    explained = explained_variance(values_of(learner.critic, batch["critic"], run.device, config.sparse_input), batch["return"])
     counters["update"] += 1
     counters["learner_decisions"] += len(batch["action"])
     counters["seconds"] += time.time() - t_start  # the rollout and the update
@@ -186,22 +191,31 @@ def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
         report = run_evaluation(EvalConfig(str(policy_path), opponent, rules=config.rules, deals=deals, games=games,
                                            seed=config.seed + 1000, workers=config.eval_workers, progress=False))
         out[opponent] = report
-        ppd = report["deals"]["points_diff"]
-        line = f"[{tag}] ppo vs {opponent}: points/deal {ppd['mean']:+.1f} (95% CI {ppd['low']:+.1f} .. {ppd['high']:+.1f})"
-        if games:
-            win = report["games"]["a_win_rate"]
-            line += f", games won {win['rate']:.1%} (95% CI {win['low']:.1%} .. {win['high']:.1%})"
-        print(line)
+        print(f"[{tag}] ppo vs {opponent}: " + evaluation_line(report))
     return out
 
 
+def evaluation_line(report: dict[str, Any]) -> str:
+    """The headline figures of one evaluation: games won (to the target), bag-adjusted and plain points per deal."""
+    parts = []
+    if "games" in report:
+        win = report["games"]["a_win_rate"]
+        parts.append(f"games won {win['rate']:.1%} (95% CI {win['low']:.1%} .. {win['high']:.1%}, "
+                     f"{report['games']['n_games']} games)")
+    if "deals" in report:
+        adj, ppd = report["deals"]["bag_adjusted_diff"], report["deals"]["points_diff"]
+        parts.append(f"bag-adjusted points/deal {adj['mean']:+.1f} (95% CI {adj['low']:+.1f} .. {adj['high']:+.1f}, "
+                     f"{report['deals']['n']} deals); plain points/deal {ppd['mean']:+.1f}")
+    return "; ".join(parts)
+
+
 def eval_columns(result: dict[str, Any]) -> dict[str, float]:
-    """The metrics columns of an evaluation: points per deal and its interval per opponent."""
+    """The metrics columns of an evaluation: bag-adjusted points per deal and its interval per opponent."""
     row = {}
     for opponent, report in result.items():
-        ppd = report["deals"]["points_diff"]
-        row.update({f"eval_{opponent}_ppd": ppd["mean"], f"eval_{opponent}_low": ppd["low"],
-                    f"eval_{opponent}_high": ppd["high"]})
+        adj = report["deals"]["bag_adjusted_diff"]
+        row.update({f"eval_{opponent}_ppd": adj["mean"], f"eval_{opponent}_low": adj["low"],
+                    f"eval_{opponent}_high": adj["high"]})
     return row
 
 
@@ -221,7 +235,7 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
         t_start = time.time()
         lr = learning_rate(config, counters["learner_decisions"])
         set_learning_rate(learner.optimizer, lr)
-        batch, rewards = collect(run.rollout, learner.policy, learner.critic, learner.snapshot, run.pool, run.rng,
+        batch, rewards = collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng,
                                  run.device)
         counters["env_decisions"] += config.num_envs * config.rollout_steps
         hand_rewards.extend(rewards)
@@ -243,9 +257,11 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
 def finish(run: Run, final_eval: bool) -> dict[str, Any]:
     """Write the policy file, the learning curve and the summary (with the final evaluation); return the summary."""
     config, counters, folder = run.config, run.counters, run.folder
-    dps = counters["env_decisions"] / max(counters["seconds"], 1e-9)
+    seconds = max(counters["seconds"], 1e-9)
+    learner_dps, dps = counters["learner_decisions"] / seconds, counters["env_decisions"] / seconds
     print(f"training: {counters['learner_decisions']:,} learner decisions, {counters['env_decisions']:,} table decisions "
-          f"in {counters['seconds']:.0f} s of PPO ({dps:,.0f} decisions/s, rollouts and updates included) "
+          f"in {counters['seconds']:.0f} s of PPO ({learner_dps:,.0f} learner and {dps:,.0f} table decisions/s, "
+          "rollouts and updates included) "
           f"after {counters['bc_seconds']:.0f} s of imitation")
     save_policy(folder / "policy.pt", run.learner.policy, meta={
         "config": config.to_dict(), "update": counters["update"], "learner_decisions": counters["learner_decisions"],

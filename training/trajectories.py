@@ -7,9 +7,14 @@ assignment (``done`` at the hand end): a decision is *complete* once its hand
 has ended, and only complete decisions are trained on. Decisions of hands
 still in progress when a rollout stops are carried into the next rollout
 (their log-probabilities are one update old; PPO's ratio accounts for it).
+The critic's values can be left to :meth:`TrajectoryStore.take_complete`
+(``value_fn``): one batched pass over the complete decisions instead of a
+small one at every table step.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
@@ -79,8 +84,12 @@ class TrajectoryStore:
             self.next_uid += 1
             self.hand_finished.append(False)
 
-    def take_complete(self, gamma: float, gae_lambda: float) -> dict[str, np.ndarray] | None:
-        """Complete decisions with GAE advantages and returns; incomplete ones are kept for later."""
+    def take_complete(self, gamma: float, gae_lambda: float,
+                      value_fn: Callable[[np.ndarray], np.ndarray] | None = None) -> dict[str, np.ndarray] | None:
+        """Complete decisions with GAE advantages and returns; incomplete ones are kept for later.
+
+        ``value_fn`` (critic inputs -> values) replaces the recorded values of the complete decisions.
+        """
         if self.size == 0:
             return None
         data = {key: np.concatenate([c[key] for c in self._chunks]) for key in self._chunks[0]}
@@ -89,6 +98,9 @@ class TrajectoryStore:
         nxt = np.asarray(self._next, dtype=np.int64)
         finished = np.asarray(self.hand_finished, dtype=bool)
         complete = finished[data["uid"]]
+        if value_fn is not None and complete.any():
+            data["value"] = data["value"].copy()
+            data["value"][complete] = value_fn(data["critic"][complete])
         value = data["value"]
         adv = gae_advantages(reward, value, done, nxt, np.flatnonzero(complete), gamma, gae_lambda)
         keep = ~complete

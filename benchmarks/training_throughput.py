@@ -1,0 +1,116 @@
+"""Learner decisions per second of PPO training (rollouts and updates included): the old configuration against the new.
+
+Both configurations run in the same process, alternating, for ``--updates``
+PPO updates each per round (``--rounds`` rounds), from fresh networks with the
+snapshot pool filled (so that snapshot tables play snapshots), without
+imitation, evaluation or checkpoints. A learner decision is a decision the
+update trains on (the policy's own seats); the time counted is the rollout
+(tables, opponents, inference, trajectory bookkeeping) plus the PPO update.
+
+* ``old``: today's configuration before the speed-up (dense first layers,
+  30% self-play and 50% heuristic tables, 3 epochs of 2,048-decision
+  minibatches, 256 tables x 64 steps, hidden 256x256);
+* ``new``: the embedded default config (``training.config.TrainConfig``), or
+  the YAML file given with ``--config``.
+
+    python benchmarks/training_throughput.py [--updates 6] [--rounds 2] [--clock wall|cpu] [--config new.yaml]
+        [--json out.json]
+
+It prints each configuration's learner decisions/s with the time split
+between rollouts and updates, and the ratio new / old over the summed rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aec_throughput import CLOCKS  # noqa: E402
+
+from training.config import TrainConfig, from_mapping, load_config  # noqa: E402
+from training.imitation import set_learning_rate  # noqa: E402
+from training.ppo import ppo_update  # noqa: E402
+from training.rollout import collect, start_tables  # noqa: E402
+from training.train import learning_rate, start_run  # noqa: E402
+
+OLD = {"sparse_input": False, "selfplay_fraction": 0.3, "heuristic_fraction": 0.5, "update_epochs": 3,
+       "minibatch_size": 2048, "num_envs": 256, "rollout_steps": 64, "hidden": [256, 256]}
+WARMUP_UPDATES = 1  # the first update of each configuration (tables all at a hand's start) is not timed
+
+
+class Trainer:
+    """One configuration's run state, stepped one update at a time with its rollout and update timed apart."""
+
+    def __init__(self, name: str, config: TrainConfig, folder: str):
+        self.name, self.config = name, config
+        self.run = start_run(config, Path(folder), resume=False)
+        state = {k: v.detach().clone() for k, v in self.run.learner.policy.state_dict().items()}
+        self.run.pool = [{k: v.clone() for k, v in state.items()} for _ in range(config.pool_size)]
+        start_tables(self.run.rollout, self.run.rng, len(self.run.pool))
+        self.totals = {"decisions": 0, "rollout_s": 0.0, "update_s": 0.0}
+
+    def step(self, clock, timed: bool) -> None:
+        """One rollout and PPO update (counted when ``timed``)."""
+        run, learner = self.run, self.run.learner
+        set_learning_rate(learner.optimizer, learning_rate(self.config, 0))
+        t0 = clock()
+        batch, _ = collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng, run.device)
+        t1 = clock()
+        if batch is not None:
+            ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, batch, self.config, run.rng,
+                       run.device)
+        t2 = clock()
+        if timed and batch is not None:
+            self.totals["decisions"] += len(batch["action"])
+            self.totals["rollout_s"] += t1 - t0
+            self.totals["update_s"] += t2 - t1
+
+    def rate(self) -> float:
+        """Learner decisions per second so far."""
+        return self.totals["decisions"] / max(self.totals["rollout_s"] + self.totals["update_s"], 1e-9)
+
+
+def main() -> None:
+    """Run both configurations, alternating, and print their rates and the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--updates", type=int, default=6, help="timed PPO updates per configuration per round")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds, alternating old and new")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="wall-clock or process CPU time")
+    parser.add_argument("--config", default=None, help="the new configuration's YAML file (default: the embedded default)")
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    clock = CLOCKS[args.clock]
+    with tempfile.TemporaryDirectory() as tmp:
+        trainers = [Trainer("old", from_mapping(OLD), os.path.join(tmp, "old")),
+                    Trainer("new", load_config(args.config), os.path.join(tmp, "new"))]
+        for trainer in trainers:
+            for _ in range(WARMUP_UPDATES):
+                trainer.step(clock, timed=False)
+        for _ in range(args.rounds):
+            for trainer in trainers:
+                for _ in range(args.updates):
+                    trainer.step(clock, timed=True)
+    out: dict[str, Any] = {"clock": args.clock, "updates": args.updates, "rounds": args.rounds}
+    for trainer in trainers:
+        t = trainer.totals
+        out[trainer.name] = {**t, "decisions_per_second": trainer.rate()}
+        print(f"{trainer.name}: {trainer.rate():,.0f} learner decisions/s ({t['decisions']:,} decisions; "
+              f"rollouts {t['rollout_s']:.1f} s, updates {t['update_s']:.1f} s)")
+    out["ratio"] = trainers[1].rate() / trainers[0].rate()
+    print(f"ratio new / old: {out['ratio']:.2f}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
