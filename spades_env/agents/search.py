@@ -46,7 +46,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..nn import torch  # noqa: I001 - first, so that a missing torch is reported with the extra to install
-from ..core.cards import CARD_SUIT, NUM_CARDS
+from ..aec import mask_array
+from ..core.cards import CARD_SUIT
 from ..core.hand import HandState, Phase
 from ..core.rules import Rules
 from ..encoding import ObservationTracker
@@ -61,15 +62,6 @@ from .registry import register_agent
 
 ROLLOUTS = ("network", "heuristic")
 BID_MODES = ("network", "search", "heuristic")
-CARD_BITS = np.arange(NUM_CARDS, dtype=np.uint64)
-
-
-def _legal_rows(legal: Sequence[int], num_actions: int) -> np.ndarray:
-    """Action masks (rows of 0/1) from legal-card bitmasks (card plays are actions 0..NUM_CARDS-1)."""
-    bits = (np.asarray(legal, dtype=np.uint64)[:, None] >> CARD_BITS) & np.uint64(1)
-    mask = np.zeros((len(legal), num_actions), np.int8)
-    mask[:, :NUM_CARDS] = bits
-    return mask
 
 
 def _play(state: HandState, tracker: ObservationTracker, voids: list[int], card: int) -> None:
@@ -102,7 +94,7 @@ def network_rollouts(net: PolicyAgent, states: Sequence[HandState], trackers: Se
                 still.append(i)
         if choose:
             obs = np.stack([trackers[i].observe(states[i], states[i].current) for i in choose])
-            mask = _legal_rows([states[i].legal_mask() for i in choose], policy.num_actions)
+            mask = np.stack([mask_array(states[i].legal_mask()) for i in choose])
             logits = policy(torch.from_numpy(obs))
             if prior_weight > 0:
                 prior = [choose_card(table_from_state(states[i], voids[i], bags_by_seat)) for i in choose]
@@ -147,6 +139,7 @@ class SearchAgent(PIMCAgent):
         self.chunk = chunk
         self.bag_cost_option = bag_cost
         self.forwards = 0  # torch forwards of the last search (one per rollout step across all positions)
+        self.last_samples = 0  # deals searched at the last network-rollout search
         self._obs: Mapping[str, np.ndarray] | None = None
 
     def describe(self) -> dict[str, Any]:
@@ -185,7 +178,7 @@ class SearchAgent(PIMCAgent):
             gone |= m
         unseen = PACK_MASK[rules.jokers] & ~gone & ~view.hand
         choices = equivalent_choices(legal, unseen, rules.deuce_of_spades_high)
-        self.last_values, self.forwards = {}, 0
+        self.last_values, self.forwards, self.last_samples = {}, 0, 0
         if len(choices) == 1:
             return choices[0]
         on_table = trick_slots(view)
@@ -226,6 +219,7 @@ class SearchAgent(PIMCAgent):
             utilities = [_utility(rules, s, bags, cost) for s in states]
             totals += np.asarray(utilities).reshape(len(batch), len(choices)).sum(axis=0)
             searched += len(batch)
+        self.last_samples = searched
         means = totals / searched
         self.last_values = {c: float(v) for c, v in zip(choices, means)}
         return max(choices, key=lambda c: (self.last_values[c], -c))
