@@ -90,6 +90,10 @@ def main() -> None:
         parser.error("--deals and --chunk must be >= 1")
     args.out.mkdir(parents=True, exist_ok=True)
     a_options, b_options = parse_options(args.a_opt), parse_options(args.b_opt)
+    if args.workers == 1:  # played in this process: one torch thread, as the evaluation's worker processes use
+        import torch
+
+        torch.set_num_threads(1)
     for k in range(math.ceil(args.deals / args.chunk)):
         path = args.out / f"chunk_{k:03d}.json"
         if path.exists() or args.report_only:

@@ -1,4 +1,4 @@
-"""Learned search: determinized rollouts played by the trained network, for card play and bids.
+"""Learned search: PIMC's determinized deals, finished by the network or the heuristic, and the network's bids.
 
 At each card play with more than one sensibly different choice, the agent
 
@@ -7,33 +7,40 @@ At each card play with more than one sensibly different choice, the agent
    reused, not restated): consistent with everything seen, weighted by how
    well they explain the other players' bids and recent plays;
 2. builds the core position of each sample, plays each candidate card in it,
-   and finishes every (sample, card) position at once with the network as the
-   rollout policy for all four seats (:func:`network_rollouts`): at each step
-   the positions still in play are encoded (one incremental
-   :class:`~spades_env.encoding.ObservationTracker` per position, relative to
-   the seat to act, as the env would show it) and go through **one** torch
-   forward; each takes the most probable legal card. A network residual over
-   the heuristic (``prior_weight`` > 0) gets the heuristic's card as its prior
-   from the core state, as the ``ppo`` agent does at the table. With
-   ``rollout="heuristic"`` the positions are finished by the heuristic
-   instead (PIMC's rollouts);
+   and finishes every (sample, card) position with the rollout policy:
+
+   * ``rollout="network"``: the network plays all four seats of all positions
+     at once (:func:`network_rollouts`): at each step the positions still in
+     play are encoded (one incremental
+     :class:`~spades_env.encoding.ObservationTracker` per position, relative
+     to the seat to act, as the env would show it) and go through **one**
+     torch forward; each takes the most probable legal card. A network
+     residual over the heuristic (``prior_weight`` > 0) gets the heuristic's
+     card as its prior from the core state, as the ``ppo`` agent does;
+   * ``rollout="heuristic"`` (default): PIMC's heuristic rollouts. With the
+     released residual network (the heuristic's card in ~98% of its card
+     plays) a network rollout costs about 2.7 heuristic rollouts, so at
+     PIMC's time per decision the heuristic affords about twice the deals;
 3. scores each finished hand with the core scoring and picks the card with the
    best mean utility: the side's points minus the mean of the other sides',
    each new bag charged ``bag_cost`` (default: the bag's game cost,
-   :func:`spades_env.rewards.bag_cost`, 10 points in ``standard``; the
-   evaluation tool charges bags the same way).
+   :func:`spades_env.rewards.bag_cost`, 10 points in ``standard``, as the
+   evaluation tool charges it; PIMC charges nothing by default).
 
 Bids (``bids``): ``"network"`` (default) takes the network's bid on the real
-observation (the released policy's edge over the heuristic is its bidding);
+observation (the released policy's edge over the heuristic is its bidding,
+and a bid then costs one forward instead of PIMC's bid search);
 ``"search"`` is PIMC's bid search; ``"heuristic"`` the heuristic's bid. Blind
 decisions and the blind-nil exchange are the heuristic's (as in PIMC).
 
-The budget is ``samples`` deals per decision, searched in chunks of
-``chunk`` deals; with ``time_limit`` (seconds) no new chunk starts once the
-limit is spent (at least ``min_samples`` deals are always searched). The
-network is any policy file (``policy=...``), the released ``ppo.pt`` by
-default. Policy files carry no value head, so rollouts run to the end of the
-hand (no value truncation).
+The budget is ``samples`` deals per decision (default 18: PIMC's 16 take
+about as long with its bid searches counted, since the network's bids are
+nearly free), searched in chunks of ``chunk`` deals (network rollouts) or
+one by one (heuristic rollouts); with ``time_limit`` (seconds) no new chunk
+starts once the limit is spent (at least ``min_samples`` deals are always
+searched). The network is any policy file
+(``policy=...``), the released ``ppo.pt`` by default. Policy files carry no
+value head, so rollouts run to the end of the hand (no value truncation).
 """
 
 from __future__ import annotations
@@ -225,7 +232,7 @@ class SearchAgent(PIMCAgent):
         return max(choices, key=lambda c: (self.last_values[c], -c))
 
 
-register_agent("search", SearchAgent, "learned search: PIMC deals finished by the network (policy=<file>), network bids",
-               overwrite=True)
+register_agent("search", SearchAgent, "learned search: PIMC deals and rollouts (rollout=network|heuristic), "
+               "the network's bids (policy=<file>)", overwrite=True)
 
 __all__ = ["SearchAgent", "network_rollouts"]
