@@ -38,6 +38,16 @@ def play_position(seed: int, tricks: int) -> HandState:
     return state
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """One torch thread, as the evaluation's workers use: small batched forwards are slower on more."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def pure_policy(tmp_path_factory) -> str:
     """A policy file of a small pure network (no heuristic prior), seeded."""
