@@ -130,13 +130,15 @@ def test_search_charges_bags_at_their_game_cost_by_default():
     assert default.bag_cost == bag_cost(STD) == 10 and plain.bag_cost == 0
 
 
-def test_network_bids_are_the_policy_bids():
+def test_bids_are_the_networks_the_heuristics_or_searched_as_chosen():
     state = HandState(STD, deal_cards(STD, np.random.default_rng(8), 3), dealer=3)
     state.apply(HeuristicAgent().act(observation(state)))  # seat 0 bids; seat 1 is to bid
     obs = observation(state)
     assert state.phase == Phase.BID
     assert SearchAgent(seed=0, bids="network").act(obs) == make_agent("ppo").act(obs)
     assert SearchAgent(seed=0, bids="heuristic").act(obs) == HeuristicAgent().act(obs)
+    searched = SearchAgent(seed=0, bids="search", bid_samples=2)
+    assert obs["action_mask"][searched.act(obs)] == 1 and len(searched.last_values) >= 2  # PIMC's bid search
 
 
 def test_search_takes_any_policy_file(pure_policy):
