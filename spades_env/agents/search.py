@@ -23,9 +23,13 @@ At each card play with more than one sensibly different choice, the agent
      PIMC's time per decision the heuristic affords about twice the deals;
 3. scores each finished hand with the core scoring and picks the card with the
    best mean utility: the side's points minus the mean of the other sides',
-   each new bag charged ``bag_cost`` (default: the bag's game cost,
-   :func:`spades_env.rewards.bag_cost`, 10 points in ``standard``, as the
-   evaluation tool charges it; PIMC charges nothing by default).
+   each new bag charged ``bag_cost`` points (default 0, as PIMC; ``None``
+   charges the bag's game cost, :func:`spades_env.rewards.bag_cost`, 10
+   points in ``standard``, as the evaluation tool's bag-adjusted figure
+   does). Charged inside a one-hand search, the bag made the agent duck
+   tricks it needed and bid higher: it was set far more often against PIMC
+   and lost points even after bags were charged
+   (``benchmarks/search_vs_pimc.py``), so the default searches plain points.
 
 Bids (``bids``): ``"network"`` (default) takes the network's bid on the real
 observation (the released policy's edge over the heuristic is its bidding,
@@ -48,7 +52,8 @@ from __future__ import annotations
 import copy
 import os
 import time
-from typing import Any, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -78,6 +83,20 @@ def _play(state: HandState, tracker: ObservationTracker, voids: list[int], card:
         if CARD_SUIT[card] != led:
             voids[state.current] |= 1 << led
     tracker.update(state, state.apply(card))
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run torch on one thread inside (restored after): small batched forwards are slower on more, and the
+    evaluation's other worker processes already fill the cores."""
+    threads = torch.get_num_threads()
+    if threads != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if threads != 1:
+            torch.set_num_threads(threads)
 
 
 @torch.no_grad()
@@ -123,7 +142,7 @@ class SearchAgent(PIMCAgent):
 
     def __init__(self, policy: str | os.PathLike | None = None, rollout: str = "heuristic", bids: str = "network",
                  samples: int = 18, chunk: int = 8, time_limit: float | None = None, min_samples: int = 4,
-                 bag_cost: float | None = None, seed: int | None = None, rng: np.random.Generator | None = None,
+                 bag_cost: float | None = 0.0, seed: int | None = None, rng: np.random.Generator | None = None,
                  device: str = "cpu", **pimc_options: Any):
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
@@ -222,7 +241,8 @@ class SearchAgent(PIMCAgent):
                     states.append(state)
                     trackers.append(mine)
                     rollout_voids.append(position_voids)
-            self.forwards += network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
+            with one_torch_thread():
+                self.forwards += network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
             utilities = [_utility(rules, s, bags, cost) for s in states]
             totals += np.asarray(utilities).reshape(len(batch), len(choices)).sum(axis=0)
             searched += len(batch)

@@ -122,12 +122,12 @@ def test_search_trumps_to_make_its_contract_on_the_last_tricks():
         assert agent.last_values[parse_cards("2S")[0]] > agent.last_values[parse_cards("5D")[0]], rollout
 
 
-def test_search_charges_bags_at_their_game_cost_by_default():
+def test_search_charges_bags_their_game_cost_with_bag_cost_none():
     obs = observation(play_position(seed=5, tricks=2))
-    default, plain = SearchAgent(seed=2, samples=2), SearchAgent(seed=2, samples=2, bag_cost=0)
-    default.act(obs)
+    game, plain = SearchAgent(seed=2, samples=2, bag_cost=None), SearchAgent(seed=2, samples=2)
+    game.act(obs)
     plain.act(obs)
-    assert default.bag_cost == bag_cost(STD) == 10 and plain.bag_cost == 0
+    assert game.bag_cost == bag_cost(STD) == 10 and plain.bag_cost == 0
 
 
 def test_bids_are_the_networks_the_heuristics_or_searched_as_chosen():
@@ -186,3 +186,18 @@ def test_a_missing_policy_file_is_named(tmp_path):
     missing = tmp_path / "nope.pt"
     with pytest.raises(CheckpointError, match="nope.pt"):
         SearchAgent(policy=missing)
+
+
+def test_network_rollouts_run_on_one_torch_thread_and_restore_the_count():
+    import torch
+
+    from spades_env.agents.search import one_torch_thread
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with one_torch_thread():
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
