@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import spades_env
 from spades_env.aec import mask_array
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
-from spades_env.agents.search import SearchAgent, network_rollouts
+from spades_env.agents.search import SearchAgent, network_rollouts, one_torch_thread
 from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
 from spades_env.core.actions import action_name
 from spades_env.core.cards import mask_of, parse_cards
@@ -39,9 +40,8 @@ def play_position(seed: int, tricks: int) -> HandState:
 
 
 @pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
+def single_torch_thread():
     """One torch thread, as the evaluation's workers use: small batched forwards are slower on more."""
-    torch = pytest.importorskip("torch")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -51,7 +51,6 @@ def one_torch_thread():
 @pytest.fixture(scope="module")
 def pure_policy(tmp_path_factory) -> str:
     """A policy file of a small pure network (no heuristic prior), seeded."""
-    torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("policy") / "pure.pt"
     save_policy(path, PolicyNet(hidden=(32,)))
@@ -189,10 +188,6 @@ def test_a_missing_policy_file_is_named(tmp_path):
 
 
 def test_network_rollouts_run_on_one_torch_thread_and_restore_the_count():
-    import torch
-
-    from spades_env.agents.search import one_torch_thread
-
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
