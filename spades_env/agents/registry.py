@@ -36,7 +36,7 @@ CheckpointLoader = Callable[..., "AgentProtocol | None"]
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt", ".zip")
 POLICY_DIR = Path(__file__).resolve().parent.parent / "policies"
 # Modules imported lazily to let them register checkpoint loaders or agents.
-PLUGIN_MODULES: list[str] = ["spades_env.agents.policy"]
+PLUGIN_MODULES: list[str] = ["spades_env.agents.policy", "spades_env.agents.search"]
 ENTRY_POINT_GROUP = "spades_env.agents"
 
 _FACTORIES: dict[str, AgentFactory] = {}

@@ -1,0 +1,198 @@
+"""The learned search agent (``make_agent("search")``): legality, seeds, budgets, an endgame, network bids,
+network rollouts, option errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import spades_env
+from spades_env.aec import mask_array
+from spades_env.agents import HeuristicAgent, available_agents, make_agent
+from spades_env.agents.search import SearchAgent, network_rollouts, one_torch_thread
+from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
+from spades_env.core.actions import action_name
+from spades_env.core.cards import mask_of, parse_cards
+from spades_env.core.position import build_position
+from spades_env.encoding import ObservationTracker, encode_observation
+from spades_env.nn import CheckpointError, PolicyNet, save_policy
+from spades_env.rewards import bag_cost
+
+STD = preset("standard")
+ROLLOUT_MODES = ("network", "heuristic")
+
+
+def observation(state: HandState) -> dict:
+    """The env's observation dict for the seat to act in a core hand state (scores and bags 0)."""
+    sides = state.rules.num_sides
+    obs = encode_observation(state, [0] * sides, [0] * sides, state.rules, state.current)
+    return {"observation": obs, "action_mask": mask_array(state.legal_mask())}
+
+
+def play_position(seed: int, tricks: int) -> HandState:
+    """A standard hand played by the heuristic until ``tricks`` tricks are done and one card is on the table."""
+    state = HandState(STD, deal_cards(STD, np.random.default_rng(seed), 0), dealer=0)
+    heuristic = HeuristicAgent()
+    while state.phase != Phase.PLAY or sum(state.tricks_won) < tricks or len(state.trick_cards) != 1:
+        state.apply(heuristic.act(observation(state)))
+    return state
+
+
+@pytest.fixture(autouse=True, scope="module")
+def single_torch_thread():
+    """One torch thread, as the evaluation's workers use: small batched forwards are slower on more."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def pure_policy(tmp_path_factory) -> str:
+    """A policy file of a small pure network (no heuristic prior), seeded."""
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("policy") / "pure.pt"
+    save_policy(path, PolicyNet(hidden=(32,)))
+    return str(path)
+
+
+@pytest.mark.parametrize("rollout", ROLLOUT_MODES)
+def test_search_plays_only_legal_actions_in_a_hand(rollout):
+    agent = SearchAgent(seed=0, rollout=rollout, samples=2, chunk=1, min_samples=1, oversample=2)
+    env = spades_env.raw_env(rules=STD, episode="hand")
+    env.reset(seed=3)
+    agents = [agent, HeuristicAgent(), agent, HeuristicAgent()]
+    decisions = 0
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.hand.current
+        action = agents[seat].act(obs)
+        assert obs["action_mask"][action] == 1, action_name(action)
+        decisions += seat % 2 == 0
+        env.step(action)
+    assert decisions == 2 * (STD.hand_size + 1)  # every bid and card of seats 0 and 2
+
+
+def test_search_is_reproducible_with_a_seed():
+    obs = observation(play_position(seed=3, tricks=3))
+    a = SearchAgent(seed=7, rollout="network", samples=4)
+    b = SearchAgent(seed=7, rollout="network", samples=4)
+    assert a.act(obs) == b.act(obs)
+    assert a.last_values == b.last_values and len(a.last_values) >= 2
+
+
+def test_search_searches_its_samples_budget_in_chunks_with_one_forward_per_step():
+    obs = observation(play_position(seed=3, tricks=3))
+    agent = SearchAgent(seed=1, rollout="network", samples=5, chunk=2, min_samples=1)
+    agent.act(obs)
+    assert agent.last_samples == 5
+    # Three chunks, each at most one forward per card left to play at the table (10 tricks x 4 seats).
+    assert 0 < agent.forwards <= 3 * 4 * (STD.num_tricks - 3)
+
+
+def test_search_time_limit_stops_after_min_samples():
+    obs = observation(play_position(seed=3, tricks=3))
+    agent = SearchAgent(seed=1, rollout="network", samples=40, chunk=2, min_samples=2, time_limit=1e-9)
+    agent.act(obs)
+    assert agent.last_samples == 2  # the first chunk (min_samples), then the spent limit stops it
+
+
+def test_search_trumps_to_make_its_contract_on_the_last_tricks():
+    # Two tricks left; left opponent led the king of hearts, partner followed low, right opponent took it with
+    # the ace. We hold no heart: the 2 of spades wins this trick and the 5 of diamonds the last (only clubs are
+    # left elsewhere), 8 tricks for our 7 and the opponents set; the 5 of diamonds now loses this trick.
+    held = ["2S 5D", "9C", "TC", "JC"]
+    trick = parse_cards("KH 2H AH")
+    hands = [mask_of(parse_cards(h)) for h in held]
+    rest = [c for c in range(52) if not any(h >> c & 1 for h in hands) and c not in trick]
+    per_seat = len(rest) // 4  # the 11 finished tricks, split by seat
+    played = [mask_of(rest[s * per_seat:(s + 1) * per_seat]) | (mask_of([trick[s - 1]]) if s else 0)
+              for s in range(4)]
+    state = build_position(STD, 0, hands, bid_kinds=[BidKind.NUMBER] * 4, bid_values=[4, 3, 3, 3],
+                           tricks_won=[3, 3, 3, 2], played=played, trick_cards=trick, leader=1, spades_broken=True)
+    obs = observation(state)
+    for rollout in ROLLOUT_MODES:
+        agent = SearchAgent(seed=0, rollout=rollout, samples=4)
+        assert action_name(agent.act(obs)) == "2S", rollout
+        assert agent.last_values[parse_cards("2S")[0]] > agent.last_values[parse_cards("5D")[0]], rollout
+
+
+def test_search_charges_bags_their_game_cost_with_bag_cost_none():
+    obs = observation(play_position(seed=5, tricks=2))
+    game, plain = SearchAgent(seed=2, samples=2, bag_cost=None), SearchAgent(seed=2, samples=2)
+    game.act(obs)
+    plain.act(obs)
+    assert game.bag_cost == bag_cost(STD) == 10 and plain.bag_cost == 0
+
+
+def test_bids_are_the_networks_the_heuristics_or_searched_as_chosen():
+    state = HandState(STD, deal_cards(STD, np.random.default_rng(8), 3), dealer=3)
+    state.apply(HeuristicAgent().act(observation(state)))  # seat 0 bids; seat 1 is to bid
+    obs = observation(state)
+    assert state.phase == Phase.BID
+    assert SearchAgent(seed=0, bids="network").act(obs) == make_agent("ppo").act(obs)
+    assert SearchAgent(seed=0, bids="heuristic").act(obs) == HeuristicAgent().act(obs)
+    searched = SearchAgent(seed=0, bids="search", bid_samples=2)
+    assert obs["action_mask"][searched.act(obs)] == 1 and len(searched.last_values) >= 2  # PIMC's bid search
+
+
+def test_search_takes_any_policy_file(pure_policy):
+    agent = SearchAgent(seed=0, policy=pure_policy, rollout="network", samples=2)
+    assert agent.net.policy.prior_weight == 0 and agent.describe()["policy"] == pure_policy
+    obs = observation(play_position(seed=4, tricks=2))
+    assert obs["action_mask"][agent.act(obs)] == 1
+
+
+def test_network_rollouts_finish_every_hand_one_forward_per_step(pure_policy):
+    net = make_agent("ppo", path=pure_policy)
+    states, trackers = [], []
+    for seed in range(3):
+        state = play_position(seed, tricks=seed)
+        tracker = ObservationTracker()
+        tracker.start_hand(state, [0, 0], [0, 0], STD)
+        states.append(state)
+        trackers.append(tracker)
+    forwards = network_rollouts(net, states, trackers, [[0] * 4 for _ in states], [0] * 4)
+    assert all(s.phase != Phase.PLAY and sum(s.tricks_won) == STD.num_tricks for s in states)
+    # The longest rollout (from trick 0, one card on the table) has 51 cards left: one forward per step at most.
+    assert 0 < forwards <= STD.num_tricks * 4 - 1
+
+
+def test_search_is_registered_for_the_evaluation_tool():
+    assert "search" in available_agents()
+    agent = make_agent("search", samples=3, rollout="network")
+    assert isinstance(agent, SearchAgent) and agent.describe()["samples"] == 3
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"rollout": "mcts"}, "rollout must be one of"),
+    ({"bids": "guess"}, "bids must be one of"),
+    ({"chunk": 0}, "chunk must be a positive int"),
+    ({"time_limit": 0}, "time_limit must be a positive"),
+    ({"bag_cost": -1}, "bag_cost must be >= 0"),
+    ({"samples": 0}, "samples and min_samples must be >= 1"),
+])
+def test_bad_options_raise_clear_errors(options, message):
+    with pytest.raises(ValueError, match=message):
+        SearchAgent(**options)
+
+
+def test_a_missing_policy_file_is_named(tmp_path):
+    missing = tmp_path / "nope.pt"
+    with pytest.raises(CheckpointError, match="nope.pt"):
+        SearchAgent(policy=missing)
+
+
+def test_network_rollouts_run_on_one_torch_thread_and_restore_the_count():
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with one_torch_thread():
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
