@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, atomic_torch_save, load_policy, safe_load
+from spades_env.nn import FEATURE_CLIP, POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, atomic_torch_save, load_policy, safe_load
 from training.config import TrainConfig
 
 CHECKPOINT_FORMAT = "spades_env.train_checkpoint/2"
@@ -42,11 +42,40 @@ RESUMABLE_FIELDS = frozenset({
 
 
 class SnapshotNets:
-    """Networks that play the pool's snapshots, one per snapshot, built once (not reloaded at every step)."""
+    """Networks that play the pool's snapshots, one per snapshot, built once (not reloaded at every step).
+
+    :meth:`logits` plays every snapshot in one batched pass: each layer of all
+    the pool's networks is one stacked matrix, and each row keeps the block of
+    its own snapshot (one call per table step instead of one per snapshot).
+    """
 
     def __init__(self, hidden: list, device: torch.device, **prior: Any):
         self.hidden, self.device, self.prior = list(hidden), device, prior
         self._nets: dict[int, tuple[dict, PolicyNet]] = {}  # id of a pool state -> (the state, its network)
+        self._stacked: tuple[tuple[int, ...], list, list[tuple[torch.Tensor, torch.Tensor]]] | None = None
+
+    def stacked_layers(self, pool: list) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Per linear layer of the pool's networks: (weights of all snapshots stacked by output, their biases)."""
+        key = tuple(id(state) for state in pool)
+        if self._stacked is None or self._stacked[0] != key:  # the held pool keeps its ids from being reused
+            nets = [self.net(state) for state in pool]
+            layers = [[m for m in net.body if isinstance(m, torch.nn.Linear)] + [net.head] for net in nets]
+            stacked = [(torch.cat([net_layers[i].weight for net_layers in layers]).detach(),
+                        torch.cat([net_layers[i].bias for net_layers in layers]).detach())
+                       for i in range(len(layers[0]))]
+            self._stacked = (key, list(pool), stacked)
+        return self._stacked[2]
+
+    def logits(self, pool: list, obs: torch.Tensor, which: torch.Tensor) -> torch.Tensor:
+        """Each row's logits (unmasked, no prior) from the pool snapshot at position ``which`` of that row."""
+        layers = self.stacked_layers(pool)
+        rows = torch.arange(len(obs), device=obs.device)
+        out = obs.clamp(-FEATURE_CLIP, FEATURE_CLIP)  # as PolicyNet's first layer
+        for i, (weight, bias) in enumerate(layers):
+            if i:
+                out = torch.relu(out)
+            out = torch.addmm(bias, out, weight.t()).view(len(obs), len(pool), -1)[rows, which]
+        return out
 
     def net(self, state: dict[str, torch.Tensor]) -> PolicyNet:
         """The network with these weights (a pool entry), built on first use."""

@@ -38,13 +38,19 @@ def policy_step(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, device: to
                 prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Sample (or take the best) legal action per row; return actions and their log-probabilities."""
     with torch.no_grad():
-        logits = policy(torch.as_tensor(obs, device=device))
-        if prior is not None:
-            logits = apply_prior(logits, torch.as_tensor(prior, device=device), policy.prior_weight)
-        logits = masked_logits(logits, torch.as_tensor(mask, device=device))
-        dist = Categorical(logits=logits, validate_args=False)
-        actions = logits.argmax(-1) if greedy else dist.sample()
-        return actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy()
+        return sample_actions(policy(torch.as_tensor(obs, device=device)), mask, device, policy.prior_weight, greedy,
+                              prior)
+
+
+def sample_actions(logits: torch.Tensor, mask: np.ndarray, device: torch.device, prior_weight: float,
+                   greedy: bool = False, prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Sample (or take the best) legal action per row of ``logits``; return actions and their log-probabilities."""
+    if prior is not None:
+        logits = apply_prior(logits, torch.as_tensor(prior, device=device), prior_weight)
+    logits = masked_logits(logits, torch.as_tensor(mask, device=device))
+    dist = Categorical(logits=logits, validate_args=False)
+    actions = logits.argmax(-1) if greedy else dist.sample()
+    return actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy()
 
 
 def values_of(critic: ValueNet, x: np.ndarray, device: torch.device, sparse: bool = False) -> np.ndarray:
@@ -132,10 +138,12 @@ def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, po
     if len(h_rows):
         actions[h_rows] = rollout.heuristic.act_batch(obs[h_rows], mask[h_rows])
     s_rows = rows[opponents.kinds[rows] == SNAPSHOT]
-    for snap in np.unique(opponents.snapshot_of[s_rows]):
-        r = s_rows[opponents.snapshot_of[s_rows] == snap]
-        prior = rollout.prior_of(obs[r], mask[r])
-        actions[r] = policy_step(snapshots.net(pool[int(snap)]), obs[r], mask[r], device, prior=prior)[0]
+    if len(s_rows):  # every snapshot in one batched pass
+        with torch.no_grad():
+            logits = snapshots.logits(pool, torch.as_tensor(obs[s_rows], device=device),
+                                      torch.as_tensor(opponents.snapshot_of[s_rows], device=device))
+            prior = rollout.prior_of(obs[s_rows], mask[s_rows])
+            actions[s_rows] = sample_actions(logits, mask[s_rows], device, rollout.config.prior_weight, prior=prior)[0]
 
 
 def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: SnapshotNets, pool: list,

@@ -61,3 +61,18 @@ def test_the_main_job_is_a_pure_network_that_plays_games_in_its_final_evaluation
     config = TrainConfig()
     assert config.prior_weight == 0
     assert config.final_eval_games > 0
+
+
+def test_snapshots_played_in_one_batched_pass_give_each_rows_own_snapshot_logits():
+    torch.manual_seed(0)
+    pool = [PolicyNet((16, 8)).state_dict() for _ in range(3)]
+    nets = SnapshotNets([16, 8], torch.device("cpu"))
+    obs = torch.randn(7, pool[0]["body.0.weight"].shape[1]) * 20  # some features beyond the clip
+    which = torch.tensor([2, 0, 1, 1, 0, 2, 2])
+    with torch.no_grad():
+        batched = nets.logits(pool, obs, which)
+        one_by_one = torch.stack([nets.net(pool[int(w)])(obs[i:i + 1])[0] for i, w in enumerate(which)])
+    assert torch.allclose(batched, one_by_one, atol=1e-5)
+    pool[1] = PolicyNet((16, 8)).state_dict()  # a new snapshot replaces one: the stacked weights follow
+    with torch.no_grad():
+        assert torch.allclose(nets.logits(pool, obs[:1], torch.tensor([1])), nets.net(pool[1])(obs[:1]), atol=1e-5)
