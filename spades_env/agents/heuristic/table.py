@@ -60,6 +60,7 @@ class Style:
     score_aware: bool = False  # set at any cost an opponent side that would win the game by making its contract
     nil_cover: bool = False  # covering a nil: keep high cards when the trick is already above the partner
     underbid_raise: bool = False  # bid one more when the table's bids leave several tricks to spare
+    bold_nil: bool = False  # bid nil on a higher estimated risk (a made nil outscores the number bid it replaces)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -71,7 +72,7 @@ class Style:
 
 CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
 STRONG = Style(bag_ducking=True, strict_blind_nil=True, set_slack=2, score_aware=True,
-               nil_cover=True, underbid_raise=True)  # the ``heuristic`` agent
+               nil_cover=True, underbid_raise=True, bold_nil=True)  # the ``heuristic`` agent
 
 
 # ----------------------------------------------------------------- card tables
