@@ -430,7 +430,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             info = _numeric_hand_info(rules, result, shown.phase)
             for a in self.agents:
                 self.infos[a] = dict(info)
-        self._tracker.start_hand(shown, game.scores, game.bags, rules)
+        if episode_over:  # the finished hand stays shown: one more update, not a re-encode of its history
+            self._tracker.end_hand(shown, shown.last_transition, game.scores, game.bags, rules)
+        else:
+            self._tracker.start_hand(shown, game.scores, game.bags, rules)
         if episode_over:
             truncated = self.episode == "game" and game.truncated
             for a in self.agents:

@@ -286,6 +286,19 @@ def public_voids(hand: HandState, known: Mapping[int, tuple[int, int, int]] | No
     return voids
 
 
+def write_side_counts(obs: np.ndarray, rules: Rules, scores: Sequence[int], bags: Sequence[int], game_rules: Rules,
+                      observer: int) -> None:
+    """Write the ``scores`` and ``bags`` blocks of ``observer`` (each slot its side's, scaled) into ``obs``."""
+    n = rules.num_players
+    side_of = rules.side_of
+    target = float(game_rules.target_score)
+    scale = bag_scale(game_rules)
+    for seat in range(n):
+        slot = (seat - observer) % n
+        obs[_SCORES + slot] = scores[side_of(seat)] / target
+        obs[_BAGS + slot] = bags[side_of(seat)] / scale
+
+
 def encode_observation(
     hand: HandState,
     scores: Sequence[int],
@@ -300,14 +313,12 @@ def encode_observation(
         obs[:] = 0.0
     rules = hand.rules
     n = hand.num_players
-    side_of = rules.side_of
     ones = [_PHASE + int(hand.phase), _DEALER + (hand.dealer - observer) % n]  # cells set to 1
     if hand.current >= 0:
         ones.append(_TO_ACT + (hand.current - observer) % n)
     if hand.trick_cards:
         ones.append(_LEADER + (hand.leader - observer) % n)
     target = float(game_rules.target_score)
-    scale = bag_scale(game_rules)
     size = float(rules.hand_size)
     for seat in range(n):
         slot = (seat - observer) % n
@@ -318,10 +329,9 @@ def encode_observation(
         if off is not None:
             ones.append(base + off)
         obs[_TRICKS + slot] = hand.tricks_won[seat] / size
-        obs[_SCORES + slot] = scores[side_of(seat)] / target
-        obs[_BAGS + slot] = bags[side_of(seat)] / scale
         played = _PLAYED + slot * NUM_CARDS
         ones += [played + card for card in cards_of(hand.played[seat])]
+    write_side_counts(obs, rules, scores, bags, game_rules, observer)
     obs[_BROKEN] = float(hand.spades_broken)
     obs[_TARGET] = target / SCORE_SCALE_TARGET
     obs[_RULES] = _rule_features(rules)
@@ -595,6 +605,13 @@ class ObservationTracker:
         self._phase = int(hand.phase)
         self._leader = hand.leader if hand.trick_cards else NO_SEAT
         self._size = float(hand.rules.hand_size)
+
+    def end_hand(self, hand: HandState, done: Transition, scores: Sequence[int], bags: Sequence[int],
+                 game_rules: Rules) -> None:
+        """Record the action ``done`` that finished ``hand`` and the game's scores and bags after it: the hand
+        as it ends, without re-encoding its history (what ``start_hand`` of the finished hand would write)."""
+        self.update(hand, done)
+        write_side_counts(self.buf, hand.rules, scores, bags, game_rules, 0)
 
     def update(self, hand: HandState, done: Transition) -> None:
         """Record what ``done`` (the transition ``hand.apply`` returned) did to ``hand``."""
