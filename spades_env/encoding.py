@@ -288,8 +288,7 @@ def public_voids(hand: HandState, known: Mapping[int, tuple[int, int, int]] | No
 
 def write_side_counts(obs: np.ndarray, rules: Rules, scores: Sequence[int], bags: Sequence[int], game_rules: Rules,
                       observer: int) -> None:
-    """Write the ``scores`` and ``bags`` blocks of ``observer`` (each slot its side's, scaled) into ``obs`` (an
-    observation array or a memoryview of one)."""
+    """Write the ``scores`` and ``bags`` blocks of ``observer`` (each slot its side's, scaled) into ``obs``."""
     n = rules.num_players
     side_of = rules.side_of
     target = float(game_rules.target_score)
@@ -312,7 +311,6 @@ def encode_observation(
     obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
     if out is not None:
         obs[:] = 0.0
-    cells = memoryview(obs)  # single cells through a memoryview: a fraction of numpy's scalar assignment
     rules = hand.rules
     n = hand.num_players
     ones = [_PHASE + int(hand.phase), _DEALER + (hand.dealer - observer) % n]  # cells set to 1
@@ -330,12 +328,12 @@ def encode_observation(
         off = bid_offset(kind, value)
         if off is not None:
             ones.append(base + off)
-        cells[_TRICKS + slot] = hand.tricks_won[seat] / size
+        obs[_TRICKS + slot] = hand.tricks_won[seat] / size
         played = _PLAYED + slot * NUM_CARDS
         ones += [played + card for card in cards_of(hand.played[seat])]
-    write_side_counts(cells, rules, scores, bags, game_rules, observer)
-    cells[_BROKEN] = float(hand.spades_broken)
-    cells[_TARGET] = target / SCORE_SCALE_TARGET
+    write_side_counts(obs, rules, scores, bags, game_rules, observer)
+    obs[_BROKEN] = float(hand.spades_broken)
+    obs[_TARGET] = target / SCORE_SCALE_TARGET
     obs[_RULES] = _rule_features(rules)
     if hand.looked[observer]:
         ones += [_HAND + card for card in cards_of(hand.hands[observer])]
@@ -344,7 +342,7 @@ def encode_observation(
     ones += [_RECEIVED + card for card in cards_of(hand.received[observer])]
     known = known_plays(hand)
     for card, (trick, place, _) in known.items():
-        cells[_PLAYED_TRICK + card] = (trick + 1) / size
+        obs[_PLAYED_TRICK + card] = (trick + 1) / size
         if place == 0:
             ones.append(_LED + card)
     for seat, mask in enumerate(public_voids(hand, known)):
@@ -637,7 +635,7 @@ class ObservationTracker:
         """Record the action ``done`` that finished ``hand`` and the game's scores and bags after it: the hand
         as it ends, without re-encoding its history (what ``start_hand`` of the finished hand would write)."""
         self.update(hand, done)
-        write_side_counts(self._cells, hand.rules, scores, bags, game_rules, 0)
+        write_side_counts(self.buf, hand.rules, scores, bags, game_rules, 0)
 
     def update(self, hand: HandState, done: Transition) -> None:
         """Record what ``done`` (the transition ``hand.apply`` returned) did to ``hand``."""
