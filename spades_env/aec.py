@@ -114,7 +114,7 @@ from .encoding import (
 )
 from .layout import OBSERVATION, STATE
 from .render import render_text
-from .rewards import RewardScheme, hand_winner, make_reward
+from .rewards import RewardScheme, hand_rewards_one, hand_winner_one, make_reward
 
 ENV_NAME = "spades_v2"
 EPISODE_MODES = ("game", "hand")
@@ -408,17 +408,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         game = self._game
         rules = self.rules
         self._past_actions += [action for _, action in finished_hand.history]
-        points = np.asarray(result.points)
-        per_seat = self.reward_scheme.hand_end(finished_hand.rules, points)
         episode_over = game.over or self.episode == "hand"
+        winner = None
         if episode_over:
             if self.episode == "hand":
-                winner = int(hand_winner(points))
+                winner = hand_winner_one(result.points)
             else:
                 winner = -1 if game.winner is None else game.winner
-            per_seat = per_seat + self.reward_scheme.episode_end(rules, np.asarray(winner))
             self._final_hand = finished_hand
-        for a, reward in zip(self.possible_agents, np.asarray(per_seat, dtype=float).tolist()):
+        per_seat = hand_rewards_one(self.reward_scheme, finished_hand.rules, rules, result.points, winner)
+        for a, reward in zip(self.possible_agents, per_seat):
             self.rewards[a] = reward
         shown = self.hand
         if self._quiet_info is None:
@@ -430,7 +429,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             info = _numeric_hand_info(rules, result, shown.phase)
             for a in self.agents:
                 self.infos[a] = dict(info)
-        self._tracker.start_hand(shown, game.scores, game.bags, rules)
+        if episode_over:  # the finished hand stays shown: one more update, not a re-encode of its history
+            self._tracker.end_hand(shown, shown.last_transition, game.scores, game.bags, rules)
+        else:
+            self._tracker.start_hand(shown, game.scores, game.bags, rules)
         if episode_over:
             truncated = self.episode == "game" and game.truncated
             for a in self.agents:

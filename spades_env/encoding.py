@@ -286,6 +286,19 @@ def public_voids(hand: HandState, known: Mapping[int, tuple[int, int, int]] | No
     return voids
 
 
+def write_side_counts(obs: np.ndarray, rules: Rules, scores: Sequence[int], bags: Sequence[int], game_rules: Rules,
+                      observer: int) -> None:
+    """Write the ``scores`` and ``bags`` blocks of ``observer`` (each slot its side's, scaled) into ``obs``."""
+    n = rules.num_players
+    side_of = rules.side_of
+    target = float(game_rules.target_score)
+    scale = bag_scale(game_rules)
+    for seat in range(n):
+        slot = (seat - observer) % n
+        obs[_SCORES + slot] = scores[side_of(seat)] / target
+        obs[_BAGS + slot] = bags[side_of(seat)] / scale
+
+
 def encode_observation(
     hand: HandState,
     scores: Sequence[int],
@@ -300,14 +313,12 @@ def encode_observation(
         obs[:] = 0.0
     rules = hand.rules
     n = hand.num_players
-    side_of = rules.side_of
     ones = [_PHASE + int(hand.phase), _DEALER + (hand.dealer - observer) % n]  # cells set to 1
     if hand.current >= 0:
         ones.append(_TO_ACT + (hand.current - observer) % n)
     if hand.trick_cards:
         ones.append(_LEADER + (hand.leader - observer) % n)
     target = float(game_rules.target_score)
-    scale = bag_scale(game_rules)
     size = float(rules.hand_size)
     for seat in range(n):
         slot = (seat - observer) % n
@@ -318,10 +329,9 @@ def encode_observation(
         if off is not None:
             ones.append(base + off)
         obs[_TRICKS + slot] = hand.tricks_won[seat] / size
-        obs[_SCORES + slot] = scores[side_of(seat)] / target
-        obs[_BAGS + slot] = bags[side_of(seat)] / scale
         played = _PLAYED + slot * NUM_CARDS
         ones += [played + card for card in cards_of(hand.played[seat])]
+    write_side_counts(obs, rules, scores, bags, game_rules, observer)
     obs[_BROKEN] = float(hand.spades_broken)
     obs[_TARGET] = target / SCORE_SCALE_TARGET
     obs[_RULES] = _rule_features(rules)
@@ -587,79 +597,110 @@ class ObservationTracker:
         self._leader = NO_SEAT
         self._size = 1.0
 
+    @property
+    def buf(self) -> np.ndarray:
+        """The absolute buffer (``BUFFER_SIZE`` float32): every block by seat."""
+        return self._buf
+
+    @buf.setter
+    def buf(self, value: np.ndarray) -> None:
+        self._buf = value
+        # Single cells are written through a memoryview: a fraction of the cost of numpy's scalar assignment.
+        self._cells = memoryview(value)
+        self._broken = bool(value[_BROKEN] > 0.5)  # the spades_broken cell, read once (a buffer may be handed in)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The tracker without its memoryview (which cannot be copied or pickled)."""
+        state = self.__dict__.copy()
+        del state["_cells"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore what ``__getstate__`` saved, and the memoryview of the buffer."""
+        self.__dict__.update(state)
+        self._cells = memoryview(self._buf)
+
     def start_hand(self, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
         """Encode a freshly dealt hand (or any hand state) from scratch."""
         write_absolute(self.buf, hand, scores, bags, game_rules)
+        self._broken = hand.spades_broken
         self._perms = PERMS[hand.num_players]
         self._to_act = hand.current
         self._phase = int(hand.phase)
         self._leader = hand.leader if hand.trick_cards else NO_SEAT
         self._size = float(hand.rules.hand_size)
 
+    def end_hand(self, hand: HandState, done: Transition, scores: Sequence[int], bags: Sequence[int],
+                 game_rules: Rules) -> None:
+        """Record the action ``done`` that finished ``hand`` and the game's scores and bags after it: the hand
+        as it ends, without re-encoding its history (what ``start_hand`` of the finished hand would write)."""
+        self.update(hand, done)
+        write_side_counts(self.buf, hand.rules, scores, bags, game_rules, 0)
+
     def update(self, hand: HandState, done: Transition) -> None:
         """Record what ``done`` (the transition ``hand.apply`` returned) did to ``hand``."""
-        buf = self.buf
+        cells = self._cells
         seat, action, phase_before, winner, _ = done  # unpacked once: cheaper than attribute reads
         if phase_before == _PLAY_PHASE:
             base = seat * NUM_CARDS + action
-            buf[_PLAYED + base] = 1.0
-            buf[_PRIV_HAND + base] = 0.0
+            cells[_PLAYED + base] = 1.0
+            cells[_PRIV_HAND + base] = 0.0
             self._record_play(hand, seat, action, winner)
             if winner == NO_SEAT:
-                buf[_TRICK + base] = 1.0
+                cells[_TRICK + base] = 1.0
             else:  # the card completed the trick: the table is cleared and the winner counts it
-                buf[_TRICK_BLOCK] = 0.0
-                buf[_TRICKS + winner] = hand.tricks_won[winner] / self._size
-            if hand.spades_broken:
-                buf[_BROKEN] = 1.0
+                self._buf[_TRICK_BLOCK] = 0.0
+                cells[_TRICKS + winner] = hand.tricks_won[winner] / self._size
+            if hand.spades_broken and not self._broken:
+                cells[_BROKEN] = 1.0
+                self._broken = True
         elif phase_before == _EXCHANGE_PHASE:
             # A pass moves a card between two seats; the private blocks are rewritten from the hand.
-            _write_private_all(buf, hand)
+            _write_private_all(self._buf, hand)
         else:  # a bid or a blind decision: it may also skip or cancel the partner's bid
-            bids = buf[_BIDS_BLOCK]
-            bids[:] = 0.0
+            self._buf[_BIDS_BLOCK] = 0.0
             for s in range(hand.num_players):
                 kind, value = hand.bid_kinds[s], hand.bid_values[s]
-                bids[s * BID_FEATURES + int(kind)] = 1.0
+                cells[_BIDS + s * BID_FEATURES + int(kind)] = 1.0
                 off = bid_offset(kind, value)
                 if off is not None:
-                    bids[s * BID_FEATURES + off] = 1.0
+                    cells[_BIDS + s * BID_FEATURES + off] = 1.0
         phase = int(hand.phase)
         if phase != self._phase:
-            buf[_PHASE + self._phase] = 0.0
-            buf[_PHASE + phase] = 1.0
+            cells[_PHASE + self._phase] = 0.0
+            cells[_PHASE + phase] = 1.0
             self._phase = phase
         current = hand.current
         if current != self._to_act:
             if self._to_act != NO_SEAT:
-                buf[_TO_ACT + self._to_act] = 0.0
+                cells[_TO_ACT + self._to_act] = 0.0
             if current != NO_SEAT:
-                buf[_TO_ACT + current] = 1.0
+                cells[_TO_ACT + current] = 1.0
             self._to_act = current
         leader = hand.leader if hand.trick_cards else NO_SEAT
         if leader != self._leader:
             if self._leader != NO_SEAT:
-                buf[_LEADER + self._leader] = 0.0
+                cells[_LEADER + self._leader] = 0.0
             if leader != NO_SEAT:
-                buf[_LEADER + leader] = 1.0
+                cells[_LEADER + leader] = 1.0
             self._leader = leader
 
     def _record_play(self, hand: HandState, seat: int, card: int, winner: int) -> None:
         """The history blocks of a card just played (before spades_broken is updated for it)."""
-        buf = self.buf
+        cells = self._cells
         if winner == NO_SEAT:
             trick, place, lead = hand.trick_index, len(hand.trick_cards) - 1, hand.trick_cards[0]
         else:  # the card completed the trick, which is now the hand's last trick
             trick, place, lead = hand.trick_index - 1, hand.num_players - 1, hand.last_trick[2][0]
-        buf[_PLAYED_TRICK + card] = (trick + 1) / self._size
+        cells[_PLAYED_TRICK + card] = (trick + 1) / self._size
         if not place:
-            buf[_LED + card] = 1.0
-        shown = voids_shown(play_situation(hand.rules, not trick, not place, buf[_BROKEN] > 0.5), CARD_SUIT[lead], card)
+            cells[_LED + card] = 1.0
+        shown = voids_shown(play_situation(hand.rules, not trick, not place, self._broken), CARD_SUIT[lead], card)
         if shown:
             base = _VOIDS + seat * NUM_SUITS
             for suit in range(NUM_SUITS):
                 if shown >> suit & 1:
-                    buf[base + suit] = 1.0
+                    cells[base + suit] = 1.0
 
     def observe(self, hand: HandState, observer: int) -> np.ndarray:
         """A fresh observation array for ``observer``."""

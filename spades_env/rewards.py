@@ -30,11 +30,13 @@ at the same ``bag_cost``.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, Sequence
 
 import numpy as np
 
 from .core.rules import Rules
+
+WIN_REWARD = 1.0  # win_loss: the winning side's reward
 
 
 def bag_cost(rules: Rules) -> float:
@@ -112,12 +114,29 @@ class RewardScheme(Protocol):
         """Rewards (..., num_players) from the winning side (..., ) with -1 for none."""
 
 
+def _relative(points, total, others: int):
+    """The rule of ``relative_points`` on arrays or on one float: points minus the others' mean."""
+    return points - (total - points) / others
+
+
 def relative_points(points: np.ndarray) -> np.ndarray:
     """Each side's points minus the mean of the other sides' points."""
     points = np.asarray(points, dtype=np.float64)
     k = points.shape[-1]
     total = points.sum(axis=-1, keepdims=True)
-    return points - (total - points) / (k - 1)
+    return _relative(points, total, k - 1)
+
+
+def relative_points_one(points: Sequence[float]) -> list[float]:
+    """:func:`relative_points` of one hand's points per side, as Python floats (no numpy: the AEC hot path)."""
+    points = [float(p) for p in points]
+    total = sum(points)
+    return [_relative(p, total, len(points) - 1) for p in points]
+
+
+def _loss_reward(num_sides: int) -> float:
+    """``win_loss``'s reward of a losing side: -1, or -1/(n-1) in cutthroat so that rewards sum to 0."""
+    return -WIN_REWARD / (num_sides - 1)
 
 
 class HandPoints:
@@ -137,6 +156,15 @@ class HandPoints:
         winner = np.asarray(winner)
         return np.zeros(winner.shape + (rules.num_players,))
 
+    def hand_end_one(self, rules: Rules, points: Sequence[int]) -> list[float]:
+        """:meth:`hand_end` of one hand, as Python floats."""
+        relative = relative_points_one(points)
+        return [relative[rules.side_of(seat)] * self.scale for seat in range(rules.num_players)]
+
+    def episode_end_one(self, rules: Rules, winner: int) -> list[float]:
+        """:meth:`episode_end` of one episode, as Python floats."""
+        return [0.0] * rules.num_players
+
 
 class WinLoss:
     """+1 / -1 (0 if truncated or tied) at the end of the episode."""
@@ -154,8 +182,19 @@ class WinLoss:
         k = rules.num_sides
         sides = seat_sides(rules)
         won = winner[..., None] == sides
-        out = np.where(won, 1.0, -1.0 / (k - 1))
+        out = np.where(won, WIN_REWARD, _loss_reward(k))
         return np.where(winner[..., None] >= 0, out, 0.0)
+
+    def hand_end_one(self, rules: Rules, points: Sequence[int]) -> list[float]:
+        """:meth:`hand_end` of one hand, as Python floats."""
+        return [0.0] * rules.num_players
+
+    def episode_end_one(self, rules: Rules, winner: int) -> list[float]:
+        """:meth:`episode_end` of one episode, as Python floats."""
+        if winner < 0:
+            return [0.0] * rules.num_players
+        loss = _loss_reward(rules.num_sides)
+        return [WIN_REWARD if rules.side_of(seat) == winner else loss for seat in range(rules.num_players)]
 
 
 REWARD_SCHEMES = {"hand_points": HandPoints, "win_loss": WinLoss}
@@ -170,6 +209,27 @@ def make_reward(reward: str | RewardScheme) -> RewardScheme:
     if not (hasattr(reward, "hand_end") and hasattr(reward, "episode_end")):
         raise TypeError(f"reward must be a scheme name or an object with hand_end and episode_end, got {reward!r}")
     return reward
+
+
+def hand_rewards_one(scheme: RewardScheme, hand_rules: Rules, rules: Rules, points: Sequence[int],
+                     winner: int | None = None) -> list[float]:
+    """Per-seat rewards (Python floats) of one finished hand under ``hand_rules``, plus the episode's when
+    ``winner`` (a side, -1 for none) is given: the scheme's scalar hooks, or its numpy hooks without them."""
+    if hasattr(scheme, "hand_end_one") and hasattr(scheme, "episode_end_one"):
+        per_seat = scheme.hand_end_one(hand_rules, points)
+        if winner is not None:
+            per_seat = [a + b for a, b in zip(per_seat, scheme.episode_end_one(rules, winner))]
+        return per_seat
+    per_seat = scheme.hand_end(hand_rules, np.asarray(points))
+    if winner is not None:
+        per_seat = per_seat + scheme.episode_end(rules, np.asarray(winner))
+    return np.asarray(per_seat, dtype=float).tolist()
+
+
+def hand_winner_one(points: Sequence[int]) -> int:
+    """:func:`hand_winner` of one hand's points per side."""
+    best = max(points)
+    return points.index(best) if points.count(best) == 1 else -1
 
 
 def hand_winner(points: np.ndarray) -> np.ndarray:
