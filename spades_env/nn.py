@@ -39,9 +39,10 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -60,6 +61,20 @@ from .layout import OBSERVATION, STATE, LayoutError
 POLICY_FORMAT = "spades_env.policy/1"
 FEATURE_CLIP = 10.0  # scores can be large multiples of the target in long random games
 MASKED_LOGIT = -1e9
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run torch on one thread inside (the count restored after): small batched forwards are slower on
+    more, and on a shared machine the other processes already fill the cores."""
+    threads = torch.get_num_threads()
+    if threads != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if threads != 1:
+            torch.set_num_threads(threads)
 
 
 class CheckpointError(ValueError):

@@ -13,6 +13,7 @@ true (set by CI services and by ``.ci/run``), else ``dev``. A test's own
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 CI_MAX_EXAMPLES = 100  # hypothesis' own default, fixed here so that CI never depends on it
@@ -33,3 +34,12 @@ def hypothesis_profile(environ=os.environ) -> str:
 
 
 settings.load_profile(hypothesis_profile())
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Torch on one thread during the test (small models train and infer faster so on a shared machine)."""
+    from spades_env.nn import one_torch_thread as single_thread  # torch imported only by tests that ask
+
+    with single_thread():
+        yield

@@ -52,8 +52,7 @@ from __future__ import annotations
 import copy
 import os
 import time
-from contextlib import contextmanager
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -63,7 +62,7 @@ from ..core.cards import CARD_SUIT
 from ..core.hand import HandState, Phase
 from ..core.rules import Rules
 from ..encoding import ObservationTracker
-from ..nn import apply_prior, masked_logits
+from ..nn import apply_prior, masked_logits, one_torch_thread
 from ..rewards import bag_cost as game_bag_cost
 from .base import check_observation
 from .heuristic import choose_card, decide, table_from_state
@@ -83,20 +82,6 @@ def _play(state: HandState, tracker: ObservationTracker, voids: list[int], card:
         if CARD_SUIT[card] != led:
             voids[state.current] |= 1 << led
     tracker.update(state, state.apply(card))
-
-
-@contextmanager
-def one_torch_thread() -> Iterator[None]:
-    """Run torch on one thread inside (restored after): small batched forwards are slower on more, and the
-    evaluation's other worker processes already fill the cores."""
-    threads = torch.get_num_threads()
-    if threads != 1:
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        if threads != 1:
-            torch.set_num_threads(threads)
 
 
 @torch.no_grad()

@@ -10,7 +10,8 @@ import torch
 import spades_env
 from spades_env.aec import mask_array
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
-from spades_env.agents.search import SearchAgent, network_rollouts, one_torch_thread
+from spades_env.agents.search import SearchAgent, network_rollouts
+from spades_env.nn import one_torch_thread as single_thread
 from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
 from spades_env.core.actions import action_name
 from spades_env.core.cards import mask_of, parse_cards
@@ -39,13 +40,9 @@ def play_position(seed: int, tricks: int) -> HandState:
     return state
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_torch_thread():
+@pytest.fixture(autouse=True)
+def single_torch_thread(one_torch_thread):
     """One torch thread, as the evaluation's workers use: small batched forwards are slower on more."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +188,7 @@ def test_network_rollouts_run_on_one_torch_thread_and_restore_the_count():
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        with one_torch_thread():
+        with single_thread():
             assert torch.get_num_threads() == 1
         assert torch.get_num_threads() == 2
     finally:

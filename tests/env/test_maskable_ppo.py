@@ -5,17 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sb3_contrib  # in the dev extra: the test must run in CI, so no importorskip
-import torch
 
 from spades_env import SingleAgentSpadesEnv
-
-
-@pytest.fixture
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_maskable_ppo_learns_and_predicts_legal_actions(one_torch_thread):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from sb3_contrib.common.maskable.utils import get_action_masks
@@ -23,14 +22,6 @@ from spades_env import GYM_ENV_ID
 from spades_env.core.actions import NUM_ACTIONS
 
 ENV_ID = "spades_env:spades_env/Spades-v2"  # the module prefix imports us in every subprocess
-
-
-@pytest.fixture
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_make_vec_env_with_subprocesses_trains_maskable_ppo_and_evaluates_it(one_torch_thread):
