@@ -364,28 +364,13 @@ class PIMCAgent(Agent):
     # ------------------------------------------------------------------ search
     def search(self, view, rules: Rules, legal: int, voids: Sequence[int]) -> int:
         """The card with the best mean utility over sampled deals."""
-        n = view.num_players
         hand = view.hand
-        gone = 0
-        for m in view.played[:n]:
-            gone |= m
-        unseen = PACK_MASK[rules.jokers] & ~gone & ~hand
-        choices = equivalent_choices(legal, unseen, rules.deuce_of_spades_high)
+        unseen, choices = self._card_choices(view, rules, legal)
         self.last_values = {}
         if len(choices) == 1:
             return choices[0]
-        seats = trick_slots(view)
-        done = sum(view.tricks_won[:n])
-        counts = [0] + [rules.hand_size - done - (1 if s in seats else 0) for s in range(1, n)]
-        known = [0] * n
-        partner = rules.partner_of(AGENT_SLOT)
-        if partner is not None:
-            known[partner] = view.passed & unseen  # cards passed to the partner and not played yet
         scores, bags, bags_by_seat = _side_context(view, rules)
-        model = None
-        if self.play_depth > 0 and self.oversample > 1:
-            model = PlayModel(rules, view, self.tracker.history, self.play_depth, self.play_eps, bags_by_seat)
-        deals = self._draw_deals(rules, view, unseen, counts, voids, known, model)
+        deals = self._position_deals(view, rules, unseen, voids, bags_by_seat)
         base: HandState | None = None
         totals = {c: 0.0 for c in choices}
         start = time.perf_counter()
@@ -460,6 +445,31 @@ class PIMCAgent(Agent):
                 totals[action] += _utility(rules, state, bags, self.bag_cost)
         self.last_values = {a: totals[a] / len(deals) for a in choices_list}
         return max(choices_list, key=lambda a: (self.last_values[a], a == prior))
+
+    def _card_choices(self, view, rules: Rules, legal: int) -> tuple[int, list[int]]:
+        """The cards unseen by the agent, and one legal card per run of equivalent cards (those searched)."""
+        gone = 0
+        for m in view.played[:view.num_players]:
+            gone |= m
+        unseen = PACK_MASK[rules.jokers] & ~gone & ~view.hand
+        return unseen, equivalent_choices(legal, unseen, rules.deuce_of_spades_high)
+
+    def _position_deals(self, view, rules: Rules, unseen: int, voids: Sequence[int],
+                        bags_by_seat: Sequence[int]) -> list[list[int]]:
+        """Deals of the unseen cards at a card play: each player's count, known voids, the partner's passed
+        cards; weighted by the bids and recent plays when ``oversample`` > 1."""
+        n = view.num_players
+        seats = trick_slots(view)
+        done = sum(view.tricks_won[:n])
+        counts = [0] + [rules.hand_size - done - (1 if s in seats else 0) for s in range(1, n)]
+        known = [0] * n
+        partner = rules.partner_of(AGENT_SLOT)
+        if partner is not None:
+            known[partner] = view.passed & unseen  # cards passed to the partner and not played yet
+        model = None
+        if self.play_depth > 0 and self.oversample > 1:
+            model = PlayModel(rules, view, self.tracker.history, self.play_depth, self.play_eps, bags_by_seat)
+        return self._draw_deals(rules, view, unseen, counts, voids, known, model)
 
     def _draw_deals(self, rules: Rules, view, unseen: int, counts: list[int], voids: Sequence[int],
                     known: list[int], model: PlayModel | None = None) -> list[list[int]]:

@@ -66,8 +66,7 @@ from ..nn import apply_prior, masked_logits, one_torch_thread
 from ..rewards import bag_cost as game_bag_cost
 from .base import check_observation
 from .heuristic import choose_card, decide, table_from_state
-from .knowledge import AGENT_SLOT, PACK_MASK, trick_slots
-from .pimc import PIMCAgent, PlayModel, _play_position, _side_context, _utility, equivalent_choices
+from .pimc import PIMCAgent, _play_position, _side_context, _utility
 from .policy import RELEASED_POLICY, PolicyAgent, load_policy_agent
 from .registry import register_agent
 
@@ -183,27 +182,12 @@ class SearchAgent(PIMCAgent):
         cost = self._resolve_bag_cost(rules)
         if self.rollout_policy == "heuristic":
             return super().search(view, rules, legal, voids)
-        n = view.num_players
-        gone = 0
-        for m in view.played[:n]:
-            gone |= m
-        unseen = PACK_MASK[rules.jokers] & ~gone & ~view.hand
-        choices = equivalent_choices(legal, unseen, rules.deuce_of_spades_high)
+        unseen, choices = self._card_choices(view, rules, legal)
         self.last_values, self.forwards, self.last_samples = {}, 0, 0
         if len(choices) == 1:
             return choices[0]
-        on_table = trick_slots(view)
-        done = sum(view.tricks_won[:n])
-        counts = [0] + [rules.hand_size - done - (s in on_table) for s in range(1, n)]
-        known = [0] * n
-        partner = rules.partner_of(AGENT_SLOT)
-        if partner is not None:
-            known[partner] = view.passed & unseen  # passed to the partner in an exchange and not played yet
         scores, bags, bags_by_seat = _side_context(view, rules)
-        model = None
-        if self.play_depth > 0 and self.oversample > 1:
-            model = PlayModel(rules, view, self.tracker.history, self.play_depth, self.play_eps, bags_by_seat)
-        deals = self._draw_deals(rules, view, unseen, counts, voids, known, model)
+        deals = self._position_deals(view, rules, unseen, voids, bags_by_seat)
         totals = np.zeros(len(choices))
         start = time.perf_counter()
         searched = 0
