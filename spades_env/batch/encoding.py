@@ -33,18 +33,22 @@ from ..layout import (
     LayoutError,
     ObservationLayout,
 )
+from .history import sync_history
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
+    BYTE_MASK,
     CODE,
     CODE_STRIDE,
     EMPTY_BOARD,
     HAND_B,
+    MASK_BYTES,
     MAX_SEATS,
     PASSED_B,
     RECEIVED_B,
     START_B,
     TRICK_B,
+    WON,
     WORD_BITS,
     ZERO_CODE,
     unpack_cards,
@@ -197,6 +201,16 @@ def _history_fields(t: BatchTables, observer: np.ndarray) -> np.ndarray:
     return t._voids.ravel().take(by_slot)
 
 
+def mid_by_seat(t: BatchTables) -> np.ndarray:
+    """The MID floats by seat ``(N, MID_W)``: tricks won this hand, then the scores and bags of each seat's
+    side (they change only between hands); spades_broken is written by the caller."""
+    n = t.num_players
+    mid = np.zeros((t.num_envs, MID_W), np.float32)
+    mid[:, TRICKS_AT:TRICKS_AT + n] = t._seat[:, WON, :n] / t._size
+    mid[:, t._mid_score_cols] = np.concatenate([t.scores, t.bags], axis=1)[:, t._mid_source] / t._mid_div
+    return mid
+
+
 def card_view(out: np.ndarray) -> np.ndarray:
     """(rows, blocks, NUM_CARDS) view of the card blocks of observation rows."""
     view = out[:, CARDS].reshape(out.shape[0], NUM_CARD_BLOCKS, NUM_CARDS)
@@ -240,7 +254,7 @@ def _fields(t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: n
     by_slot += t._base20[:, None]
     bid_codes = t._seat.ravel().take(by_slot + CODE * MAX_SEATS)
     # tricks_won, scores and bags by slot (an empty slot of a 3-player table reads zeros)
-    mid = t._mid.ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
+    mid = mid_by_seat(t).ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
     mid[:, BROKEN_AT] = t.broken
     return code, bid_codes, mid
 
@@ -255,6 +269,7 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
     """
     N = t.num_envs
     nb = t._num_boards
+    sync_history(t)
     boards = t._boards_buf if actor else np.empty((N, nb), np.uint64)
     code, bid_codes, mid = _fields(t, observer, visible, boards, actor)
     if cards is None:
@@ -319,6 +334,7 @@ def packed_views(buf: np.ndarray) -> dict[str, np.ndarray]:
 def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray,
                   actor: bool = False) -> None:
     """Write the packed observation of ``observer`` at every table into the fields ``views``."""
+    sync_history(t)
     # the boards are gathered straight into the packed rows
     code, bid_codes, mid = _fields(t, observer, visible, views["boards"][:, :t._num_boards], actor)
     views["mid"][...] = mid
@@ -392,11 +408,13 @@ def full_state(t: BatchTables) -> np.ndarray:
     return out
 
 
-def mask_out(t: BatchTables) -> np.ndarray:
-    """The int8 legal-action masks, in the current output buffer (also kept as bits for validation)."""
-    bits = np.unpackbits(t._legal.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
-    t._mask_bits = bits
-    out = t._mask_bufs[t._flip]
-    np.copyto(out, bits.view(np.int8))
+def write_masks(legal: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The int8 masks ``(N, NUM_ACTIONS)`` of legal-action words ``(N, LEGAL_WORDS)``, written into ``out``."""
+    # one lookup per byte of the words writes the mask bytes of its 8 actions as one uint64
+    BYTE_MASK.take(legal.view(np.uint8)[:, :MASK_BYTES].astype(np.intp), out=out.view(np.uint64), mode="clip")
     return out
 
+
+def mask_out(t: BatchTables) -> np.ndarray:
+    """The int8 legal-action masks, in the current output buffer."""
+    return write_masks(t._legal, t._mask_bufs[t._flip])
