@@ -37,7 +37,6 @@ from .history import sync_history
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
-    BYTE_MASK,
     CODE,
     CODE_STRIDE,
     EMPTY_BOARD,
@@ -408,13 +407,11 @@ def full_state(t: BatchTables) -> np.ndarray:
     return out
 
 
-def write_masks(legal: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """The int8 masks ``(N, NUM_ACTIONS)`` of legal-action words ``(N, LEGAL_WORDS)``, written into ``out``."""
-    # one lookup per byte of the words writes the mask bytes of its 8 actions as one uint64
-    BYTE_MASK.take(legal.view(np.uint8)[:, :MASK_BYTES].astype(np.intp), out=out.view(np.uint64), mode="clip")
-    return out
-
-
 def mask_out(t: BatchTables) -> np.ndarray:
-    """The int8 legal-action masks, in the current output buffer."""
-    return write_masks(t._legal, t._mask_bufs[t._flip])
+    """The int8 legal-action masks, in the current output buffer (also kept as bits for validation)."""
+    # the bytes that hold actions unpack to exactly NUM_ACTIONS bits a row (no count to trim)
+    bits = np.unpackbits(t._legal.view(np.uint8)[:, :MASK_BYTES], axis=1, bitorder="little")
+    t._mask_bits = bits
+    out = t._mask_bufs[t._flip]
+    np.copyto(out, bits.view(np.int8))
+    return out

@@ -22,9 +22,7 @@ from .info import StepInfo, deals_of
 from .legality import compute_legal
 from .scoring import finish_hands
 from .state import BatchTables
-from .tables import ACTIONS_PER_BYTE, EXCHANGE, LEGAL_BYTES, NUM_ACTIONS, PLAY, WORD_BITS
-
-BYTE_SHIFT = ACTIONS_PER_BYTE.bit_length() - 1  # action // 8: its byte in the legal-action words
+from .tables import EXCHANGE, NUM_ACTIONS, PLAY, WORD_BITS
 from .transitions import bid, exchange, play
 
 
@@ -113,7 +111,7 @@ class BatchEnv(BatchTables):
 
     def action_masks(self) -> np.ndarray:
         """A fresh int8 mask ``(num_envs, NUM_ACTIONS)`` of the current legal actions."""
-        return encoding.write_masks(self._legal, np.empty((self.num_envs, NUM_ACTIONS), np.int8))
+        return self._mask_bits.view(np.int8).copy()
 
     def episode_deals(self, table: int) -> list[list[list[int]]]:
         """Deals of the current episode at a table so far (current hand included): card ids per seat."""
@@ -157,11 +155,6 @@ class BatchEnv(BatchTables):
             raise ValueError(f"seats must be in 0..{self.num_players - 1}; table {t} has seat {s[t]}")
         return s.astype(np.intp)
 
-    def _is_legal(self, tables: np.ndarray, a: np.ndarray) -> np.ndarray:
-        """Whether each action ``a`` (in range) is legal at its table: its bit in the legal-action words."""
-        legal_bytes = self._legal.view(np.uint8).ravel().take(tables * LEGAL_BYTES + (a >> BYTE_SHIFT))
-        return (legal_bytes >> (a & (ACTIONS_PER_BYTE - 1))) & 1 != 0
-
     def _check_actions(self, actions: Any) -> np.ndarray:
         """One legal action per table as an intp array, or an error naming the first bad table."""
         a = np.asarray(actions)
@@ -173,10 +166,10 @@ class BatchEnv(BatchTables):
                                          "no table was changed")
             a = a.astype(np.intp)
         inside = a.view(np.uint64) < NUM_ACTIONS  # negative values wrap around to huge ones
-        if inside.all() and self._is_legal(self._ar, a).all():
+        if inside.all() and self._mask_bits.ravel().take(self._base88 + a).all():
             return a
         ok = inside.copy()
-        ok[inside] = self._is_legal(self._ar[inside], a[inside])
+        ok[inside] = self._mask_bits.ravel().take(self._base88[inside] + a[inside]) != 0
         bad = np.flatnonzero(~ok)
         t = int(bad[0])
         act = int(a[t])

@@ -58,7 +58,6 @@ from .tables import (
     SEAT_PLANES,
     SEAT_W,
     START_B,
-    TRICK_COLS,
     U0,
     WON,
     KIND,
@@ -135,7 +134,6 @@ class BatchTables:
             low = int(self._P.low_bid[0])
             self._simple_bid_words = (RANGE_LO[low, self.num_tricks + 1], RANGE_HI[low, self.num_tricks + 1])
         self._num_boards = NUM_CARD_BLOCKS if self._any["exchange"] else SHORT_BOARDS
-        self._trick_cols = TRICK_COLS[:n]
         self._hand_start_cols = np.concatenate([HAND_COLS[:n], HAND_COLS[:n] + START_B])
         self._mid_score_cols = np.concatenate([SCORES_AT + np.arange(n), BAGS_AT + np.arange(n)])
         self._mid_source = np.concatenate([self._seat_side, self.num_sides + self._seat_side])  # [scores, bags]
@@ -153,6 +151,7 @@ class BatchTables:
         self._base20 = self._ar * SEAT_W
         self._base21 = self._ar * BOARDS
         self._base13 = self._ar * MID_W
+        self._base88 = self._ar * NUM_ACTIONS
         self._base_cards = self._ar * (NUM_CARDS + 1)
         for name in ("rid", "phase", "cur", "dealer", "first_dealer", "hand_index", "bid_pos", "trick_n",
                      "trick_index", "_led", "_ex_len", "_ex_pos"):
@@ -169,6 +168,7 @@ class BatchTables:
         self._ex_from = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
         self._ex_to = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
         self._legal = np.zeros((N, LEGAL_WORDS), np.uint64)
+        self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
         log_hands = 1 if self.episode == "hand" else min(LOG_HANDS, self.rules.max_hands)
         self._log = np.zeros((N, log_hands, MAX_SEATS), np.uint64)
         allocate_history(self)

@@ -20,11 +20,10 @@ NUM_ACTIONS = A.NUM_ACTIONS
 WORD_BITS = 64  # a legal-action mask is two words: actions 0..63, 64..87
 LOW_WORD = (1 << WORD_BITS) - 1
 LEGAL_WORDS = 2
-LEGAL_BYTES = LEGAL_WORDS * 8
 ACTIONS_PER_BYTE = 8
 MASK_BYTES = NUM_ACTIONS // ACTIONS_PER_BYTE  # bytes of the legal words that hold actions (11)
 if NUM_ACTIONS % ACTIONS_PER_BYTE:
-    raise ValueError("the int8 masks are unpacked 8 actions at a time: NUM_ACTIONS must be a multiple of 8")
+    raise ValueError("the int8 masks unpack whole bytes of the legal words: NUM_ACTIONS must be a multiple of 8")
 MAX_SEATS = NUM_SLOTS  # per-seat arrays have one column per slot; a 3-player table leaves the last empty
 
 U0 = np.uint64(0)
@@ -46,11 +45,6 @@ LEAD_ROW = len(SUIT_MASKS)
 PLAY_FILTER = np.array(list(SUIT_MASKS) + [NON_SPADE_MASK, LOW_WORD], dtype=np.uint64)
 CLUBS = np.uint64(CLUB_MASK)
 REDS = np.uint64(RED_MASK)
-
-
-# BYTE_MASK[b]: the int8 mask (bytes 0/1) of the 8 actions of one byte b of the legal words, read as one
-# uint64 (its bytes in memory order), so that one gather writes 8 mask bytes.
-BYTE_MASK = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").view(np.uint64).ravel()
 
 
 def split(mask: int) -> tuple[int, int]:
@@ -99,7 +93,6 @@ BOARDS_PER_SEAT = 5
 EMPTY_BOARD = MAX_SEATS * BOARDS_PER_SEAT
 BOARDS = EMPTY_BOARD + 1
 HAND_COLS = np.arange(MAX_SEATS) * BOARDS_PER_SEAT + HAND_B
-TRICK_COLS = np.arange(MAX_SEATS) * BOARDS_PER_SEAT + TRICK_B
 # Per-table, per-seat integers: planes of MAX_SEATS seats.
 LOOKED, KIND, VALUE, CODE, WON = range(5)
 SEAT_PLANES = 5

@@ -243,32 +243,34 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     n = t.num_players
     record_plays(t, a, playing)  # the history blocks, read before the table changes
     cur, tn = t.cur, t.trick_n
-    f = t._base21 + cur * BOARDS_PER_SEAT
+    f = cur * BOARDS_PER_SEAT
+    f += t._base21
     bit = ACTION_CARD_BIT.take(a)
     if playing is not None:
         bit = np.where(playing, bit, U0)  # exchange passes are cards too
     sbf = t._sb.ravel()
     sbf[f] = sbf.take(f) ^ bit
-    sbf[f + TRICK_B] = bit  # at tables not in play, a trick board that is empty anyway
-    t.broken = t.broken | ((bit & SPADES) != U0)
-    led = np.where(tn == 0, ACTION_SUIT.take(a), t._led)
-    t._led = led
+    f += TRICK_B
+    sbf[f] = bit  # at tables not in play, a trick board that is empty anyway
+    t.broken |= (bit & SPADES) != U0
+    led = t._led
+    np.copyto(led, ACTION_SUIT.take(a), where=tn == 0)
     nxt = cur + 1
     if n == MAX_SEATS:
         nxt &= MAX_SEATS - 1  # a cheaper modulo for four seats
     else:
         nxt %= n
     if playing is None:
-        tn = tn + 1
+        tn += 1
         t.cur = nxt
     else:
-        tn = tn + playing
+        tn += playing
         t.cur = np.where(playing, nxt, cur)
-    t.trick_n = tn
     full = tn == n
-    if full.all():
+    ended = np.count_nonzero(full)
+    if ended == len(full):
         return end_tricks(t, t._ar, led)
-    if not full.any():
+    if not ended:
         return None
     F = np.flatnonzero(full)
     return end_tricks(t, F, led.take(F))
@@ -277,10 +279,9 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
 def end_tricks(t: BatchTables, F: np.ndarray, led: np.ndarray) -> np.ndarray | None:
     """Score the full tricks at the tables F (``led``: their suits led) with the core's trick keys;
     the winner leads next. Returns the tables whose hand ended."""
-    index = (F * BOARDS)[:, None] + t._trick_cols
-    sbf = t._sb.ravel()
-    cards = popcount(sbf.take(index) - U1)  # one card per seat: its index is the bits below it
-    sbf[index] = U0
+    tricks = slice(TRICK_B, t.num_players * BOARDS_PER_SEAT, BOARDS_PER_SEAT)  # the trick boards by seat
+    cards = popcount(t._sb.take(F, axis=0)[:, tricks] - U1)  # one card per seat: its index is the bits below it
+    t._sb[F, tricks] = U0
     key = cards * NUM_SUITS + led[:, None]
     if not t._uniform:
         key += t._key_offset.take(t.rid.take(F))[:, None]
