@@ -10,7 +10,8 @@ against the AEC encoder.
 
 With observations on (``BatchEnv(observations=True)``) the history is live: written as each card is
 played, before the transition changes the table. Without (the raw engine), a step records only the
-order of play (``_play_order``: per card, its number in the hand, 1 for the first card played); the
+order of play (``_play_order``: per card, its number in the hand, 1 for the first card played, from the
+count ``_plays`` of cards played at each table); the
 history is rebuilt from it, with the same ``_voids_shown``, when an observation or ``state()`` needs
 it (``sync_history``), so that every observation stays exact.
 """
@@ -44,12 +45,14 @@ def allocate_history(t: BatchTables) -> None:
     t._leads = np.zeros(N, np.uint64)
     t._voids = np.zeros((N, MAX_SEATS), np.uint8)
     t._play_order = None if t._live_history else np.zeros((N, NUM_CARDS + 1), np.uint8)
+    t._plays = None if t._live_history else np.zeros(N, np.uint8)
 
 
 def reset_history(t: BatchTables, T: np.ndarray) -> None:
     """Nothing played yet at the tables T (a hand was dealt)."""
     if not t._live_history:
         t._play_order[T] = NOT_PLAYED
+        t._plays[T] = 0
         return
     t._card_trick[T] = NOT_PLAYED
     t._leads[T] = U0
@@ -78,9 +81,12 @@ def record_plays(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> N
     the history when it is live, else the order of play."""
     card = a if playing is None else np.where(playing, a, SINK)
     if not t._live_history:
-        number = t.trick_index * t.num_players
-        number += t.trick_n + 1
-        t._play_order.ravel()[t._base_cards + card] = number
+        plays = t._plays
+        if playing is None:
+            plays += 1
+        else:
+            plays += playing
+        t._play_order.ravel()[t._base_cards + card] = plays  # the sink column takes the others' writes
         return
     leads = t.trick_n == 0
     ti = t.trick_index

@@ -205,7 +205,7 @@ class BatchTables:
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("obs_format", "float32")  # pickled before obs_format existed
         if "_live_history" not in state:  # pickled before the raw engine kept only the order of play
-            state.update(_live_history=True, _play_order=None, _base_cards=state["_ar"] * (NUM_CARDS + 1))
+            state.update(_live_history=True, _play_order=None, _plays=None, _base_cards=state["_ar"] * (NUM_CARDS + 1))
         self.__dict__.update(state)
         self._views()
 

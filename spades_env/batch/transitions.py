@@ -253,8 +253,7 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     f += TRICK_B
     sbf[f] = bit  # at tables not in play, a trick board that is empty anyway
     t.broken |= (bit & SPADES) != U0
-    led = t._led
-    np.copyto(led, ACTION_SUIT.take(a), where=tn == 0)
+    led = t._led = np.where(tn == 0, ACTION_SUIT.take(a), t._led)
     nxt = cur + 1
     if n == MAX_SEATS:
         nxt &= MAX_SEATS - 1  # a cheaper modulo for four seats
