@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .encoding import mid_rows
 from .history import reset_history
 from .tables import BID, BLIND, CARD_BIT, MAX_SEATS, SEAT_W, U0
 
@@ -96,6 +97,8 @@ def start_hands(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
     t.trick_index[T] = 0
     t.broken[T] = False
     reset_history(t, T)
+    if t._live_history:
+        t._mid[T] = mid_rows(t, T)  # tricks 0, scores and bags by seat (the observation's MID floats)
     first = (dealer + 1) % n
     t.cur[T] = first
     _first_turn(t, T, first)

@@ -33,7 +33,7 @@ from ..layout import (
     LayoutError,
     ObservationLayout,
 )
-from .history import sync_history
+from .history import rebuild_history
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
@@ -200,14 +200,24 @@ def _history_fields(t: BatchTables, observer: np.ndarray) -> np.ndarray:
     return t._voids.ravel().take(by_slot)
 
 
-def mid_by_seat(t: BatchTables) -> np.ndarray:
-    """The MID floats by seat ``(N, MID_W)``: tricks won this hand, then the scores and bags of each seat's
-    side (they change only between hands); spades_broken is written by the caller."""
+def mid_rows(t: BatchTables, T: np.ndarray | slice) -> np.ndarray:
+    """The MID floats by seat of the tables T ``(k, MID_W)``: tricks won this hand, then the scores and bags
+    of each seat's side (they change only between hands); spades_broken is written when observed."""
     n = t.num_players
-    mid = np.zeros((t.num_envs, MID_W), np.float32)
-    mid[:, TRICKS_AT:TRICKS_AT + n] = t._seat[:, WON, :n] / t._size
-    mid[:, t._mid_score_cols] = np.concatenate([t.scores, t.bags], axis=1)[:, t._mid_source] / t._mid_div
+    scores = t.scores[T]
+    mid = np.zeros((len(scores), MID_W), np.float32)
+    mid[:, TRICKS_AT:TRICKS_AT + n] = t._seat[T, WON, :n] / t._size
+    mid[:, t._mid_score_cols] = np.concatenate([scores, t.bags[T]], axis=1)[:, t._mid_source] / t._mid_div
     return mid
+
+
+def sync_observed(t: BatchTables) -> None:
+    """Before an observation of the raw engine: rebuild what only observations read (the trick history,
+    the MID floats), which its steps do not write."""
+    if t._live_history:
+        return
+    rebuild_history(t)
+    t._mid[...] = mid_rows(t, slice(None))
 
 
 def card_view(out: np.ndarray) -> np.ndarray:
@@ -253,7 +263,7 @@ def _fields(t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: n
     by_slot += t._base20[:, None]
     bid_codes = t._seat.ravel().take(by_slot + CODE * MAX_SEATS)
     # tricks_won, scores and bags by slot (an empty slot of a 3-player table reads zeros)
-    mid = mid_by_seat(t).ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
+    mid = t._mid.ravel().take(perm["mid"].take(o, axis=0) + t._base13[:, None])
     mid[:, BROKEN_AT] = t.broken
     return code, bid_codes, mid
 
@@ -268,7 +278,7 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
     """
     N = t.num_envs
     nb = t._num_boards
-    sync_history(t)
+    sync_observed(t)
     boards = t._boards_buf if actor else np.empty((N, nb), np.uint64)
     code, bid_codes, mid = _fields(t, observer, visible, boards, actor)
     if cards is None:
@@ -333,7 +343,7 @@ def packed_views(buf: np.ndarray) -> dict[str, np.ndarray]:
 def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray,
                   actor: bool = False) -> None:
     """Write the packed observation of ``observer`` at every table into the fields ``views``."""
-    sync_history(t)
+    sync_observed(t)
     # the boards are gathered straight into the packed rows
     code, bid_codes, mid = _fields(t, observer, visible, views["boards"][:, :t._num_boards], actor)
     views["mid"][...] = mid

@@ -13,7 +13,7 @@ played, before the transition changes the table. Without (the raw engine), a ste
 order of play (``_play_order``: per card, its number in the hand, 1 for the first card played, from the
 count ``_plays`` of cards played at each table); the
 history is rebuilt from it, with the same ``_voids_shown``, when an observation or ``state()`` needs
-it (``sync_history``), so that every observation stays exact.
+it (``rebuild_history``), so that every observation stays exact.
 """
 
 from __future__ import annotations
@@ -103,11 +103,9 @@ def record_plays(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> N
     voids[seat] = voids.take(seat) | shown
 
 
-def sync_history(t: BatchTables) -> None:
-    """Make the history arrays current before an observation: rebuilt from the order of play when the
-    history is not live (the same rules as ``record_plays``, over every card at once)."""
-    if t._live_history:
-        return
+def rebuild_history(t: BatchTables) -> None:
+    """The history arrays of every table rebuilt from the order of play (the raw engine, before an
+    observation): the same rules as ``record_plays``, over every card at once."""
     n = t.num_players
     order = t._play_order[:, :NUM_CARDS].astype(np.intp)
     played = order != NOT_PLAYED

@@ -14,6 +14,9 @@ tables) and the arrays the other modules of the package read and write:
   legal-action words ``_legal`` and the deal log ``_log``;
 * the trick history (``_card_trick``, ``_leads``, ``_voids``; without observations only the order of
   play ``_play_order``: see ``history``);
+* ``_mid``: ``(N, MID_W)`` floats of the observation's MID piece by seat (tricks won, and the scores
+  and bags written when a hand starts); without observations rebuilt when observed
+  (``encoding.sync_observed``).
 
 The object pickles (the card views into the output buffers are rebuilt).
 """
@@ -167,6 +170,7 @@ class BatchTables:
         self.broken = np.zeros(N, bool)
         self._ex_from = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
         self._ex_to = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
+        self._mid = np.zeros((N, MID_W), np.float32)
         self._legal = np.zeros((N, LEGAL_WORDS), np.uint64)
         self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
         log_hands = 1 if self.episode == "hand" else min(LOG_HANDS, self.rules.max_hands)

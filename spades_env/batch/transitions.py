@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import actions as A
 from ..core.cards import NUM_SUITS
+from .encoding import MID_W, TRICKS_AT
 from .history import record_plays
 from .legality import blind_bits
 from .tables import (
@@ -289,6 +290,8 @@ def end_tricks(t: BatchTables, F: np.ndarray, led: np.ndarray) -> np.ndarray | N
     flat = t._seat.ravel()
     won = flat.take(fw) + 1
     flat[fw] = won
+    if t._live_history:  # the observation's tricks_won by seat (rebuilt when observed otherwise)
+        t._mid.ravel()[F * MID_W + TRICKS_AT + winner] = won / t._size
     t.trick_n[F] = 0
     ti = t.trick_index.take(F) + 1
     t.trick_index[F] = ti
