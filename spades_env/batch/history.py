@@ -76,10 +76,9 @@ def _voids_shown(t: BatchTables, leads: np.ndarray, broken: np.ndarray, first_tr
     return _SHOWN.take((situation * NUM_SUITS + led) * NUM_SUITS + suit)
 
 
-def record_plays(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> None:
-    """Record the cards ``a`` about to be played at the tables in play (``playing``: a mask, None for all):
-    the history when it is live, else the order of play."""
-    card = a if playing is None else np.where(playing, a, SINK)
+def record_plays(t: BatchTables, a: np.ndarray, card: np.ndarray, playing: np.ndarray | None) -> None:
+    """Record the cards ``a`` about to be played at the tables in play (``playing``: a mask, None for all;
+    ``card``: ``a`` there, ``SINK`` elsewhere): the history when it is live, else the order of play."""
     if not t._live_history:
         plays = t._plays
         if playing is None:

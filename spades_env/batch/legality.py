@@ -86,13 +86,15 @@ def compute_legal(t: BatchTables) -> None:
 
 def play_legal(t: BatchTables) -> None:
     """The play rule at every table (rows of tables in another phase are overwritten after)."""
-    hand = t._sb.ravel().take(t._base21 + t.cur * BOARDS_PER_SEAT)
+    at = t.cur * BOARDS_PER_SEAT
+    at += t._base21
+    hand = t._sb.ravel().take(at)
     lead = t.trick_n == 0
     free = t.broken
     if t._any["dealer_leads_any"]:
         free = free | t.p("dealer_leads_any", slice(None))
     # one filter: the suit led when following, no spade (or any card once free) when leading
-    playable = hand & PLAY_FILTER.take(np.where(lead, free + LEAD_ROW, t._led))
+    playable = hand & PLAY_FILTER.take(np.where(lead, np.where(free, LEAD_ROW + 1, LEAD_ROW), t._led))
     mask = np.where(playable != U0, playable, hand)
     if t._any["lowest_club"]:
         first = (t.trick_index == 0) & t.p("lowest_club", slice(None))

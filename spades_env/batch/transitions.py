@@ -15,7 +15,7 @@ import numpy as np
 from ..core import actions as A
 from ..core.cards import NUM_SUITS
 from .encoding import MID_W, TRICKS_AT
-from .history import record_plays
+from .history import SINK, record_plays
 from .legality import blind_bits
 from .tables import (
     ACTION_CARD_BIT,
@@ -242,13 +242,12 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     here: ``looked`` derives it (a seat that has played a card or is to act has looked).
     """
     n = t.num_players
-    record_plays(t, a, playing)  # the history blocks, read before the table changes
+    card = a if playing is None else np.where(playing, a, SINK)  # the sink is no card: exchange passes are cards too
+    record_plays(t, a, card, playing)  # the history blocks, read before the table changes
     cur, tn = t.cur, t.trick_n
     f = cur * BOARDS_PER_SEAT
     f += t._base21
-    bit = ACTION_CARD_BIT.take(a)
-    if playing is not None:
-        bit = np.where(playing, bit, U0)  # exchange passes are cards too
+    bit = ACTION_CARD_BIT.take(card)
     sbf = t._sb.ravel()
     sbf[f] = sbf.take(f) ^ bit
     f += TRICK_B
