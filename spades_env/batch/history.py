@@ -36,6 +36,7 @@ _CARDS = np.arange(NUM_CARDS, dtype=np.uint64)
 _CARD_BITS = ACTION_CARD_BIT[:NUM_CARDS]
 _CARD_SUITS = ACTION_SUIT[:NUM_CARDS]
 _TRUMPS = (_CARD_BITS & SPADES) != U0  # the cards that break spades
+_NO_TRUMP = np.iinfo(np.intp).max  # the play number of the first trump of a hand with none played yet
 
 
 def allocate_history(t: BatchTables) -> None:
@@ -119,7 +120,7 @@ def rebuild_history(t: BatchTables) -> None:
     led_of[tables, trick[tables, cards]] = _CARD_SUITS.take(cards)
     led = np.take_along_axis(led_of, np.maximum(trick, 0), axis=1)
     # spades are broken before a card once a trump was played earlier in the hand
-    first_trump = np.where(played & _TRUMPS, order, np.iinfo(np.intp).max).min(axis=1)
+    first_trump = np.where(played & _TRUMPS, order, _NO_TRUMP).min(axis=1)
     broken = first_trump[:, None] < order
     shown = np.where(played, _voids_shown(t, leads, broken, trick == 0, led, _CARD_SUITS, per_card=True), 0)
     # each card was played by the seat that held it when play began
