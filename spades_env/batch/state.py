@@ -61,6 +61,7 @@ from .tables import (
     SEAT_PLANES,
     SEAT_W,
     START_B,
+    TRICK_COLS,
     U0,
     WON,
     KIND,
@@ -137,6 +138,7 @@ class BatchTables:
             low = int(self._P.low_bid[0])
             self._simple_bid_words = (RANGE_LO[low, self.num_tricks + 1], RANGE_HI[low, self.num_tricks + 1])
         self._num_boards = NUM_CARD_BLOCKS if self._any["exchange"] else SHORT_BOARDS
+        self._trick_cols = TRICK_COLS[:n]
         self._hand_start_cols = np.concatenate([HAND_COLS[:n], HAND_COLS[:n] + START_B])
         self._mid_score_cols = np.concatenate([SCORES_AT + np.arange(n), BAGS_AT + np.arange(n)])
         self._mid_source = np.concatenate([self._seat_side, self.num_sides + self._seat_side])  # [scores, bags]

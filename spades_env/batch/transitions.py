@@ -278,9 +278,10 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
 def end_tricks(t: BatchTables, F: np.ndarray, led: np.ndarray) -> np.ndarray | None:
     """Score the full tricks at the tables F (``led``: their suits led) with the core's trick keys;
     the winner leads next. Returns the tables whose hand ended."""
-    tricks = slice(TRICK_B, t.num_players * BOARDS_PER_SEAT, BOARDS_PER_SEAT)  # the trick boards by seat
-    cards = popcount(t._sb.take(F, axis=0)[:, tricks] - U1)  # one card per seat: its index is the bits below it
-    t._sb[F, tricks] = U0
+    index = (F * BOARDS)[:, None] + t._trick_cols
+    sbf = t._sb.ravel()
+    cards = popcount(sbf.take(index) - U1)  # one card per seat: its index is the bits below it
+    sbf[index] = U0
     key = cards * NUM_SUITS + led[:, None]
     if not t._uniform:
         key += t._key_offset.take(t.rid.take(F))[:, None]
