@@ -39,12 +39,12 @@ checkout that plays the same games).
 processes on a shared machine). With an older checkout on ``PYTHONPATH`` that
 has no ``obs_format``, the packed mode is reported as n/a.
 
-Measured 2026-12-01 on the shared 2-core machine (load average 3 to 4) with
+Measured 2026-12-01 on the shared 2-core machine (load average 1.2 to 1.9) with
 ``--seconds 3 --sizes 4096 --rules standard --clock cpu``, three rounds
-alternating with the previous main (branch ``batch4``): raw 8.9M to 9.5M
-decisions/s, 15.3x to 16.1x OpenSpiel (before: 7.6M to 7.8M, 13.0x to 13.6x);
-obs+mask 22.3x to 24.6x (before 23.1x to 24.2x); packed+mask 62.8x to 69.3x
-(before 60.2x to 68.6x). See the README's Speed section for each round.
+alternating with the previous main (branch ``batch4``): raw 9.27M to 9.63M
+decisions/s, 16.3x to 16.7x OpenSpiel (before: 8.05M to 8.19M, 14.1x to 14.5x);
+obs+mask 23.8x to 24.8x (before 23.9x to 25.4x); packed+mask 68.0x to 70.9x
+(before 67.8x to 71.8x). See the README's Speed section for each round.
 """
 
 from __future__ import annotations
