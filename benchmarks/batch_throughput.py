@@ -4,12 +4,13 @@ Random legal play at every table, measured in steady state (after a warm-up, the
 tables are spread over every phase of a hand). For each rules preset and batch
 size it reports:
 
-* ``obs+mask``: ``step`` building the observation tensor (float32, 755) and the
+* ``obs+mask``: ``step`` building the observation tensor (float32, 879) and the
   action mask (int8, 88) of every table; ``packed+mask``: the same with
-  ``obs_format="packed"`` (152-byte rows that ``unpack_observations`` decodes
+  ``obs_format="packed"`` (224-byte rows that ``unpack_observations`` decodes
   to exactly the float32 observation; the decoding is not timed: it can run
-  later, or on the learner's device); ``raw``: ``step(..., observe=False)``,
-  legal-action masks only (OpenSpiel's raw loop has legal actions + apply);
+  later, or on the learner's device); ``raw``: ``BatchEnv(...,
+  observations=False)``, legal-action masks only (OpenSpiel's raw loop has
+  legal actions + apply);
 * the engine's own time (random action selection excluded) and an end-to-end
   figure that includes choosing the random actions with numpy;
 * OpenSpiel's ``spades`` in the same run (``run_openspiel`` of
@@ -26,9 +27,24 @@ The first preset of ``--rules`` is measured at every ``--sizes``; the others at
         [--rules standard,pagat,...|all] [--others-size 1024] [--output-buffers 2] [--clock wall|cpu]
         [--json out.json]
 
+``--fixed-steps N --fixed-mode raw|obs_mask|packed_mask`` steps the first
+preset at the first size exactly N times (seeded random legal play, no
+timing, no OpenSpiel) and exits: a fixed amount of work for an instruction
+count (``valgrind --tool=callgrind``), which load on the machine does not change;
+the difference of two counts (e.g. N = 300 and N = 100) is the cost of the
+steps between them, random action selection included (the same for any
+checkout that plays the same games).
+
 ``--clock cpu`` times with ``time.process_time`` (less sensitive to other
 processes on a shared machine). With an older checkout on ``PYTHONPATH`` that
 has no ``obs_format``, the packed mode is reported as n/a.
+
+Measured 2026-12-01 on the shared 2-core machine (load average 1.2 to 1.9) with
+``--seconds 3 --sizes 4096 --rules standard --clock cpu``, three rounds
+alternating with the previous main (branch ``batch4``): raw 9.27M to 9.63M
+decisions/s, 16.3x to 16.7x OpenSpiel (before: 8.05M to 8.19M, 14.1x to 14.5x);
+obs+mask 23.8x to 24.8x (before 23.9x to 25.4x); packed+mask 68.0x to 70.9x
+(before 67.8x to 71.8x). See the README's Speed section for each round.
 """
 
 from __future__ import annotations
@@ -89,6 +105,18 @@ def measure(rules: str, size: int, seconds: float, observe: bool, warmup: float,
     return {"engine": steps * size / engine, "end_to_end": steps * size / wall, "steps": steps}
 
 
+FIXED_MODES = {"raw": {"observations": False}, "obs_mask": {}, "packed_mask": {"obs_format": "packed"}}
+
+
+def fixed_steps(rules: str, size: int, steps: int, mode: str, seed: int = 0) -> None:
+    """Exactly ``steps`` seeded steps of random legal play (the work of an instruction count)."""
+    env = BatchEnv(size, rules, seed=seed, **FIXED_MODES[mode])
+    rng = np.random.default_rng(seed)
+    _, mask, _ = env.reset()
+    for _ in range(steps):
+        _, mask, *_ = env.step(random_legal(rng, mask))
+
+
 def engine_peak_memory(rules: str, size: int, steps: int = 200) -> float:
     """Peak bytes allocated while building the engine and stepping it with observations (tracemalloc)."""
     tracemalloc.start()
@@ -116,7 +144,16 @@ def main() -> None:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                         help="wall: time.perf_counter; cpu: time.process_time (less sensitive to other processes)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    parser.add_argument("--fixed-steps", type=int, default=None,
+                        help="step exactly this many times (no timing) and exit: for instruction counts")
+    parser.add_argument("--fixed-mode", choices=tuple(FIXED_MODES), default="raw", help="the mode of --fixed-steps")
     args = parser.parse_args()
+    if args.fixed_steps is not None:
+        size = int(args.sizes.split(",")[0])
+        rules = args.rules.split(",")[0]
+        fixed_steps(rules, size, args.fixed_steps, args.fixed_mode)
+        print(f"{rules} x {size}: {args.fixed_steps} steps ({args.fixed_mode})")
+        return
     global clock
     clock = aec_throughput.clock = CLOCKS[args.clock]
     sizes = [int(x) for x in args.sizes.split(",")]

@@ -225,6 +225,33 @@ def test_observations_can_be_skipped_and_masks_still_match():
         np.testing.assert_array_equal(r_a, r_b)
 
 
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_raw_engine_observes_exactly_what_the_observing_engine_does(name):
+    """Without observations the history is rebuilt from the order of play when observed: every
+    observation (any seat, float32 or packed) and state equal those of an engine that kept it live."""
+    live = BatchEnv(12, name, seed=6)
+    raw = BatchEnv(12, name, seed=6, observations=False)
+    packed = BatchEnv(12, name, seed=6, observations=False, obs_format="packed")
+    rng = np.random.default_rng(3)
+    _, mask, _ = live.reset()
+    raw.reset()
+    packed.reset()
+    for step in range(240):
+        actions = random_actions(rng, mask)
+        if step % 17 == 0:
+            obs, mask, *_ = live.step(actions)
+            same(raw.step(actions, observe=True)[0], obs, f"{name} step {step}: raw observe=True")
+            same(packed.unpack_observations(packed.step(actions, observe=True)[0]), obs, f"{name}: packed")
+            continue
+        _, mask, *_ = live.step(actions)
+        raw.step(actions)
+        packed.step(actions)
+        if step % 11 == 0:
+            seats = rng.integers(live.num_players, size=live.num_envs)
+            same(raw.observe(seats), live.observe(seats), f"{name} step {step}: observe(seats)")
+            same(raw.state(), live.state(), f"{name} step {step}: state()")
+
+
 def test_reward_is_shared_by_partners_and_paid_at_hand_ends():
     env = BatchEnv(32, "standard", seed=9)
     rng = np.random.default_rng(1)

@@ -15,7 +15,11 @@ reports how the finished one ended in ``info``.
   marks tables whose episode ended at this step (terminated or truncated, see
   ``info``); their ``obs``, ``mask`` and ``to_act`` are already those of the
   next episode. ``observe=False`` (or ``BatchEnv(..., observations=False)``)
-  skips the observations: ``obs`` is then ``None``.
+  skips the observations: ``obs`` is then ``None``. With
+  ``observations=False`` (the raw engine) a step records only the order of
+  play; the trick history and the MID features an observation reads are
+  rebuilt from it when ``observe``, ``state`` or ``step(..., observe=True)``
+  needs them (exactly the same values, one rebuild per such call).
 * The observation of a table is exactly ``raw_env.observe(agent)["observation"]``
   of the seat to act in the same state, and the mask its ``action_mask``.
 * ``obs_format="packed"`` (default ``"float32"``): ``obs`` is uint8

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .encoding import MID_W
+from .encoding import mid_rows
 from .history import reset_history
 from .tables import BID, BLIND, CARD_BIT, MAX_SEATS, SEAT_W, U0
 
@@ -97,17 +97,14 @@ def start_hands(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
     t.trick_index[T] = 0
     t.broken[T] = False
     reset_history(t, T)
-    # tricks 0, scores and bags by seat (the mid features of the observation)
-    scores = t.scores[T]
-    mid = np.zeros((k, MID_W), np.float32)
-    mid[:, t._mid_score_cols] = np.concatenate([scores, t.bags[T]], axis=1)[:, t._mid_source] / t._mid_div
-    t._mid[T] = mid
+    if t._live_history:
+        t._mid[T] = mid_rows(t, T)  # tricks 0, scores and bags by seat (the observation's MID floats)
     first = (dealer + 1) % n
     t.cur[T] = first
-    _first_turn(t, T, first, scores)
+    _first_turn(t, T, first)
 
 
-def _first_turn(t: BatchTables, T: np.ndarray, first: np.ndarray, scores: np.ndarray) -> None:
+def _first_turn(t: BatchTables, T: np.ndarray, first: np.ndarray) -> None:
     """The first bidder's turn: its partner has not bid, so its blind options are blind nil (on the
     scores) and blind bids; no bid can hook yet. It looks at its cards unless it decides blind."""
     k = len(T)
@@ -117,7 +114,7 @@ def _first_turn(t: BatchTables, T: np.ndarray, first: np.ndarray, scores: np.nda
         return
     blind = np.zeros(k, bool)
     if t._any["blind_nil"]:
-        eligible = blind_nil_eligibility(t, T, scores)
+        eligible = blind_nil_eligibility(t, T, t.scores[T])
         t._bn_eligible[T, :t.num_players] = eligible
         blind |= eligible[np.arange(k), first]
     if t._any["blind_bids"]:

@@ -33,6 +33,7 @@ from ..layout import (
     LayoutError,
     ObservationLayout,
 )
+from .history import rebuild_history
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
@@ -40,11 +41,13 @@ from .tables import (
     CODE_STRIDE,
     EMPTY_BOARD,
     HAND_B,
+    MASK_BYTES,
     MAX_SEATS,
     PASSED_B,
     RECEIVED_B,
     START_B,
     TRICK_B,
+    WON,
     WORD_BITS,
     ZERO_CODE,
     unpack_cards,
@@ -197,6 +200,26 @@ def _history_fields(t: BatchTables, observer: np.ndarray) -> np.ndarray:
     return t._voids.ravel().take(by_slot)
 
 
+def mid_rows(t: BatchTables, T: np.ndarray | slice) -> np.ndarray:
+    """The MID floats by seat of the tables T ``(k, MID_W)``: tricks won this hand, then the scores and bags
+    of each seat's side (they change only between hands); spades_broken is written when observed."""
+    n = t.num_players
+    scores = t.scores[T]
+    mid = np.zeros((len(scores), MID_W), np.float32)
+    mid[:, TRICKS_AT:TRICKS_AT + n] = t._seat[T, WON, :n] / t._size
+    mid[:, t._mid_score_cols] = np.concatenate([scores, t.bags[T]], axis=1)[:, t._mid_source] / t._mid_div
+    return mid
+
+
+def sync_observed(t: BatchTables) -> None:
+    """Before an observation of the raw engine: rebuild what only observations read (the trick history,
+    the MID floats), which its steps do not write."""
+    if t._live_history:
+        return
+    rebuild_history(t)
+    t._mid[...] = mid_rows(t, slice(None))
+
+
 def card_view(out: np.ndarray) -> np.ndarray:
     """(rows, blocks, NUM_CARDS) view of the card blocks of observation rows."""
     view = out[:, CARDS].reshape(out.shape[0], NUM_CARD_BLOCKS, NUM_CARDS)
@@ -255,6 +278,7 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
     """
     N = t.num_envs
     nb = t._num_boards
+    sync_observed(t)
     boards = t._boards_buf if actor else np.empty((N, nb), np.uint64)
     code, bid_codes, mid = _fields(t, observer, visible, boards, actor)
     if cards is None:
@@ -319,6 +343,7 @@ def packed_views(buf: np.ndarray) -> dict[str, np.ndarray]:
 def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray,
                   actor: bool = False) -> None:
     """Write the packed observation of ``observer`` at every table into the fields ``views``."""
+    sync_observed(t)
     # the boards are gathered straight into the packed rows
     code, bid_codes, mid = _fields(t, observer, visible, views["boards"][:, :t._num_boards], actor)
     views["mid"][...] = mid
@@ -394,9 +419,9 @@ def full_state(t: BatchTables) -> np.ndarray:
 
 def mask_out(t: BatchTables) -> np.ndarray:
     """The int8 legal-action masks, in the current output buffer (also kept as bits for validation)."""
-    bits = np.unpackbits(t._legal.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
+    # the bytes that hold actions unpack to exactly NUM_ACTIONS bits a row (no count to trim)
+    bits = np.unpackbits(t._legal.view(np.uint8)[:, :MASK_BYTES], axis=1, bitorder="little")
     t._mask_bits = bits
     out = t._mask_bufs[t._flip]
     np.copyto(out, bits.view(np.int8))
     return out
-

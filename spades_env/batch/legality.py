@@ -28,11 +28,12 @@ from .tables import (
     HAND_B,
     IS_NIL,
     KIND,
+    LEAD_ROW,
     MAX_SEATS,
-    NON_SPADES,
     NONE,
     NUMBER,
     PLAY,
+    PLAY_FILTER,
     RANGE_HI,
     RANGE_LO,
     REDS,
@@ -40,7 +41,6 @@ from .tables import (
     SEE_HI,
     SIDE_BID_TRICKS,
     SPADES,
-    SUIT_MASK_ARR,
     TEN,
     TEN_HI,
     U0,
@@ -86,14 +86,16 @@ def compute_legal(t: BatchTables) -> None:
 
 def play_legal(t: BatchTables) -> None:
     """The play rule at every table (rows of tables in another phase are overwritten after)."""
-    hand = t._sb.ravel().take(t._base21 + t.cur * BOARDS_PER_SEAT)
+    at = t.cur * BOARDS_PER_SEAT
+    at += t._base21
+    hand = t._sb.ravel().take(at)
     lead = t.trick_n == 0
-    non_spades = hand & NON_SPADES
-    free = t.broken | (non_spades == U0)
+    free = t.broken
     if t._any["dealer_leads_any"]:
         free = free | t.p("dealer_leads_any", slice(None))
-    follow = hand & SUIT_MASK_ARR.take(t._led)
-    mask = np.where(lead, np.where(free, hand, non_spades), np.where(follow != U0, follow, hand))
+    # one filter: the suit led when following, no spade (or any card once free) when leading
+    playable = hand & PLAY_FILTER.take(np.where(lead, np.where(free, LEAD_ROW + 1, LEAD_ROW), t._led))
+    mask = np.where(playable != U0, playable, hand)
     if t._any["lowest_club"]:
         first = (t.trick_index == 0) & t.p("lowest_club", slice(None))
         if first.any():
@@ -101,8 +103,9 @@ def play_legal(t: BatchTables) -> None:
             reds = hand & REDS
             lc_mask = np.where(lead | (clubs != U0), lowbit(clubs), np.where(reds != U0, reds, hand))
             mask = np.where(first, lc_mask, mask)
-    t._legal[:, 0] = mask
-    t._legal[:, 1] = U0
+    legal = t._legal
+    legal[:, 0] = mask
+    legal[:, 1] = U0
 
 
 def partner_bid(t: BatchTables, T: np.ndarray, seat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

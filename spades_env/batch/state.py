@@ -12,9 +12,11 @@ tables) and the arrays the other modules of the package read and write:
   side), ``bid_pos``, ``trick_n`` (cards in the trick), ``trick_index``,
   ``_led`` (suit led), ``broken``, the exchange schedule (``_ex_*``), the
   legal-action words ``_legal`` and the deal log ``_log``;
-* the trick history (``_card_trick``, ``_leads``, ``_voids``: see ``history``);
-* ``_mid``: ``(N, MID_W)`` floats of the observation's MID piece by seat
-  (scores and bags are written when a hand starts).
+* the trick history (``_card_trick``, ``_leads``, ``_voids``; without observations only the order of
+  play ``_play_order``: see ``history``);
+* ``_mid``: ``(N, MID_W)`` floats of the observation's MID piece by seat (tricks won, and the scores
+  and bags written when a hand starts); without observations rebuilt when observed
+  (``encoding.sync_observed``).
 
 The object pickles (the card views into the output buffers are rebuilt).
 """
@@ -26,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..config_io import load_rules
+from ..core.cards import NUM_CARDS
 from ..core.rules import BLIND_NIL_EXCHANGE_CHOICES, Rules
 from ..encoding import bag_scale
 from ..layout import OBSERVATION, STATE
@@ -100,6 +103,8 @@ class BatchTables:
         self.episode = episode
         self.reward_scheme = make_reward(reward)
         self.observations = bool(observations)
+        # the trick history is written at every play only when observations are on (see ``history``)
+        self._live_history = self.observations
         self.record_deals = bool(record_deals)
         self.output_buffers = output_buffers
         self.num_envs = int(num_envs)
@@ -152,6 +157,7 @@ class BatchTables:
         self._base21 = self._ar * BOARDS
         self._base13 = self._ar * MID_W
         self._base88 = self._ar * NUM_ACTIONS
+        self._base_cards = self._ar * (NUM_CARDS + 1)
         for name in ("rid", "phase", "cur", "dealer", "first_dealer", "hand_index", "bid_pos", "trick_n",
                      "trick_index", "_led", "_ex_len", "_ex_pos"):
             setattr(self, name, np.zeros(N, np.intp))
@@ -164,9 +170,9 @@ class BatchTables:
         self._sb = np.zeros((N, BOARDS), np.uint64)
         self._aside = np.zeros(N, np.uint64)
         self.broken = np.zeros(N, bool)
-        self._mid = np.zeros((N, MID_W), np.float32)
         self._ex_from = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
         self._ex_to = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
+        self._mid = np.zeros((N, MID_W), np.float32)
         self._legal = np.zeros((N, LEGAL_WORDS), np.uint64)
         self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
         log_hands = 1 if self.episode == "hand" else min(LOG_HANDS, self.rules.max_hands)
@@ -204,6 +210,8 @@ class BatchTables:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("obs_format", "float32")  # pickled before obs_format existed
+        if "_live_history" not in state:  # pickled before the raw engine kept only the order of play
+            state.update(_live_history=True, _play_order=None, _plays=None, _base_cards=state["_ar"] * (NUM_CARDS + 1))
         self.__dict__.update(state)
         self._views()
 

@@ -20,6 +20,10 @@ NUM_ACTIONS = A.NUM_ACTIONS
 WORD_BITS = 64  # a legal-action mask is two words: actions 0..63, 64..87
 LOW_WORD = (1 << WORD_BITS) - 1
 LEGAL_WORDS = 2
+ACTIONS_PER_BYTE = 8
+MASK_BYTES = NUM_ACTIONS // ACTIONS_PER_BYTE  # bytes of the legal words that hold actions (11)
+if NUM_ACTIONS % ACTIONS_PER_BYTE:
+    raise ValueError("the int8 masks unpack whole bytes of the legal words: NUM_ACTIONS must be a multiple of 8")
 MAX_SEATS = NUM_SLOTS  # per-seat arrays have one column per slot; a 3-player table leaves the last empty
 
 U0 = np.uint64(0)
@@ -33,9 +37,12 @@ CARD_BIT = np.array([1 << c for c in range(WORD_BITS)], dtype=np.uint64)
 # By action: the card's bit (0 for the other actions) and suit (0 for the other actions).
 ACTION_CARD_BIT = np.array([1 << a if a < NUM_CARDS else 0 for a in range(NUM_ACTIONS)], dtype=np.uint64)
 ACTION_SUIT = np.array([CARD_SUIT[a] if a < NUM_CARDS else 0 for a in range(NUM_ACTIONS)], dtype=np.intp)
-SUIT_MASK_ARR = np.array(SUIT_MASKS, dtype=np.uint64)
 SPADES = np.uint64(SPADE_MASK)
-NON_SPADES = np.uint64(NON_SPADE_MASK)
+# PLAY_FILTER[row]: the cards a seat must play if it holds any: rows 0..3 follow the suit led, then
+# LEAD_ROW leads before spades are broken (no spade), LEAD_ROW + 1 leads freely (core rule:
+# HandState.legal_mask; a seat holding none of the filtered cards may play any card).
+LEAD_ROW = len(SUIT_MASKS)
+PLAY_FILTER = np.array(list(SUIT_MASKS) + [NON_SPADE_MASK, LOW_WORD], dtype=np.uint64)
 CLUBS = np.uint64(CLUB_MASK)
 REDS = np.uint64(RED_MASK)
 

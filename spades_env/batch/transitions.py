@@ -15,7 +15,7 @@ import numpy as np
 from ..core import actions as A
 from ..core.cards import NUM_SUITS
 from .encoding import MID_W, TRICKS_AT
-from .history import record_plays
+from .history import SINK, record_plays
 from .legality import blind_bits
 from .tables import (
     ACTION_CARD_BIT,
@@ -242,34 +242,34 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     here: ``looked`` derives it (a seat that has played a card or is to act has looked).
     """
     n = t.num_players
-    record_plays(t, a, playing)  # the history blocks, read before the table changes
+    card = a if playing is None else np.where(playing, a, SINK)  # the sink is no card: exchange passes are cards too
+    record_plays(t, a, card, playing)  # the history blocks, read before the table changes
     cur, tn = t.cur, t.trick_n
-    f = t._base21 + cur * BOARDS_PER_SEAT
-    bit = ACTION_CARD_BIT.take(a)
-    if playing is not None:
-        bit = np.where(playing, bit, U0)  # exchange passes are cards too
+    f = cur * BOARDS_PER_SEAT
+    f += t._base21
+    bit = ACTION_CARD_BIT.take(card)
     sbf = t._sb.ravel()
     sbf[f] = sbf.take(f) ^ bit
-    sbf[f + TRICK_B] = bit  # at tables not in play, a trick board that is empty anyway
-    t.broken = t.broken | ((bit & SPADES) != U0)
-    led = np.where(tn == 0, ACTION_SUIT.take(a), t._led)
-    t._led = led
+    f += TRICK_B
+    sbf[f] = bit  # at tables not in play, a trick board that is empty anyway
+    t.broken |= (bit & SPADES) != U0
+    led = t._led = np.where(tn == 0, ACTION_SUIT.take(a), t._led)
     nxt = cur + 1
     if n == MAX_SEATS:
         nxt &= MAX_SEATS - 1  # a cheaper modulo for four seats
     else:
         nxt %= n
     if playing is None:
-        tn = tn + 1
+        tn += 1
         t.cur = nxt
     else:
-        tn = tn + playing
+        tn += playing
         t.cur = np.where(playing, nxt, cur)
-    t.trick_n = tn
     full = tn == n
-    if full.all():
+    ended = np.count_nonzero(full)
+    if ended == len(full):
         return end_tricks(t, t._ar, led)
-    if not full.any():
+    if not ended:
         return None
     F = np.flatnonzero(full)
     return end_tricks(t, F, led.take(F))
@@ -290,7 +290,8 @@ def end_tricks(t: BatchTables, F: np.ndarray, led: np.ndarray) -> np.ndarray | N
     flat = t._seat.ravel()
     won = flat.take(fw) + 1
     flat[fw] = won
-    t._mid.ravel()[F * MID_W + TRICKS_AT + winner] = won / t._size  # the observation's tricks_won, by seat
+    if t._live_history:  # the observation's tricks_won by seat (rebuilt when observed otherwise)
+        t._mid.ravel()[F * MID_W + TRICKS_AT + winner] = won / t._size
     t.trick_n[F] = 0
     ti = t.trick_index.take(F) + 1
     t.trick_index[F] = ti
