@@ -37,7 +37,7 @@ from ...core import actions as A
 from ...core.cards import CARD_SUIT, NUM_RANKS, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from ...core.rules import POINTS_PER_BID_TRICK, Rules
 from ...core.scoring import NIL_KINDS, BidKind
-from .table import ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, NUMBER_BID, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style
+from .table import ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style
 
 # ---- trick estimate
 # Side-suit honour values by suit length (index = cards held in the suit).
@@ -111,8 +111,6 @@ NIL_COVER_BID = (0.5, 4, 2)  # covering a partner's nil: round the estimate (+0.
 OVERBID_SLACK = 0.5  # the table is over-bid when its total plus the estimate exceeds the tricks by this
 BOLD_NIL_DISCOUNT = 0.1  # strong style: taken off the nil risk scale (0.7 -> 0.6), so that more hands bid nil
 UNDERBID_SPARE = 4  # strong style, last bidder: the table is under-bid when this many tricks are left over
-UNBID_OPPONENT_GUESS = 3  # game bidding: tricks guessed for an opponent who has not bid yet
-GAME_MARGIN = 30  # game bidding: a safe finish must beat the opponents' made contract by this many points
 
 # ---- blind decisions
 BLIND_NIL_DEFICIT = 200  # behind by this much: blind nil
@@ -347,39 +345,6 @@ def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[
     return max(1, min(target, num_tricks))
 
 
-def _game_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], scores: Sequence[int],
-                 bags: Sequence[int], target: int) -> int:
-    """Strong style, the side's last bidder: the number bid that the game calls for (``target`` if none).
-
-    If the opponents' contract would win them the game, only a set saves it: bid the tricks that set them
-    (made exactly when they are set, and the game is lost anyway when they are not). If making the side's
-    contract wins the game, bid the least that still reaches the target ahead of the opponents (with its
-    overtricks kept under the bag limit)."""
-    rules = b.rules
-    if b.partner < 0 or b.partner_kind != NUMBER_BID:
-        return target
-    opps = [s for s in range(rules.num_players) if rules.side_of(s) != rules.side_of(me)]
-    if any(kinds[s] not in (NUMBER_BID, BidKind.NONE) for s in opps):
-        return target  # an opponent's nil or blind bid: its points are not a trick count
-    partner_bid = values[b.partner]
-    num_tricks, target_score = rules.num_tricks, rules.target_score
-    ours, theirs = scores[me], scores[opps[0]]
-    theirs_bid = sum(values[s] if kinds[s] == NUMBER_BID else UNBID_OPPONENT_GUESS for s in opps)
-    theirs_made = theirs + POINTS_PER_BID_TRICK * theirs_bid
-    if all(kinds[s] == NUMBER_BID for s in opps) and theirs_made >= target_score:
-        set_bid = num_tricks - theirs_bid + 1 - partner_bid
-        if ours + POINTS_PER_BID_TRICK * (partner_bid + target) <= theirs_made and target < set_bid <= num_tricks:
-            return set_bid
-    spare = int(b.est) + partner_bid  # tricks the side expects
-    for bid in range(1, target):
-        made = ours + POINTS_PER_BID_TRICK * (partner_bid + bid)
-        overtricks = spare - partner_bid - bid
-        bags_ok = rules.bag_limit is None or bags[me] + overtricks < rules.bag_limit
-        if made >= target_score and made > theirs_made + GAME_MARGIN and bags_ok:
-            return bid
-    return target
-
-
 def choose_bid(
     rules: Rules,
     hand: int,
@@ -403,10 +368,7 @@ def choose_bid(
             return A.BID_OFFSET
         if _nil_wins(b, values, params, style):
             return A.BID_OFFSET
-    target = _number_target(b, me, kinds, values, style)
-    if style.game_bidding:
-        target = _game_target(b, me, kinds, values, scores, bags, target)
-    return _nearest_bid(legal, target)
+    return _nearest_bid(legal, _number_target(b, me, kinds, values, style))
 
 
 def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores: Sequence[int],
