@@ -9,7 +9,9 @@
   bags the side does not want.
 * Defence (:func:`attack_nil`): play under the nil bidder when it is
   winning, keep the trick low while it is still to play, lead low in the
-  suits it holds.
+  suits it holds. Strong style: lead away from a suit the nil bidder's
+  partner is known to ruff, and when not following discard the highest side
+  card that is no sure trick (the low cards force the nil later).
 """
 
 from __future__ import annotations
