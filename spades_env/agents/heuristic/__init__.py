@@ -35,8 +35,9 @@ contract is made (unless an opponent side can be set), score-aware set play
 (an opponent side that would win the game by making its contract is set at
 any cost), nil cover that keeps its high cards when the trick is already
 above the nil partner, a stricter blind nil, a raise by the last bidder
-when the table's bids leave tricks to spare, and a bolder nil (bid on a
-higher estimated risk). Each switch is also an agent
+when the table's bids leave tricks to spare, a bolder nil (bid on a
+higher estimated risk) and nil defence (leading away from the coverer's
+ruffs, keeping the low cards that force a nil). Each switch is also an agent
 option (``make_agent("heuristic", bag_ducking=False)``).
 """
 

@@ -9,14 +9,16 @@
   bags the side does not want.
 * Defence (:func:`attack_nil`): play under the nil bidder when it is
   winning, keep the trick low while it is still to play, lead low in the
-  suits it holds.
+  suits it holds. Strong style: lead away from a suit the nil bidder's
+  partner is known to ruff, and when not following discard the highest side
+  card that is no sure trick (the low cards force the nil later).
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from ...core.cards import CARD_SUIT, SUIT_MASKS, TRUMP
+from ...core.cards import CARD_SUIT, NON_SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from .table import (
     ALL_SUITS,
     NO_CARD,
@@ -122,8 +124,18 @@ def play_cover(t: Table, need: int, want: bool = True) -> int:
     return discard(t)
 
 
+def _coverer_ruffs(t: Table, target: int, suit: int) -> bool:
+    """Whether the nil bidder's partner is known void in ``suit`` and may still hold a trump."""
+    coverer = t.rules.partner_of(target)
+    if coverer is None or suit == TRUMP:
+        return False
+    voids = t.voids[coverer]
+    return bool(voids >> suit & 1) and not voids >> TRUMP & 1
+
+
 def _attack_lead(t: Table, target: int) -> int:
-    """Lead low in a suit the nil bidder holds, the one with most unseen cards above (side suits first)."""
+    """Lead low in a suit the nil bidder holds, the one with most unseen cards above (side suits first;
+    strong style: away from suits that the nil bidder's partner can ruff)."""
     power = t.tables.power
     legal = t.legal
     best, best_score = NO_CARD, None
@@ -133,7 +145,8 @@ def _attack_lead(t: Table, target: int) -> int:
             continue
         low = lowest(cards, power)
         above = (t.unseen & t.tables.higher[low]).bit_count()
-        score = (s != TRUMP, above, -power[low])
+        ruffed = t.style.nil_defence and _coverer_ruffs(t, target, s)
+        score = (not ruffed, s != TRUMP, above, -power[low])
         if best_score is None or score > best_score:
             best, best_score = low, score
     return best
@@ -157,5 +170,14 @@ def attack_nil(t: Table, targets: Sequence[int]) -> int:
         if follow:
             return lowest(follow, power)
         if losers:
-            return discard(t)
+            return _attack_discard(t) if t.style.nil_defence else discard(t)
     return NO_CARD
+
+
+def _attack_discard(t: Table) -> int:
+    """Attacking a nil, not following: the highest side card that is not a sure trick (low cards force the nil
+    later), else the usual discard."""
+    power = t.tables.power
+    unseen = t.unseen
+    spare = [c for c in cards_of(t.legal & NON_SPADE_MASK) if unseen & t.tables.higher[c]]
+    return max(spare, key=lambda c: power[c]) if spare else discard(t)

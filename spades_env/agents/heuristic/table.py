@@ -61,6 +61,7 @@ class Style:
     nil_cover: bool = False  # covering a nil: keep high cards when the trick is already above the partner
     underbid_raise: bool = False  # bid one more when the table's bids leave several tricks to spare
     bold_nil: bool = False  # bid nil on a higher estimated risk (a made nil outscores the number bid it replaces)
+    nil_defence: bool = False  # attacking a nil: lead away from the coverer's ruffs, discard high and keep low cards
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -72,7 +73,7 @@ class Style:
 
 CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
 STRONG = Style(bag_ducking=True, strict_blind_nil=True, set_slack=2, score_aware=True,
-               nil_cover=True, underbid_raise=True, bold_nil=True)  # the ``heuristic`` agent
+               nil_cover=True, underbid_raise=True, bold_nil=True, nil_defence=True)  # the ``heuristic`` agent
 
 
 # ----------------------------------------------------------------- card tables
