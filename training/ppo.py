@@ -96,13 +96,15 @@ def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, 
 NETWORK_INPUTS = ("obs", "critic")  # the inputs of the policy and the critic
 
 
-def batch_tensors(batch: dict[str, np.ndarray], keys: tuple[str, ...], sparse: bool,
+def batch_tensors(batch: dict[str, np.ndarray | SparseRows], keys: tuple[str, ...], sparse: bool,
                   device: torch.device) -> dict[str, torch.Tensor | SparseRows]:
-    """The batch's ``keys`` as tensors on ``device``; the network inputs as SparseRows when ``sparse``."""
-    t: dict[str, torch.Tensor | SparseRows] = {k: torch.as_tensor(v, device=device) for k, v in batch.items() if k in keys}
+    """The batch's ``keys`` as tensors on ``device``; the network inputs as SparseRows when ``sparse`` (or given so)."""
+    t: dict[str, torch.Tensor | SparseRows] = {
+        k: v.to(device) if isinstance(v, SparseRows) else torch.as_tensor(v, device=device)
+        for k, v in batch.items() if k in keys}
     if sparse:
         for key in NETWORK_INPUTS:
-            if key in t:
+            if key in t and not isinstance(t[key], SparseRows):
                 t[key] = sparse_rows(t[key])
     return t
 

@@ -24,7 +24,7 @@ from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits, sparse_rows
+from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger, seat_sides
 from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
@@ -53,9 +53,11 @@ def sample_actions(logits: torch.Tensor, mask: np.ndarray, device: torch.device,
     return actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy()
 
 
-def values_of(critic: ValueNet, x: np.ndarray, device: torch.device, sparse: bool = False) -> np.ndarray:
-    """Critic values per row (through the sparse first layer when ``sparse``: faster on a large batch)."""
-    with torch.no_grad():
+def values_of(critic: ValueNet, x: np.ndarray | SparseRows, device: torch.device, sparse: bool = False) -> np.ndarray:
+    """Critic values per row (through the sparse first layer when ``sparse`` or given SparseRows: faster on a large batch)."""
+    with torch.inference_mode():
+        if isinstance(x, SparseRows):
+            return critic(x.to(device)).cpu().numpy()
         inputs = torch.as_tensor(x, device=device)
         return critic(sparse_rows(inputs) if sparse else inputs).cpu().numpy()
 
@@ -102,7 +104,8 @@ class Rollout:
 
     def new_store(self) -> TrajectoryStore:
         """An empty trajectory store for these tables."""
-        return TrajectoryStore(self.config.num_envs, self.rules.num_players, OBS_SIZE, NUM_ACTIONS, self.critic_size)
+        return TrajectoryStore(self.config.num_envs, self.rules.num_players, OBS_SIZE, NUM_ACTIONS, self.critic_size,
+                               sparse=self.config.sparse_input)
 
     def reset(self) -> None:
         """New games at every table, with no bags and no recorded decisions."""
