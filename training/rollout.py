@@ -34,12 +34,16 @@ SELF, HEURISTIC, SNAPSHOT = 0, 1, 2  # table kinds
 SEED_RANGE = 2**31  # seeds drawn for the batch engine
 
 
-def policy_step(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, device: torch.device, greedy: bool = False,
-                prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def policy_step(policy: PolicyNet, obs: np.ndarray | SparseRows, mask: np.ndarray, device: torch.device,
+                greedy: bool = False, prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Sample (or take the best) legal action per row; return actions and their log-probabilities."""
-    with torch.no_grad():
-        return sample_actions(policy(torch.as_tensor(obs, device=device)), mask, device, policy.prior_weight, greedy,
-                              prior)
+    with torch.inference_mode():
+        return sample_actions(policy(network_input(obs, device)), mask, device, policy.prior_weight, greedy, prior)
+
+
+def network_input(x: np.ndarray | SparseRows, device: torch.device) -> torch.Tensor | SparseRows:
+    """Rows (dense or SparseRows) on ``device``, for a network."""
+    return x.to(device) if isinstance(x, SparseRows) else torch.as_tensor(x, device=device)
 
 
 def sample_actions(logits: torch.Tensor, mask: np.ndarray, device: torch.device, prior_weight: float,
@@ -56,10 +60,8 @@ def sample_actions(logits: torch.Tensor, mask: np.ndarray, device: torch.device,
 def values_of(critic: ValueNet, x: np.ndarray | SparseRows, device: torch.device, sparse: bool = False) -> np.ndarray:
     """Critic values per row (through the sparse first layer when ``sparse`` or given SparseRows: faster on a large batch)."""
     with torch.inference_mode():
-        if isinstance(x, SparseRows):
-            return critic(x.to(device)).cpu().numpy()
-        inputs = torch.as_tensor(x, device=device)
-        return critic(sparse_rows(inputs) if sparse else inputs).cpu().numpy()
+        inputs = network_input(x, device)
+        return critic(sparse_rows(inputs) if sparse and not isinstance(inputs, SparseRows) else inputs).cpu().numpy()
 
 
 class Opponents:
@@ -142,8 +144,9 @@ def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, po
         actions[h_rows] = rollout.heuristic.act_batch(obs[h_rows], mask[h_rows])
     s_rows = rows[opponents.kinds[rows] == SNAPSHOT]
     if len(s_rows):  # every snapshot in one batched pass
-        with torch.no_grad():
-            logits = snapshots.logits(pool, torch.as_tensor(obs[s_rows], device=device),
+        with torch.inference_mode():
+            inputs = sparse_rows(obs[s_rows]) if rollout.config.sparse_input else obs[s_rows]
+            logits = snapshots.logits(pool, network_input(inputs, device),
                                       torch.as_tensor(opponents.snapshot_of[s_rows], device=device))
             prior = rollout.prior_of(obs[s_rows], mask[s_rows])
             actions[s_rows] = sample_actions(logits, mask[s_rows], device, rollout.config.prior_weight, prior=prior)[0]
@@ -163,9 +166,10 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: Sn
         if len(rows):
             obs, mask = rollout.obs[rows], rollout.mask[rows]
             prior = rollout.prior_of(obs, mask)
-            act, logp = policy_step(policy, obs, mask, device, prior=prior)
+            inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
+            act, logp = policy_step(policy, inputs, mask, device, prior=prior)
             crit = rollout.critic_input(rows)
-            store.add(rows, rollout.to_act[rows], obs, mask, crit, act, logp, np.zeros(len(rows)), prior)
+            store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior)
             actions[rows] = act
         opp = np.flatnonzero(~learner)
         if len(opp):

@@ -53,7 +53,7 @@ class TrajectoryStore:
         self._done: list[bool] = []
         self._next: list[int] = []
 
-    def add(self, rows: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, critic: np.ndarray,
+    def add(self, rows: np.ndarray, seats: np.ndarray, obs: Rows, mask: np.ndarray, critic: Rows,
             actions: np.ndarray, logp: np.ndarray, values: np.ndarray, prior: np.ndarray | None = None) -> None:
         """Record one decision per row (table) for the given acting seats (``prior``: heuristic action or -1)."""
         k = len(rows)
@@ -69,7 +69,7 @@ class TrajectoryStore:
                 self._next[p] = i
         self.last[rows, seats] = ids
         if self.sparse:
-            obs, critic = sparse_rows(obs), sparse_rows(critic)
+            obs, critic = (x if isinstance(x, SparseRows) else sparse_rows(x) for x in (obs, critic))
         self._chunks.append({
             "obs": obs, "mask": mask, "critic": critic, "action": actions.astype(np.int64), "logp": logp.astype(np.float32),
             "value": values.astype(np.float32), "uid": self.hand_uid[rows], "table": rows.astype(np.int64),
