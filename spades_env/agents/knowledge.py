@@ -24,7 +24,7 @@ from ..core.cards import NUM_SUITS, SUIT_MASKS, cards_of, deck
 from ..core.hand import Phase
 from ..core.rules import PRESETS, Rules, preset
 from ..core.tricks import trick_voids  # noqa: F401 - re-exported: what one trick shows, the core's rule
-from ..encoding import OBS_SLICES, ObservationView, rules_fields_from_features
+from ..encoding import OBS_SLICES, ObservationView, decode_observation, rules_fields_from_features
 
 AGENT_SLOT = 0  # observations number the seats from the observer: the agent is slot 0
 
@@ -126,17 +126,26 @@ class VoidTracker:
 
     def __init__(self) -> None:
         self._view: ObservationView | None = None
+        self._unread: np.ndarray | None = None  # an observation seen (at a card play) but not decoded yet
 
     @property
     def history(self) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
-        """Completed tricks of the hand of the last observation read by :meth:`voids` (:func:`trick_history`)."""
+        """Completed tricks of the hand of the last observation seen (:meth:`voids`, :meth:`see`; :func:`trick_history`)."""
+        if self._unread is not None:
+            self._view, self._unread = decode_observation(self._unread), None
         if self._view is None:
             return {}
         return trick_history(self._view)
 
+    def see(self, obs: np.ndarray) -> None:
+        """Take a card play's observation as the last one seen, decoding it only if :attr:`history` is read
+        (a forced play needs no voids: most such observations are never decoded)."""
+        self._view, self._unread = None, np.array(obs, dtype=np.float32)  # a copy: batch buffers are reused
+
     def voids(self, view: ObservationView, rules: Rules) -> list[int]:
         """Suit bitmask per slot (bit s = void in suit s) known at this observation."""
         n = view.num_players
+        self._unread = None
         if view.phase != Phase.PLAY:
             self._view = None
             return [0] * n
