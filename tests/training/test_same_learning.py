@@ -16,6 +16,7 @@ from spades_env.rewards import BagLedger
 from training.checkpoint import ADAM_EPS, build_learner
 from training.config import TrainConfig
 from training.ppo import ppo_update
+from training.rollout import sample_actions
 from training.trajectories import TrajectoryStore
 
 TABLES, STEPS = 8, 70  # a hand is about 56 decisions: some end, some are carried
@@ -103,3 +104,20 @@ def test_the_learners_fused_adam_steps_as_the_per_tensor_adam():
     for p, twin in zip(learner.params, twins):
         assert torch.allclose(p, twin, atol=1e-6)
         assert not math.isnan(float(p.detach().abs().sum()))
+
+
+def test_sampled_actions_follow_the_masked_policy_and_stay_legal():
+    torch.manual_seed(0)
+    rows = 20_000
+    logits = torch.tensor([[2.0, 0.0, 1.0, 5.0, -1.0] + [0.0] * (NUM_ACTIONS - 5)]).repeat(rows, 1)
+    mask = np.zeros((rows, NUM_ACTIONS), np.int8)
+    mask[:, [0, 1, 2, 4]] = 1  # action 3, the policy's favourite, is illegal
+    actions, logp = sample_actions(logits, mask, torch.device("cpu"), 0.0)
+    expected = torch.softmax(logits[0, [0, 1, 2, 4]], 0).numpy()
+    counts = np.bincount(actions, minlength=NUM_ACTIONS)
+    assert counts[3] == 0 and counts[5:].sum() == 0
+    np.testing.assert_allclose(counts[[0, 1, 2, 4]] / rows, expected, atol=0.01)
+    log_expected = dict(zip([0, 1, 2, 4], np.log(expected)))
+    np.testing.assert_allclose(logp, [log_expected[int(a)] for a in actions], rtol=1e-5)
+    greedy, _ = sample_actions(logits[:3], mask[:3], torch.device("cpu"), 0.0, greedy=True)
+    assert greedy.tolist() == [0, 0, 0]
