@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.distributions import Categorical
 
 from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits, sparse_rows
 
@@ -93,6 +92,13 @@ def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, 
             "approx_kl": approx_kl, "clipfrac": clipfrac}
 
 
+def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The log-probability of each row's action and every action's probability, under masked ``logits``."""
+    # as Categorical(logits=...) computes them, but in two fused kernels: its logsumexp (and an exp of the log
+    # probabilities) takes a slow path on the masked logits, several times the whole softmax
+    return torch.log_softmax(logits, -1).gather(1, actions[:, None]).squeeze(1), torch.softmax(logits, -1)
+
+
 NETWORK_INPUTS = ("obs", "critic")  # the inputs of the policy and the critic
 
 
@@ -123,10 +129,11 @@ def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optim
         kl_epoch = []
         for start in range(0, n, config.minibatch_size):
             idx = order[start:start + config.minibatch_size]
-            logits = apply_prior(policy(t["obs"][idx]), t["prior"][idx], policy.prior_weight)
-            dist = Categorical(logits=masked_logits(logits, t["mask"][idx]), validate_args=False)
-            parts = ppo_loss(dist.log_prob(t["action"][idx]), t["logp"][idx], normalize_advantages(t["advantage"][idx]),
-                             critic(t["critic"][idx]), t["return"][idx], dist.probs, config.clip_coef,
+            logits = masked_logits(apply_prior(policy(t["obs"][idx]), t["prior"][idx], policy.prior_weight),
+                                   t["mask"][idx])
+            new_logp, probs = action_log_probs(logits, t["action"][idx])
+            parts = ppo_loss(new_logp, t["logp"][idx], normalize_advantages(t["advantage"][idx]),
+                             critic(t["critic"][idx]), t["return"][idx], probs, config.clip_coef,
                              config.vf_coef, config.ent_coef)
             optimizer.zero_grad()
             parts["loss"].backward()

@@ -51,11 +51,12 @@ def sample_actions(logits: torch.Tensor, mask: np.ndarray, device: torch.device,
     if prior is not None:
         logits = apply_prior(logits, torch.as_tensor(prior, device=device), prior_weight)
     legal = torch.as_tensor(mask, device=device)
-    log_probs = torch.log_softmax(masked_logits(logits, legal), -1)
+    logits = masked_logits(logits, legal)
+    log_probs = torch.log_softmax(logits, -1)
     if greedy:
         actions = log_probs.argmax(-1)
     else:  # inverse CDF: one uniform per row (torch.multinomial costs several times more on a few hundred rows)
-        cdf = log_probs.exp().cumsum(-1)  # flat over illegal actions (probability 0): never picked
+        cdf = torch.softmax(logits, -1).cumsum(-1)  # flat over illegal actions (probability 0): never picked
         picked = torch.searchsorted(cdf, torch.rand(len(cdf), 1, device=device) * cdf[:, -1:], right=True)
         last_legal = legal.shape[1] - 1 - torch.flip(legal != 0, [1]).int().argmax(1)
         actions = torch.minimum(picked.squeeze(1), last_legal)  # a uniform that rounds up to the total

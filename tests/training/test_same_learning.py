@@ -6,16 +6,17 @@ import math
 
 import numpy as np
 import torch
+from torch.distributions import Categorical
 
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
 from spades_env.core.rules import Rules
-from spades_env.nn import SparseRows, sparse_rows
+from spades_env.nn import SparseRows, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger
 from training.checkpoint import ADAM_EPS, build_learner
 from training.config import TrainConfig
-from training.ppo import ppo_update
+from training.ppo import action_log_probs, ppo_update
 from training.rollout import sample_actions
 from training.trajectories import TrajectoryStore
 
@@ -121,3 +122,18 @@ def test_sampled_actions_follow_the_masked_policy_and_stay_legal():
     np.testing.assert_allclose(logp, [log_expected[int(a)] for a in actions], rtol=1e-5)
     greedy, _ = sample_actions(logits[:3], mask[:3], torch.device("cpu"), 0.0, greedy=True)
     assert greedy.tolist() == [0, 0, 0]
+
+
+def test_action_log_probs_are_those_of_the_categorical_distribution_on_masked_logits():
+    torch.manual_seed(2)
+    logits = torch.randn(64, NUM_ACTIONS, requires_grad=True)
+    mask = torch.rand(64, NUM_ACTIONS) < 0.3
+    mask[:, 7] = True
+    masked = masked_logits(logits, mask)
+    actions = torch.stack([torch.multinomial(row.float(), 1)[0] for row in mask])
+    dist = Categorical(logits=masked, validate_args=False)
+    logp, probs = action_log_probs(masked, actions)
+    assert torch.allclose(logp, dist.log_prob(actions), atol=1e-6)
+    assert torch.allclose(probs, dist.probs, atol=1e-7)
+    assert torch.allclose(torch.autograd.grad(logp.sum(), logits, retain_graph=True)[0],
+                          torch.autograd.grad(dist.log_prob(actions).sum(), logits)[0], atol=1e-6)
