@@ -171,14 +171,43 @@ def sparse_rows(x: torch.Tensor | np.ndarray) -> SparseRows:
     return SparseRows(cols, x[rows, cols], offsets, x.shape[1])
 
 
+_HELD_TABLES: dict[int, tuple[torch.Tensor, torch.Tensor]] | None = None  # inside fixed_weights: id -> (weight, table)
+
+
+@contextmanager
+def fixed_weights() -> Iterator[None]:
+    """Inside, the networks' weights do not change (a rollout): each first layer's embedding table is built once."""
+    global _HELD_TABLES
+    outer, _HELD_TABLES = _HELD_TABLES, {} if _HELD_TABLES is None else _HELD_TABLES
+    try:
+        yield
+    finally:
+        _HELD_TABLES = outer
+
+
+def feature_table(weight: torch.Tensor) -> torch.Tensor:
+    """A first layer's weight as an embedding table (features x outputs); built once inside :func:`fixed_weights`."""
+    if _HELD_TABLES is None:
+        return weight.t().contiguous()
+    held = _HELD_TABLES.get(id(weight))
+    if held is None:  # the weight is held with its table, so that its id is not reused inside
+        held = _HELD_TABLES[id(weight)] = (weight, weight.detach().t().contiguous())
+    return held[1]
+
+
+def _sum_active(rows: SparseRows, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """The weighted sum of the rows' active features' table rows, plus the bias."""
+    return functional.embedding_bag(rows.indices, table, rows.offsets, mode="sum", per_sample_weights=rows.values,
+                                    include_last_offset=True) + bias
+
+
 class _ActiveFeatureLayer(torch.autograd.Function):
     """A Linear layer on SparseRows: the forward sums active weight columns; the backward needs only the weights' gradient."""
 
     @staticmethod
     def forward(ctx: Any, rows: SparseRows, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
         ctx.rows = rows
-        return functional.embedding_bag(rows.indices, weight.t().contiguous(), rows.offsets, mode="sum",
-                                        per_sample_weights=rows.values, include_last_offset=True) + bias
+        return _sum_active(rows, feature_table(weight), bias)
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[None, torch.Tensor, torch.Tensor]:
@@ -197,6 +226,8 @@ def first_layer(linear: nn.Linear, x: torch.Tensor | SparseRows) -> torch.Tensor
         return linear(x)
     if x.size != linear.in_features:
         raise ValueError(f"sparse rows of {x.size} features for a layer of {linear.in_features} inputs")
+    if not torch.is_grad_enabled():  # inference: no autograd node
+        return _sum_active(x, feature_table(linear.weight), linear.bias)
     return _ActiveFeatureLayer.apply(x, linear.weight, linear.bias)
 
 

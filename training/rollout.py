@@ -23,7 +23,7 @@ from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits, sparse_rows
+from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, fixed_weights, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger, seat_sides
 from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
@@ -165,27 +165,28 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: Sn
     policy.eval()
     snapshots.keep_only(pool)
     hand_rewards: list[float] = []
-    for _ in range(config.rollout_steps):
-        learner = rollout.opponents.learner_rows(rollout.sides[rollout.to_act])
-        actions = np.zeros(config.num_envs, dtype=np.int64)
-        rows = np.flatnonzero(learner)
-        if len(rows):
-            obs, mask = rollout.obs[rows], rollout.mask[rows]
-            prior = rollout.prior_of(obs, mask)
-            inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
-            act, logp = policy_step(policy, inputs, mask, device, prior=prior)
-            crit = rollout.critic_input(rows)
-            store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior)
-            actions[rows] = act
-        opp = np.flatnonzero(~learner)
-        if len(opp):
-            opponent_actions(rollout, opp, actions, pool, snapshots, device)
-        dones, rewards = rollout.step(store, actions)
-        hand_rewards.extend(rewards[:, 0].tolist())
-        if dones.any():
-            rollout.opponents.assign(np.flatnonzero(dones), rng, config, rollout.rules.num_sides, len(pool))
-    batch = store.take_complete(config.gamma, config.gae_lambda,
-                                lambda inputs: values_of(critic, inputs, device, config.sparse_input))
+    with fixed_weights():  # no update inside a rollout: each first layer's table is built once
+        for _ in range(config.rollout_steps):
+            learner = rollout.opponents.learner_rows(rollout.sides[rollout.to_act])
+            actions = np.zeros(config.num_envs, dtype=np.int64)
+            rows = np.flatnonzero(learner)
+            if len(rows):
+                obs, mask = rollout.obs[rows], rollout.mask[rows]
+                prior = rollout.prior_of(obs, mask)
+                inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
+                act, logp = policy_step(policy, inputs, mask, device, prior=prior)
+                crit = rollout.critic_input(rows)
+                store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior)
+                actions[rows] = act
+            opp = np.flatnonzero(~learner)
+            if len(opp):
+                opponent_actions(rollout, opp, actions, pool, snapshots, device)
+            dones, rewards = rollout.step(store, actions)
+            hand_rewards.extend(rewards[:, 0].tolist())
+            if dones.any():
+                rollout.opponents.assign(np.flatnonzero(dones), rng, config, rollout.rules.num_sides, len(pool))
+        batch = store.take_complete(config.gamma, config.gae_lambda,
+                                    lambda inputs: values_of(critic, inputs, device, config.sparse_input))
     return batch, hand_rewards
 
 

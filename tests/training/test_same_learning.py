@@ -12,7 +12,7 @@ from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
 from spades_env.core.rules import Rules
-from spades_env.nn import SparseRows, masked_logits, sparse_rows
+from spades_env.nn import SparseRows, feature_table, fixed_weights, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger
 from training.checkpoint import ADAM_EPS, build_learner
 from training.config import TrainConfig
@@ -137,3 +137,20 @@ def test_action_log_probs_are_those_of_the_categorical_distribution_on_masked_lo
     assert torch.allclose(probs, dist.probs, atol=1e-7)
     assert torch.allclose(torch.autograd.grad(logp.sum(), logits, retain_graph=True)[0],
                           torch.autograd.grad(dist.log_prob(actions).sum(), logits)[0], atol=1e-6)
+
+
+def test_first_layer_tables_are_held_inside_fixed_weights_only():
+    torch.manual_seed(3)
+    learner = build_learner(TrainConfig(hidden=[16, 16]), torch.device("cpu"))
+    obs = (torch.rand(32, OBS_SIZE) < 0.1) * torch.randn(32, OBS_SIZE)
+    sparse = sparse_rows(obs)
+    for step in range(3):
+        with fixed_weights(), torch.inference_mode():  # one table per weight, used by both passes
+            assert feature_table(learner.policy.body[0].weight) is feature_table(learner.policy.body[0].weight)
+            assert torch.allclose(learner.policy(sparse), learner.policy(obs), atol=TOLERANCE), step
+        with torch.no_grad():  # outside: the table of the current weights (fused Adam does not bump versions)
+            assert torch.allclose(learner.policy(sparse), learner.policy(obs), atol=TOLERANCE), step
+        loss = learner.policy(sparse).square().mean() + learner.critic(sparse_rows(torch.zeros(4, STATE_SIZE))).sum()
+        learner.optimizer.zero_grad()
+        loss.backward()
+        learner.optimizer.step()
