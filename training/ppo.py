@@ -11,8 +11,11 @@
 * :func:`ppo_update`: epochs of minibatch steps over one batch, with an early
   stop above ``target_kl``.
 * :func:`batch_tensors`: a batch's arrays as tensors, the networks' inputs as
-  :class:`~spades_env.nn.SparseRows` (converted once per batch) when
-  ``sparse_input`` is set.
+  :class:`~spades_env.nn.SparseRows` when ``sparse_input`` is set (as the
+  sparse trajectory store hands them over, or converted once per batch).
+* :func:`action_log_probs`: the taken actions' log-probabilities and the
+  policy's probabilities under masked logits (what ``Categorical`` gives, at a
+  fraction of its cost on masked logits).
 """
 
 from __future__ import annotations

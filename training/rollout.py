@@ -10,6 +10,13 @@ memories. It pickles whole, so that a checkpoint resumes bit for bit.
 Tables are of three kinds, drawn when a game starts: self-play (every seat is
 the current policy), heuristic (the learner's side against the heuristic) and
 snapshot (against an earlier policy from the pool).
+
+With ``sparse_input`` the learner's observations are turned into
+:class:`~spades_env.nn.SparseRows` once per table step: the policy reads them
+and the trajectory store keeps them (and the critic's inputs) in that form.
+Actions are drawn by inverse CDF from the masked policy (one uniform per row):
+the same distribution as ``Categorical``'s sampling, at a fraction of the cost
+on a few hundred rows.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@
   the table by the rules, ``spades_env.core.tricks``) plus the observer's own
   deduction that a suit whose every card it has seen (played, or in its hand)
   is void for everyone else. It also rebuilds the completed tricks of the hand
-  (``history``) from the ``played``, ``played_trick`` and ``led`` blocks. It
+  (``history``) from the ``played``, ``played_trick`` and ``led`` blocks of the
+  last observation it saw (a forced play's observation is kept undecoded,
+  :meth:`VoidTracker.see`, and decoded only if ``history`` is read). It
   keeps no memory across observations: any observation of any seat, at any
   table, in any order, gives the same answer.
 """
