@@ -23,9 +23,9 @@ Measured 2026-12-01 on the shared 2-core machine (load 3.5 to 3.9) with
 ``--updates 4 --rounds 2 --clock cpu``: old 5,725 and 6,046, new 14,173 and
 14,777 learner decisions/s in two runs, **2.48x and 2.44x**; the code before
 the sparse trajectory store and the cheaper sampling (main at ``1e8e067``),
-run alternately with it: 1.60x and 1.76x (new 9,387 and 9,977). Shared
-speed-ups (sampling, fused Adam, the heuristic's forced plays) make the old
-configuration faster too, so the ratio understates the gain over the old code.
+run alternately with it: 1.60x and 1.76x (new 9,387 and 9,977, old 5,872 and
+5,661). The shared speed-ups (sampling, fused Adam, the heuristic's forced
+plays) apply to the old configuration too; its figures moved within the noise.
 """
 
 from __future__ import annotations
