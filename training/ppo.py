@@ -118,6 +118,11 @@ def batch_tensors(batch: dict[str, np.ndarray | SparseRows], keys: tuple[str, ..
     return t
 
 
+def minibatch(t: dict[str, torch.Tensor | SparseRows], rows: torch.Tensor) -> dict[str, torch.Tensor | SparseRows]:
+    """The ``rows`` of every tensor of a batch (index_select: several times faster than indexing on CPU)."""
+    return {k: v[rows] if isinstance(v, SparseRows) else v.index_select(0, rows) for k, v in t.items()}
+
+
 def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
                batch: dict[str, np.ndarray], config: Any, rng: np.random.Generator,
                device: torch.device) -> dict[str, float]:
@@ -131,13 +136,11 @@ def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optim
         order = torch.as_tensor(rng.permutation(n), device=device)
         kl_epoch = []
         for start in range(0, n, config.minibatch_size):
-            idx = order[start:start + config.minibatch_size]
-            logits = masked_logits(apply_prior(policy(t["obs"][idx]), t["prior"][idx], policy.prior_weight),
-                                   t["mask"][idx])
-            new_logp, probs = action_log_probs(logits, t["action"][idx])
-            parts = ppo_loss(new_logp, t["logp"][idx], normalize_advantages(t["advantage"][idx]),
-                             critic(t["critic"][idx]), t["return"][idx], probs, config.clip_coef,
-                             config.vf_coef, config.ent_coef)
+            mb = minibatch(t, order[start:start + config.minibatch_size])
+            logits = masked_logits(apply_prior(policy(mb["obs"]), mb["prior"], policy.prior_weight), mb["mask"])
+            new_logp, probs = action_log_probs(logits, mb["action"])
+            parts = ppo_loss(new_logp, mb["logp"], normalize_advantages(mb["advantage"]), critic(mb["critic"]),
+                             mb["return"], probs, config.clip_coef, config.vf_coef, config.ent_coef)
             optimizer.zero_grad()
             parts["loss"].backward()
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
