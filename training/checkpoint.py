@@ -82,16 +82,16 @@ class SnapshotNets:
         layers, table = self._stacks(pool)
         rows = torch.arange(len(obs), device=which.device)
         out = obs.clamp(-FEATURE_CLIP, FEATURE_CLIP)  # as PolicyNet's first layer
+        first = 0  # the first layer applied below
         if isinstance(out, SparseRows):
             hidden = layers[0][1].shape[0] // len(pool)
             features = out.indices + which.index_select(0, out.row_of_each()) * out.size  # the snapshot's block
             out = functional.embedding_bag(features, table, out.offsets, mode="sum", per_sample_weights=out.values,
                                            include_last_offset=True) + layers[0][1].view(len(pool), hidden)[which]
-        for i, (weight, bias) in enumerate(layers):
+            first = 1
+        for i, (weight, bias) in enumerate(layers[first:], first):
             if i:
                 out = torch.relu(out)
-            elif isinstance(obs, SparseRows):
-                continue
             out = torch.addmm(bias, out, weight.t()).view(len(obs), len(pool), -1)[rows, which]
         return out
 
