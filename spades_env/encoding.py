@@ -432,15 +432,15 @@ def _decode_rules(block: np.ndarray) -> dict[str, int]:
 
 _SUIT_BITS = 1 << np.arange(NUM_SUITS)
 _SMALL_END = OBSERVATION.start("rules")  # the blocks before the rules are decoded from one Python list
-# Row of each card block in ``obs[CARD_BLOCKS]`` viewed as (NUM_CARD_BLOCKS, NUM_CARDS).
-_CARD_ROW = {name: (OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS
-             for name in ("hand", "trick", "played", "passed", "received")}
+# Rows of each card block in ``obs[CARD_BLOCKS]`` viewed as (NUM_CARD_BLOCKS, NUM_CARDS).
+_CARD_ROWS = {name: slice((OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS,
+                          (OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS + OBSERVATION.block(name).count)
+              for name in ("hand", "trick", "played", "passed", "received")}
 
 
 def _card_rows(boards: list[int], name: str) -> list[int]:
     """The bitboards of every item of card block ``name``."""
-    first = _CARD_ROW[name]
-    return boards[first:first + OBSERVATION.block(name).count]
+    return boards[_CARD_ROWS[name]]
 
 
 def decode_observation(obs: np.ndarray) -> ObservationView:
@@ -448,12 +448,11 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     obs = np.asarray(obs, dtype=np.float32)
     if obs.shape != (OBS_SIZE,) and obs.shape != (STATE_SIZE,):
         raise ValueError(f"expected an observation of size {OBS_SIZE}, got shape {obs.shape}")
-    rules = _decode_rules(obs[OBSERVATION["rules"]])
+    rules = _decode_rules(obs[OBS_SLICES["rules"]])
     small = obs[:_SMALL_END].tolist()
 
     def block(name: str) -> list[float]:
-        sl = OBSERVATION[name]
-        return small[sl.start:sl.stop]
+        return small[OBS_SLICES[name]]
 
     target = round(small[_TARGET] * SCORE_SCALE_TARGET)
     bag_div = rules["bag_limit"] or DEFAULT_BAG_SCALE
@@ -471,9 +470,9 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     packed = np.packbits(cards, axis=1, bitorder="little")
     boards = [int.from_bytes(row.tobytes(), "little") for row in packed]
     (hand,), (passed,), (received,) = (_card_rows(boards, n) for n in ("hand", "passed", "received"))
-    led = int.from_bytes(np.packbits(obs[OBSERVATION["led"]] > 0.5, bitorder="little").tobytes(), "little")
-    played_trick = np.rint(obs[OBSERVATION["played_trick"]] * size).astype(np.intp) - 1
-    voids = (obs[OBSERVATION["voids"]].reshape(NUM_SLOTS, NUM_SUITS) > 0.5) @ _SUIT_BITS
+    led = int.from_bytes(np.packbits(obs[OBS_SLICES["led"]] > 0.5, bitorder="little").tobytes(), "little")
+    played_trick = np.rint(obs[OBS_SLICES["played_trick"]] * size).astype(np.intp) - 1
+    voids = (obs[OBS_SLICES["voids"]].reshape(NUM_SLOTS, NUM_SUITS) > 0.5) @ _SUIT_BITS
     return ObservationView(
         phase=Phase(_one_hot(block("phase"))),
         to_act=_one_hot(block("to_act")),

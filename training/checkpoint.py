@@ -26,9 +26,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.nn import functional
 
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import FEATURE_CLIP, POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, atomic_torch_save, load_policy, safe_load
+from spades_env.nn import (FEATURE_CLIP, POLICY_FORMAT, CheckpointError, PolicyNet, SparseRows, ValueNet, atomic_torch_save,
+                           load_policy, safe_load)
 from training.config import TrainConfig
 
 CHECKPOINT_FORMAT = "spades_env.train_checkpoint/2"
@@ -52,10 +54,14 @@ class SnapshotNets:
     def __init__(self, hidden: list, device: torch.device, **prior: Any):
         self.hidden, self.device, self.prior = list(hidden), device, prior
         self._nets: dict[int, tuple[dict, PolicyNet]] = {}  # id of a pool state -> (the state, its network)
-        self._stacked: tuple[tuple[int, ...], list, list[tuple[torch.Tensor, torch.Tensor]]] | None = None
+        self._stacked: tuple[tuple[int, ...], list, list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor] | None = None
 
     def stacked_layers(self, pool: list) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """Per linear layer of the pool's networks: (weights of all snapshots stacked by output, their biases)."""
+        return self._stacks(pool)[0]
+
+    def _stacks(self, pool: list) -> tuple[list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor]:
+        """The stacked layers and the first layers' weights as one embedding table (snapshot-major, then feature)."""
         key = tuple(id(state) for state in pool)
         if self._stacked is None or self._stacked[0] != key:  # the held pool keeps its ids from being reused
             nets = [self.net(state) for state in pool]
@@ -63,15 +69,27 @@ class SnapshotNets:
             stacked = [(torch.cat([net_layers[i].weight for net_layers in layers]).detach(),
                         torch.cat([net_layers[i].bias for net_layers in layers]).detach())
                        for i in range(len(layers[0]))]
-            self._stacked = (key, list(pool), stacked)
-        return self._stacked[2]
+            table = torch.cat([net_layers[0].weight.t() for net_layers in layers]).detach().contiguous()
+            self._stacked = (key, list(pool), stacked, table)
+        return self._stacked[2], self._stacked[3]
 
-    def logits(self, pool: list, obs: torch.Tensor, which: torch.Tensor) -> torch.Tensor:
-        """Each row's logits (unmasked, no prior) from the pool snapshot at position ``which`` of that row."""
-        layers = self.stacked_layers(pool)
-        rows = torch.arange(len(obs), device=obs.device)
+    def logits(self, pool: list, obs: torch.Tensor | SparseRows, which: torch.Tensor) -> torch.Tensor:
+        """Each row's logits (unmasked, no prior) from the pool snapshot at position ``which`` of that row.
+
+        On SparseRows the first layer reads each row's own snapshot's weights only (the layer that costs most
+        when every snapshot is applied to every row); the later layers apply every snapshot and keep the row's.
+        """
+        layers, table = self._stacks(pool)
+        rows = torch.arange(len(obs), device=which.device)
         out = obs.clamp(-FEATURE_CLIP, FEATURE_CLIP)  # as PolicyNet's first layer
-        for i, (weight, bias) in enumerate(layers):
+        first = 0  # the first layer applied below
+        if isinstance(out, SparseRows):
+            hidden = layers[0][1].shape[0] // len(pool)
+            features = out.indices + which.index_select(0, out.row_of_each()) * out.size  # the snapshot's block
+            out = functional.embedding_bag(features, table, out.offsets, mode="sum", per_sample_weights=out.values,
+                                           include_last_offset=True) + layers[0][1].view(len(pool), hidden)[which]
+            first = 1
+        for i, (weight, bias) in enumerate(layers[first:], first):
             if i:
                 out = torch.relu(out)
             out = torch.addmm(bias, out, weight.t()).view(len(obs), len(pool), -1)[rows, which]
@@ -110,7 +128,8 @@ def build_learner(config: TrainConfig, device: torch.device) -> Learner:
     policy = PolicyNet(config.hidden, **prior).to(device)
     critic = ValueNet(STATE_SIZE if config.critic_input == "state" else OBS_SIZE, config.hidden).to(device)
     params = list(policy.parameters()) + list(critic.parameters())
-    optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=ADAM_EPS)
+    # fused: one kernel over all the weights, the same update (about 6x faster a step on CPU than the loop per tensor)
+    optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=ADAM_EPS, fused=True)
     return Learner(policy, critic, optimizer, SnapshotNets(config.hidden, device, **prior), params)
 
 

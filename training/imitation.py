@@ -19,16 +19,17 @@ from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
 from training.ppo import batch_tensors
 from training.rollout import Rollout
+from training.trajectories import Rows, join_rows
 
 AGREEMENT_SAMPLE = 20_000  # decisions on which the agreement with the heuristic is measured
 FIELDS = ("obs", "mask", "action", "critic", "return", "prior")
 
 
-def heuristic_decisions(rollout: Rollout, config: TrainConfig) -> dict[str, np.ndarray]:
+def heuristic_decisions(rollout: Rollout, config: TrainConfig) -> dict[str, Rows]:
     """At least ``bc_decisions`` finished decisions of the heuristic playing every seat (returns = hand rewards)."""
     store = rollout.new_store()
     rollout.reset()
-    parts: dict[str, list[np.ndarray]] = {key: [] for key in FIELDS}
+    parts: dict[str, list[Rows]] = {key: [] for key in FIELDS}
     rows = np.arange(config.num_envs)
     bar = tqdm(total=config.bc_decisions, desc="imitating heuristic", disable=not config.progress, unit="dec")
     collected = 0
@@ -46,7 +47,7 @@ def heuristic_decisions(rollout: Rollout, config: TrainConfig) -> dict[str, np.n
             collected += len(data["action"])
             bar.update(len(data["action"]))
     bar.close()
-    return {key: np.concatenate(chunks) for key, chunks in parts.items()}
+    return {key: join_rows(chunks) for key, chunks in parts.items()}
 
 
 def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,

@@ -11,8 +11,11 @@
 * :func:`ppo_update`: epochs of minibatch steps over one batch, with an early
   stop above ``target_kl``.
 * :func:`batch_tensors`: a batch's arrays as tensors, the networks' inputs as
-  :class:`~spades_env.nn.SparseRows` (converted once per batch) when
-  ``sparse_input`` is set.
+  :class:`~spades_env.nn.SparseRows` when ``sparse_input`` is set (as the
+  sparse trajectory store hands them over, or converted once per batch).
+* :func:`action_log_probs`: the taken actions' log-probabilities and the
+  policy's probabilities under masked logits (what ``Categorical`` gives, at a
+  fraction of its cost on masked logits).
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.distributions import Categorical
 
 from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits, sparse_rows
 
@@ -93,18 +95,32 @@ def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, 
             "approx_kl": approx_kl, "clipfrac": clipfrac}
 
 
+def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The log-probability of each row's action and every action's probability, under masked ``logits``."""
+    # as Categorical(logits=...) computes them, but in two fused kernels: its logsumexp (and an exp of the log
+    # probabilities) takes a slow path on the masked logits, several times the whole softmax
+    return torch.log_softmax(logits, -1).gather(1, actions[:, None]).squeeze(1), torch.softmax(logits, -1)
+
+
 NETWORK_INPUTS = ("obs", "critic")  # the inputs of the policy and the critic
 
 
-def batch_tensors(batch: dict[str, np.ndarray], keys: tuple[str, ...], sparse: bool,
+def batch_tensors(batch: dict[str, np.ndarray | SparseRows], keys: tuple[str, ...], sparse: bool,
                   device: torch.device) -> dict[str, torch.Tensor | SparseRows]:
-    """The batch's ``keys`` as tensors on ``device``; the network inputs as SparseRows when ``sparse``."""
-    t: dict[str, torch.Tensor | SparseRows] = {k: torch.as_tensor(v, device=device) for k, v in batch.items() if k in keys}
+    """The batch's ``keys`` as tensors on ``device``; the network inputs as SparseRows when ``sparse`` (or given so)."""
+    t: dict[str, torch.Tensor | SparseRows] = {
+        k: v.to(device) if isinstance(v, SparseRows) else torch.as_tensor(v, device=device)
+        for k, v in batch.items() if k in keys}
     if sparse:
         for key in NETWORK_INPUTS:
-            if key in t:
+            if key in t and not isinstance(t[key], SparseRows):
                 t[key] = sparse_rows(t[key])
     return t
+
+
+def minibatch(t: dict[str, torch.Tensor | SparseRows], rows: torch.Tensor) -> dict[str, torch.Tensor | SparseRows]:
+    """The ``rows`` of every tensor of a batch (index_select: several times faster than indexing on CPU)."""
+    return {k: v[rows] if isinstance(v, SparseRows) else v.index_select(0, rows) for k, v in t.items()}
 
 
 def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
@@ -120,12 +136,11 @@ def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optim
         order = torch.as_tensor(rng.permutation(n), device=device)
         kl_epoch = []
         for start in range(0, n, config.minibatch_size):
-            idx = order[start:start + config.minibatch_size]
-            logits = apply_prior(policy(t["obs"][idx]), t["prior"][idx], policy.prior_weight)
-            dist = Categorical(logits=masked_logits(logits, t["mask"][idx]), validate_args=False)
-            parts = ppo_loss(dist.log_prob(t["action"][idx]), t["logp"][idx], normalize_advantages(t["advantage"][idx]),
-                             critic(t["critic"][idx]), t["return"][idx], dist.probs, config.clip_coef,
-                             config.vf_coef, config.ent_coef)
+            mb = minibatch(t, order[start:start + config.minibatch_size])
+            logits = masked_logits(apply_prior(policy(mb["obs"]), mb["prior"], policy.prior_weight), mb["mask"])
+            new_logp, probs = action_log_probs(logits, mb["action"])
+            parts = ppo_loss(new_logp, mb["logp"], normalize_advantages(mb["advantage"]), critic(mb["critic"]),
+                             mb["return"], probs, config.clip_coef, config.vf_coef, config.ent_coef)
             optimizer.zero_grad()
             parts["loss"].backward()
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)

@@ -9,23 +9,39 @@ still in progress when a rollout stops are carried into the next rollout
 (their log-probabilities are one update old; PPO's ratio accounts for it).
 The critic's values can be left to :meth:`TrajectoryStore.take_complete`
 (``value_fn``): one batched pass over the complete decisions instead of a
-small one at every table step.
+small one at every table step. With ``sparse`` set, the store keeps the
+networks' inputs (observation and critic input) as their active features
+(:class:`spades_env.nn.SparseRows`, built once per table step) instead of
+dense rows: the complete decisions then come out as SparseRows, ready for
+the sparse first layers, without copying or scanning dense rows again.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
+from spades_env.nn import SparseRows, sparse_rows
 from training.ppo import gae_advantages, returns_of
+
+Rows = np.ndarray | SparseRows  # a store's network inputs: dense rows, or their active features
+
+
+def join_rows(parts: Sequence[Rows]) -> Rows:
+    """Rows of ``parts`` one after another (dense arrays or SparseRows)."""
+    return SparseRows.cat(parts) if isinstance(parts[0], SparseRows) else np.concatenate(parts)
 
 
 class TrajectoryStore:
     """Decisions of the recorded seats, linked per (table, seat), with hand-end rewards."""
 
-    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, critic_size: int):
+    sparse = False  # a store pickled before sparse stores existed keeps dense rows
+
+    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, critic_size: int,
+                 sparse: bool = False):
         self.num_envs = num_envs
+        self.sparse = sparse
         self.num_players = num_players
         self.shapes = {"obs": (obs_size,), "mask": (num_actions,), "critic": (critic_size,)}
         self.last = np.full((num_envs, num_players), -1, dtype=np.int64)  # open decision per (table, seat)
@@ -39,7 +55,7 @@ class TrajectoryStore:
         self._done: list[bool] = []
         self._next: list[int] = []
 
-    def add(self, rows: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, critic: np.ndarray,
+    def add(self, rows: np.ndarray, seats: np.ndarray, obs: Rows, mask: np.ndarray, critic: Rows,
             actions: np.ndarray, logp: np.ndarray, values: np.ndarray, prior: np.ndarray | None = None) -> None:
         """Record one decision per row (table) for the given acting seats (``prior``: heuristic action or -1)."""
         k = len(rows)
@@ -54,6 +70,8 @@ class TrajectoryStore:
             if p >= 0:
                 self._next[p] = i
         self.last[rows, seats] = ids
+        if self.sparse:
+            obs, critic = (x if isinstance(x, SparseRows) else sparse_rows(x) for x in (obs, critic))
         self._chunks.append({
             "obs": obs, "mask": mask, "critic": critic, "action": actions.astype(np.int64), "logp": logp.astype(np.float32),
             "value": values.astype(np.float32), "uid": self.hand_uid[rows], "table": rows.astype(np.int64),
@@ -85,14 +103,15 @@ class TrajectoryStore:
             self.hand_finished.append(False)
 
     def take_complete(self, gamma: float, gae_lambda: float,
-                      value_fn: Callable[[np.ndarray], np.ndarray] | None = None) -> dict[str, np.ndarray] | None:
+                      value_fn: Callable[[Rows], np.ndarray] | None = None) -> dict[str, Rows] | None:
         """Complete decisions with GAE advantages and returns; incomplete ones are kept for later.
 
-        ``value_fn`` (critic inputs -> values) replaces the recorded values of the complete decisions.
+        ``value_fn`` (critic inputs -> values) replaces the recorded values of the complete decisions. The
+        network inputs come out as SparseRows in a sparse store.
         """
         if self.size == 0:
             return None
-        data = {key: np.concatenate([c[key] for c in self._chunks]) for key in self._chunks[0]}
+        data = {key: join_rows([c[key] for c in self._chunks]) for key in self._chunks[0]}
         reward = np.asarray(self._reward, dtype=np.float32)
         done = np.asarray(self._done, dtype=bool)
         nxt = np.asarray(self._next, dtype=np.int64)

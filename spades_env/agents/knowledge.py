@@ -11,7 +11,9 @@
   the table by the rules, ``spades_env.core.tricks``) plus the observer's own
   deduction that a suit whose every card it has seen (played, or in its hand)
   is void for everyone else. It also rebuilds the completed tricks of the hand
-  (``history``) from the ``played``, ``played_trick`` and ``led`` blocks. It
+  (``history``) from the ``played``, ``played_trick`` and ``led`` blocks of the
+  last observation it saw (a forced play's observation is kept undecoded,
+  :meth:`VoidTracker.see`, and decoded only if ``history`` is read). It
   keeps no memory across observations: any observation of any seat, at any
   table, in any order, gives the same answer.
 """
@@ -24,7 +26,7 @@ from ..core.cards import NUM_SUITS, SUIT_MASKS, cards_of, deck
 from ..core.hand import Phase
 from ..core.rules import PRESETS, Rules, preset
 from ..core.tricks import trick_voids  # noqa: F401 - re-exported: what one trick shows, the core's rule
-from ..encoding import OBS_SLICES, ObservationView, rules_fields_from_features
+from ..encoding import OBS_SLICES, ObservationView, decode_observation, rules_fields_from_features
 
 AGENT_SLOT = 0  # observations number the seats from the observer: the agent is slot 0
 
@@ -126,17 +128,26 @@ class VoidTracker:
 
     def __init__(self) -> None:
         self._view: ObservationView | None = None
+        self._unread: np.ndarray | None = None  # an observation seen (at a card play) but not decoded yet
 
     @property
     def history(self) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
-        """Completed tricks of the hand of the last observation read by :meth:`voids` (:func:`trick_history`)."""
+        """Completed tricks of the hand of the last observation seen (:meth:`voids`, :meth:`see`; :func:`trick_history`)."""
+        if self._unread is not None:
+            self._view, self._unread = decode_observation(self._unread), None
         if self._view is None:
             return {}
         return trick_history(self._view)
 
+    def see(self, obs: np.ndarray) -> None:
+        """Take a card play's observation as the last one seen, decoding it only if :attr:`history` is read
+        (a forced play needs no voids: most such observations are never decoded)."""
+        self._view, self._unread = None, np.array(obs, dtype=np.float32)  # a copy: batch buffers are reused
+
     def voids(self, view: ObservationView, rules: Rules) -> list[int]:
         """Suit bitmask per slot (bit s = void in suit s) known at this observation."""
         n = view.num_players
+        self._unread = None
         if view.phase != Phase.PLAY:
             self._view = None
             return [0] * n

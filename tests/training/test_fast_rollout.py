@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from spades_env.nn import PolicyNet
+from spades_env.nn import PolicyNet, sparse_rows
 from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
 from training.train import evaluation_line
@@ -76,3 +76,25 @@ def test_snapshots_played_in_one_batched_pass_give_each_rows_own_snapshot_logits
     pool[1] = PolicyNet((16, 8)).state_dict()  # a new snapshot replaces one: the stacked weights follow
     with torch.no_grad():
         assert torch.allclose(nets.logits(pool, obs[:1], torch.tensor([1])), nets.net(pool[1])(obs[:1]), atol=1e-5)
+
+
+def test_snapshots_on_sparse_rows_give_the_logits_of_the_dense_rows():
+    torch.manual_seed(1)
+    pool = [PolicyNet((16, 8)).state_dict() for _ in range(3)]
+    nets = SnapshotNets([16, 8], torch.device("cpu"))
+    obs = torch.randn(6, pool[0]["body.0.weight"].shape[1]) * 20
+    obs[obs.abs() < 15] = 0  # mostly zeros, some features beyond the clip, one row with none
+    obs[3] = 0
+    which = torch.tensor([1, 0, 2, 2, 1, 0])
+    with torch.no_grad():
+        assert torch.allclose(nets.logits(pool, sparse_rows(obs), which), nets.logits(pool, obs, which), atol=1e-5)
+
+
+def test_a_store_pickled_before_sparse_stores_keeps_dense_rows():
+    store = _store_with_a_finished_and_an_open_hand()
+    state = dict(store.__dict__)
+    del state["sparse"]  # a store of the previous version, as a checkpoint's session unpickles it
+    old = TrajectoryStore.__new__(TrajectoryStore)
+    old.__dict__.update(state)
+    out = old.take_complete(1.0, 1.0)
+    assert not old.sparse and isinstance(out["obs"], np.ndarray) and isinstance(out["critic"], np.ndarray)

@@ -8,7 +8,7 @@ import torch
 
 from spades_env.batch import BatchEnv
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import PolicyNet, ValueNet, sparse_rows
+from spades_env.nn import PolicyNet, SparseRows, ValueNet, sparse_rows
 
 TOLERANCE = 1e-5
 
@@ -30,9 +30,23 @@ def _observations_and_states(steps: int = 30, tables: int = 16) -> tuple[np.ndar
 def test_sparse_rows_hold_exactly_the_active_features():
     x = torch.tensor([[0.0, 2.5, 0.0, -1.0], [0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0]])
     rows = sparse_rows(x)
-    assert rows.indices.shape == (3, 2)  # padded to the most active features of a row
+    assert rows.indices.tolist() == [1, 3, 0] and rows.values.tolist() == [2.5, -1.0, 3.0]  # no padding
+    assert rows.offsets.tolist() == [0, 2, 2, 3]  # the empty row has no features
     assert torch.equal(rows.dense(), x)
     assert torch.equal(rows[torch.tensor([2, 0])].dense(), x[[2, 0]])
+
+
+@pytest.mark.parametrize("pick", [np.array([2, 0, 2]), np.array([True, False, True]), slice(1, None), np.array([], int)])
+def test_sparse_rows_pick_rows_as_the_dense_rows_do(pick):
+    x = torch.tensor([[0.0, 2.5, 0.0, -1.0], [0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0]])
+    assert torch.equal(sparse_rows(x)[pick].dense(), x[torch.as_tensor(pick)] if not isinstance(pick, slice) else x[pick])
+
+
+def test_sparse_rows_joined_are_the_rows_of_the_joined_input():
+    x, y = torch.tensor([[0.0, 1.0], [2.0, 0.0]]), torch.tensor([[0.0, 0.0], [4.0, 5.0]])
+    assert torch.equal(SparseRows.cat([sparse_rows(x), sparse_rows(y)]).dense(), torch.cat([x, y]))
+    with pytest.raises(ValueError, match="one row length"):
+        SparseRows.cat([sparse_rows(x), sparse_rows(torch.zeros(1, 3))])
 
 
 def test_sparse_rows_refuse_an_input_that_is_not_a_matrix():
@@ -45,7 +59,7 @@ def test_sparse_policy_equals_dense_policy_in_logits_and_gradients():
     obs, _ = _observations_and_states()
     policy = PolicyNet((32, 16))
     dense_x, sparse_x = torch.as_tensor(obs), sparse_rows(torch.as_tensor(obs))
-    assert sparse_x.indices.shape[1] < OBS_SIZE // 4  # the point: few active features
+    assert sparse_x.indices.shape[0] < len(obs) * OBS_SIZE // 4  # the point: few active features
     dense_out, sparse_out = policy(dense_x), policy(sparse_x)
     assert torch.allclose(dense_out, sparse_out, atol=TOLERANCE)
     grads = []

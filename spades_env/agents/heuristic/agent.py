@@ -124,14 +124,13 @@ class HeuristicAgent(Agent):
         """The heuristic's action (legal under the mask)."""
         obs, mask = check_observation(observation)
         legal = mask_bits(mask)
-        forced = not legal & (legal - 1)
-        if forced and not (self.track_voids and in_play_phase(obs)):
+        if not legal & (legal - 1):  # forced
+            if self.track_voids and in_play_phase(obs):  # seen by the tracker, so that no trick is missed
+                self.tracker.see(obs)
             return legal.bit_length() - 1
         view = decode_observation(obs)
         rules = rules_from_observation(obs, view)
         voids = self.tracker.voids(view, rules) if self.track_voids else None
-        if forced:  # seen by the tracker only, so that no trick is missed
-            return legal.bit_length() - 1
         action = decide(view, rules, legal, voids, self.params, self.style)
         if not (action >= 0 and legal >> action & 1):  # pragma: no cover - a bug guard
             raise RuntimeError(f"heuristic chose illegal action {action} (legal: {A.action_names(legal)})")
