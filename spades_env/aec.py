@@ -131,17 +131,20 @@ _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 _MASK_CACHE: dict[int, np.ndarray] = {}
 _MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~12 MB at the limit
-_MASK_BITS = f"0{NUM_ACTIONS}b"  # the legal bitmask as NUM_ACTIONS binary digits, action NUM_ACTIONS - 1 first
-_DIGIT_BYTES = bytes.maketrans(b"01", bytes([0, 1]))
+_BITS_PER_BYTE = 8
+_MASK_BYTES = -(-NUM_ACTIONS // _BITS_PER_BYTE)
+# Each byte value as its 8 bits, lowest first, one byte 0/1 each: a mask is the join of its bytes' bits.
+_BYTE_BITS = tuple(bytes((value >> bit) & 1 for bit in range(_BITS_PER_BYTE)) for value in range(1 << _BITS_PER_BYTE))
+_bits_of_byte = _BYTE_BITS.__getitem__
 
 
 def mask_array(legal: int) -> np.ndarray:
     """A fresh int8 action mask (length 88) of a legal-action bitmask."""
     cached = _MASK_CACHE.get(legal)
     if cached is None:
-        # Binary digits, reversed (action 0 first), as bytes 0/1: a few C calls, no per-bit Python loop.
-        digits = format(legal, _MASK_BITS)[::-1].encode().translate(_DIGIT_BYTES)
-        cached = np.frombuffer(digits, dtype=np.int8)  # read-only: only copies are handed out
+        # The bitmask's bytes (action 0 first), each looked up as its 8 bits: a few C calls, no per-bit Python loop.
+        bits = b"".join(map(_bits_of_byte, legal.to_bytes(_MASK_BYTES, "little")))
+        cached = np.frombuffer(bits, dtype=np.int8, count=NUM_ACTIONS)  # read-only: only copies are handed out
         if len(_MASK_CACHE) >= _MASK_CACHE_LIMIT:
             _MASK_CACHE.clear()
         _MASK_CACHE[legal] = cached
@@ -260,6 +263,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         # dealt the next hand) and the actions of hands the game no longer holds.
         self._game: Game | None = None
         self._final_hand: HandState | None = None
+        self._shown_hand: HandState | None = None  # what ``hand`` returns, kept as one attribute for observe()
         self._past_actions: list[int] = []
         self._tracker = ObservationTracker()
         self._record: dict[str, Any] = {}
@@ -287,6 +291,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._rng = rng
         self._game = game
         self._final_hand = None
+        self._shown_hand = game.hand
         self._past_actions = []
         self._tracker = tracker
         self.agents = list(self.possible_agents)
@@ -419,7 +424,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         per_seat = hand_rewards_one(self.reward_scheme, finished_hand.rules, rules, result.points, winner)
         for a, reward in zip(self.possible_agents, per_seat):
             self.rewards[a] = reward
-        shown = self.hand
+        shown = self._shown_hand = self.hand
         if self._quiet_info is None:
             info = hand_result_info(result)
             phase = PHASE_NAMES[shown.phase]
@@ -452,16 +457,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     # --------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (zeros unless it is to act)."""
-        if self._game is None:
+        hand = self._shown_hand
+        if hand is None:
             raise EnvStateError("observe() before reset(): call reset() to start an episode")
         try:
             seat = self._seats[agent]
         except (KeyError, TypeError):
             seat = self.seat_of(agent)  # raises, naming the agent
-        hand = self._final_hand or self._game.hand
         obs = self._tracker.observe(hand, seat)
         if hand.current == seat and not (self.terminations.get(agent) or self.truncations.get(agent)):
-            mask = mask_array(hand.legal_mask())
+            legal = hand.legal_mask()
+            mask = _MASK_CACHE.get(legal)  # mask_array's cache read here: this is the hot path of every decision
+            mask = mask_array(legal) if mask is None else mask.copy()
         else:
             mask = _ZERO_MASK.copy()
         return {self.observation_key: obs, "action_mask": mask}

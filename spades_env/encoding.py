@@ -77,7 +77,7 @@ from .core.cards import CARD_SUIT, NUM_CARDS, NUM_STANDARD_CARDS, NUM_SUITS, SPA
 from .core.hand import NO_SEAT, HandState, Phase, Transition
 from .core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, Rules
 from .core.scoring import BidKind
-from .core.tricks import play_situation, voids_shown
+from .core.tricks import play_situation, voids_shown, voids_shown_table
 
 from .layout import (  # noqa: F401 - re-exported: the layout object is the one home of these names
     BID_FEATURES,
@@ -578,6 +578,37 @@ def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags
     _write_private_all(buf, hand)
 
 
+# A freshly dealt hand differs from any other fresh hand of the same rules only in its phase, seat to act,
+# dealer, scores, bags and private cards: the rest of its buffer is copied from one template per rules.
+_DEALT_BLOCKS = ("phase", "to_act", "dealer", "scores", "bags")
+_FRESH: dict[tuple[Rules, Rules], np.ndarray] = {}
+
+
+def _is_fresh(hand: HandState) -> bool:
+    """Whether no bid, pass or card shows in the hand yet (every hand a game deals, before its first action)."""
+    return (not hand.history and hand.last_trick is None and not hand.trick_cards and not any(hand.bid_kinds)
+            and not any(hand.played) and not any(hand.tricks_won) and not hand.spades_broken)
+
+
+def _fresh_template(hand: HandState, game_rules: Rules) -> np.ndarray:
+    """The absolute buffer of a fresh hand under these rules, with the blocks of ``_DEALT_BLOCKS`` and the private
+    blocks zero (read-only)."""
+    key = (hand.rules, game_rules)
+    template = _FRESH.get(key)
+    if template is None:
+        template = np.zeros(BUFFER_SIZE, np.float32)
+        sides = [0] * game_rules.num_sides
+        write_absolute(template, hand, sides, sides, game_rules)
+        for name in _DEALT_BLOCKS:
+            template[OBSERVATION[name]] = 0.0
+        template[_PRIV_HAND:_ZERO] = 0.0
+        template.setflags(write=False)
+        if len(_FRESH) > _CACHE_LIMIT:
+            _FRESH.clear()
+        _FRESH[key] = template
+    return template
+
+
 class ObservationTracker:
     """Keeps every seat's observation of one game up to date, action by action.
 
@@ -595,6 +626,7 @@ class ObservationTracker:
         self._phase = _NO_PHASE
         self._leader = NO_SEAT
         self._size = 1.0
+        self._shown: tuple = ()  # core.tricks.voids_shown_table of the hand's rules (set by start_hand)
 
     @property
     def buf(self) -> np.ndarray:
@@ -621,13 +653,25 @@ class ObservationTracker:
 
     def start_hand(self, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
         """Encode a freshly dealt hand (or any hand state) from scratch."""
-        write_absolute(self.buf, hand, scores, bags, game_rules)
+        if _is_fresh(hand):  # every game's hands: a copy of the rules' fresh-hand cells, then the deal's own
+            buf = self._buf
+            buf[:] = _fresh_template(hand, game_rules)
+            cells = self._cells
+            cells[_PHASE + hand.phase] = 1.0
+            cells[_DEALER + hand.dealer] = 1.0
+            if hand.current != NO_SEAT:
+                cells[_TO_ACT + hand.current] = 1.0
+            write_side_counts(buf, hand.rules, scores, bags, game_rules, 0)
+            _write_private_all(buf, hand)
+        else:
+            write_absolute(self._buf, hand, scores, bags, game_rules)
         self._broken = hand.spades_broken
         self._perms = PERMS[hand.num_players]
         self._to_act = hand.current
         self._phase = int(hand.phase)
         self._leader = hand.leader if hand.trick_cards else NO_SEAT
         self._size = float(hand.rules.hand_size)
+        self._shown = voids_shown_table(hand.rules)
 
     def end_hand(self, hand: HandState, done: Transition, scores: Sequence[int], bags: Sequence[int],
                  game_rules: Rules) -> None:
@@ -644,13 +688,26 @@ class ObservationTracker:
             base = seat * NUM_CARDS + action
             cells[_PLAYED + base] = 1.0
             cells[_PRIV_HAND + base] = 0.0
-            self._record_play(hand, seat, action, winner)
+            size = self._size
             if winner == NO_SEAT:
+                trick_cards = hand.trick_cards
+                trick, place, lead = hand.trick_index, len(trick_cards) - 1, trick_cards[0]
                 cells[_TRICK + base] = 1.0
-            else:  # the card completed the trick: the table is cleared and the winner counts it
+            else:  # the card completed the trick (now the hand's last): the table is cleared, the winner counts it
+                trick, place, lead = hand.trick_index - 1, hand.num_players - 1, hand.last_trick[2][0]
                 self._buf[_TRICK_BLOCK] = 0.0
-                cells[_TRICKS + winner] = hand.tricks_won[winner] / self._size
-            if hand.spades_broken and not self._broken:
+                cells[_TRICKS + winner] = hand.tricks_won[winner] / size
+            # The history blocks, with spades_broken as it was before this card.
+            cells[_PLAYED_TRICK + action] = (trick + 1) / size
+            if not place:
+                cells[_LED + action] = 1.0
+            shown = self._shown[not trick][not place][self._broken][CARD_SUIT[lead]][action]
+            if shown:
+                base = _VOIDS + seat * NUM_SUITS
+                for suit in range(NUM_SUITS):
+                    if shown >> suit & 1:
+                        cells[base + suit] = 1.0
+            if not self._broken and hand.spades_broken:
                 cells[_BROKEN] = 1.0
                 self._broken = True
         elif phase_before == _EXCHANGE_PHASE:
@@ -664,11 +721,11 @@ class ObservationTracker:
                 off = bid_offset(kind, value)
                 if off is not None:
                     cells[_BIDS + s * BID_FEATURES + off] = 1.0
-        phase = int(hand.phase)
+        phase = hand.phase
         if phase != self._phase:
             cells[_PHASE + self._phase] = 0.0
             cells[_PHASE + phase] = 1.0
-            self._phase = phase
+            self._phase = int(phase)
         current = hand.current
         if current != self._to_act:
             if self._to_act != NO_SEAT:
@@ -684,23 +741,6 @@ class ObservationTracker:
                 cells[_LEADER + leader] = 1.0
             self._leader = leader
 
-    def _record_play(self, hand: HandState, seat: int, card: int, winner: int) -> None:
-        """The history blocks of a card just played (before spades_broken is updated for it)."""
-        cells = self._cells
-        if winner == NO_SEAT:
-            trick, place, lead = hand.trick_index, len(hand.trick_cards) - 1, hand.trick_cards[0]
-        else:  # the card completed the trick, which is now the hand's last trick
-            trick, place, lead = hand.trick_index - 1, hand.num_players - 1, hand.last_trick[2][0]
-        cells[_PLAYED_TRICK + card] = (trick + 1) / self._size
-        if not place:
-            cells[_LED + card] = 1.0
-        shown = voids_shown(play_situation(hand.rules, not trick, not place, self._broken), CARD_SUIT[lead], card)
-        if shown:
-            base = _VOIDS + seat * NUM_SUITS
-            for suit in range(NUM_SUITS):
-                if shown >> suit & 1:
-                    cells[base + suit] = 1.0
-
     def observe(self, hand: HandState, observer: int) -> np.ndarray:
         """A fresh observation array for ``observer``."""
-        return self.buf.take(self._perms[observer][hand.looked[observer]])
+        return self._buf.take(self._perms[observer][hand.looked[observer]])

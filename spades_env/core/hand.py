@@ -228,8 +228,22 @@ class HandState:
         self._legal = None
         phase = self.phase
         winner = NO_SEAT
-        if phase == _PLAY:
-            winner = self._play(seat, action)
+        if phase == _PLAY:  # a card (most actions): played here, without a further call unless it ends the trick
+            bit = 1 << action
+            self.hands[seat] ^= bit
+            self.played[seat] |= bit
+            self.looked[seat] = True
+            if bit & SPADE_MASK:
+                self.spades_broken = True
+            self.trick_seats.append(seat)
+            trick_cards = self.trick_cards
+            trick_cards.append(action)
+            if len(trick_cards) < self.num_players:
+                nxt = (seat + 1) % self.num_players
+                self.current = nxt
+                self.looked[nxt] = True
+            else:
+                winner = self._complete_trick()
         elif phase == _EXCHANGE:
             self._pass_card(seat, action)
         else:
@@ -431,21 +445,8 @@ class HandState:
         follow = hand & SUIT_MASKS[CARD_SUIT[self.trick_cards[0]]]
         return follow or hand
 
-    def _play(self, seat: int, card: int) -> int:
-        """Play a card; return the trick's winner when it completes the trick, else NO_SEAT."""
-        bit = 1 << card
-        self.hands[seat] ^= bit
-        self.played[seat] |= bit
-        self.looked[seat] = True
-        if bit & SPADE_MASK:
-            self.spades_broken = True
-        self.trick_seats.append(seat)
-        self.trick_cards.append(card)
-        if len(self.trick_cards) < self.num_players:
-            nxt = (seat + 1) % self.num_players
-            self.current = nxt
-            self.looked[nxt] = True
-            return NO_SEAT
+    def _complete_trick(self) -> int:
+        """Score the trick just completed (the last card is on it) and clear the table; return its winner."""
         winner = self.trick_seats[winning_index(self._trick_keys, self.trick_cards)]
         self.tricks_won[winner] += 1
         self.last_trick = (self.leader, tuple(self.trick_seats), tuple(self.trick_cards), winner)

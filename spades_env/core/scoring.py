@@ -101,9 +101,13 @@ class Bid:
             return str(self.value)
         if k == BidKind.BLIND:
             return f"blind {self.value}"
-        return {BidKind.NONE: "-", BidKind.NIL: "nil", BidKind.BLIND_NIL: "blind nil",
-                BidKind.TEN_FOR_200: "10 for 200", BidKind.SKIPPED: "skipped",
-                BidKind.CANCELLED: f"cancelled ({self.value})"}[k]
+        if k == BidKind.CANCELLED:
+            return f"cancelled ({self.value})"
+        return _BID_WORDS[k]
+
+
+_BID_WORDS = {BidKind.NONE: "-", BidKind.NIL: "nil", BidKind.BLIND_NIL: "blind nil", BidKind.TEN_FOR_200: "10 for 200",
+              BidKind.SKIPPED: "skipped"}  # the bids whose text has no number (built once, not per call)
 
 
 @dataclass(frozen=True)

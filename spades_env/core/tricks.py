@@ -154,6 +154,26 @@ def voids_shown(situation: int, led: int, card: int) -> int:
     return _SHOWN[situation][led][CARD_SUIT[card]]
 
 
+_VOIDS_TABLES: dict[Rules, tuple] = {}
+_VOIDS_TABLES_LIMIT = 256  # distinct rules seen in one process: presets and a crazy rotation fit many times over
+
+
+def voids_shown_table(rules: Rules) -> tuple:
+    """``voids_shown(play_situation(rules, first_trick, leads, broken_before), led, card)`` for every case under
+    ``rules``, as nested tuples of ints indexed ``[first_trick][leads][broken_before][led][card]`` (built once per
+    rules, for per-card hot paths)."""
+    table = _VOIDS_TABLES.get(rules)
+    if table is None:
+        table = tuple(tuple(tuple(
+            tuple(tuple(voids_shown(play_situation(rules, first, leads, broken), led, card) for card in range(NUM_CARDS))
+                  for led in range(NUM_SUITS))
+            for broken in (False, True)) for leads in (False, True)) for first in (False, True))
+        if len(_VOIDS_TABLES) >= _VOIDS_TABLES_LIMIT:
+            _VOIDS_TABLES.clear()
+        _VOIDS_TABLES[rules] = table
+    return table
+
+
 def trick_voids(rules: Rules, seats: Sequence[int], cards: Sequence[int], gone_before: int, first_trick: bool,
                 voids: list[int]) -> None:
     """Add to ``voids`` (suit bitmasks per seat) what one trick's cards (in play order) show the table;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spades_env.core import preset
-from spades_env.core.cards import SPADE_MASK, Suit, parse_cards
+from spades_env.core.cards import NUM_CARDS, SPADE_MASK, Suit, parse_cards
 from spades_env.core.tricks import (
     FOLLOWS,
     LEADS_BEFORE_BROKEN,
@@ -13,6 +13,7 @@ from spades_env.core.tricks import (
     play_situation,
     trick_voids,
     voids_shown,
+    voids_shown_table,
 )
 
 CLUBS, DIAMONDS, HEARTS, SPADES = (1 << s for s in Suit)
@@ -69,3 +70,16 @@ def test_the_table_and_the_scalar_rule_agree():
     assert voids_shown(FOLLOWS, Suit.HEARTS, parse_cards(["2S"])[0]) == HEARTS
     assert VOIDS_SHOWN[FOLLOWS, Suit.HEARTS, Suit.SPADES] == HEARTS
     assert not VOIDS_SHOWN.flags.writeable
+
+
+def test_voids_shown_table_is_voids_shown_of_play_situation_in_every_case():
+    for name in ("standard", "pagat", "barmore", "jokers"):
+        rules = preset(name)
+        table = voids_shown_table(rules)
+        for first in (False, True):
+            for leads in (False, True):
+                for broken in (False, True):
+                    situation = play_situation(rules, first, leads, broken)
+                    for led in Suit:
+                        assert list(table[first][leads][broken][led]) == [
+                            voids_shown(situation, led, card) for card in range(NUM_CARDS)], (name, first, leads, broken, led)
