@@ -36,7 +36,7 @@ class TrainConfig:
     threads: int = _f(1, "torch CPU threads (1 is fastest when other processes share the cores)")
     eval_workers: int = _f(2, "processes of the duplicate evaluations")
     # scale
-    total_decisions: int = _f(600_000, "stop after this many learner decisions (trained on)")
+    total_decisions: int = _f(4_000_000, "stop after this many learner decisions (trained on)")
     time_limit_minutes: float = _f(0.0, "also stop PPO after this much wall-clock time (0 = no limit)")
     max_updates: int = _f(0, "also stop PPO after this many updates in all (0 = no limit; the LR schedule is unchanged)")
     num_envs: int = _f(256, "tables stepped in lockstep")
@@ -49,7 +49,7 @@ class TrainConfig:
     prior_on_bids: bool = _f(False, "apply the heuristic prior to bids too (else card decisions only)")
     init_from: str = _f("", "start from this policy file or training checkpoint (skips imitation; '' = fresh)")
     # PPO
-    learning_rate: float = _f(3e-4, "Adam learning rate of PPO")
+    learning_rate: float = _f(1e-4, "Adam learning rate of PPO")
     anneal_lr: bool = _f(True, "decay the learning rate linearly to 0")
     gamma: float = _f(1.0, "discount within a hand (a hand is one episode for credit assignment)")
     gae_lambda: float = _f(0.95, "GAE lambda")
@@ -68,8 +68,8 @@ class TrainConfig:
     snapshot_every: int = _f(10, "updates between snapshots added to the opponent pool")
     pool_size: int = _f(8, "snapshots kept in the pool (the rest of the tables play a random snapshot)")
     # warm start
-    bc_decisions: int = _f(150_000, "heuristic decisions to imitate before PPO (0 = none)")
-    bc_epochs: int = _f(6, "passes over the imitation data")
+    bc_decisions: int = _f(1_000_000, "heuristic decisions to imitate before PPO (0 = none)")
+    bc_epochs: int = _f(8, "passes over the imitation data")
     bc_learning_rate: float = _f(1e-3, "Adam learning rate of the imitation")
     # logging, evaluation, checkpoints
     eval_every: int = _f(20, "updates between evaluations (0 = only at the end)")
