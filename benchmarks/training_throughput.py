@@ -50,7 +50,7 @@ from training.ppo import ppo_update  # noqa: E402
 from training.rollout import collect, start_tables  # noqa: E402
 from training.train import learning_rate, start_run  # noqa: E402
 
-OLD = {"sparse_input": False, "selfplay_fraction": 0.3, "heuristic_fraction": 0.5, "update_epochs": 3,
+OLD = {"sparse_input": False, "selfplay_fraction": 0.3, "heuristic_fraction": 0.5, "random_fraction": 0.0, "update_epochs": 3,
        "minibatch_size": 2048, "num_envs": 256, "rollout_steps": 64, "hidden": [256, 256]}
 WARMUP_UPDATES = 1  # the first update of each configuration (tables all at a hand's start) is not timed
 

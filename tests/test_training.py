@@ -90,6 +90,8 @@ def test_checkpoint_of_another_network_size_gives_checkpoint_error(tmp_path):
     ({"num_envs": "many"}, "num_envs"),
     ({"critic_input": "oracle"}, "critic_input"),
     ({"selfplay_fraction": 0.8, "heuristic_fraction": 0.5}, "sum to at most 1"),
+    ({"selfplay_fraction": 0.7, "heuristic_fraction": 0.2, "random_fraction": 0.2}, "sum to at most 1"),
+    ({"random_fraction": -0.1}, "random_fraction"),
     ({"hidden": []}, "hidden"),
     ({"anneal_lr": 1}, "anneal_lr"),
     ({"prior_weight": -1.0}, "prior_weight"),

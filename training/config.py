@@ -63,8 +63,10 @@ class TrainConfig:
     reward_scale: float = _f(0.01, "points -> reward scale (hand_points reward)")
     bag_cost: bool = _f(True, "charge bag_penalty/bag_limit per bag when taken instead of the penalty when paid")
     # opponents
-    selfplay_fraction: float = _f(0.75, "share of tables where every seat is the current policy")
+    selfplay_fraction: float = _f(0.70, "share of tables where every seat is the current policy")
     heuristic_fraction: float = _f(0.15, "share of tables where the learner's side plays the heuristic")
+    random_fraction: float = _f(0.05, "share of tables where the learner's side plays opponents who play random "
+                                "legal actions (so that training sees the far-apart scores of games against weak play)")
     snapshot_every: int = _f(10, "updates between snapshots added to the opponent pool")
     pool_size: int = _f(8, "snapshots kept in the pool (the rest of the tables play a random snapshot)")
     # warm start
@@ -95,8 +97,10 @@ class TrainConfig:
                 raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
         if self.critic_input not in ("state", "observation"):
             raise ValueError(f"train config 'critic_input' must be 'state' or 'observation', got {self.critic_input!r}")
-        if not 0 <= self.selfplay_fraction + self.heuristic_fraction <= 1 or min(self.selfplay_fraction, self.heuristic_fraction) < 0:
-            raise ValueError("train config 'selfplay_fraction' and 'heuristic_fraction' must be >= 0 and sum to at most 1")
+        fractions = (self.selfplay_fraction, self.heuristic_fraction, self.random_fraction)
+        if not 0 <= sum(fractions) <= 1 or min(fractions) < 0:
+            raise ValueError("train config 'selfplay_fraction', 'heuristic_fraction' and 'random_fraction' must be >= 0 "
+                             "and sum to at most 1")
         if not self.hidden or any(int(h) <= 0 for h in self.hidden):
             raise ValueError(f"train config 'hidden' must list positive sizes, got {self.hidden}")
         if self.max_updates < 0:

@@ -7,9 +7,11 @@ for the bag cost (:class:`spades_env.rewards.BagLedger`), the opponent
 assignment (:class:`Opponents`) and the heuristic agents with their void
 memories. It pickles whole, so that a checkpoint resumes bit for bit.
 
-Tables are of three kinds, drawn when a game starts: self-play (every seat is
-the current policy), heuristic (the learner's side against the heuristic) and
-snapshot (against an earlier policy from the pool).
+Tables are of four kinds, drawn when a game starts: self-play (every seat is
+the current policy), heuristic (the learner's side against the heuristic),
+random (against random legal actions: without them the network never sees the
+far-apart scores of a game against weak play, and it failed to finish such
+games) and snapshot (against an earlier policy from the pool).
 
 With ``sparse_input`` the learner's observations are turned into
 :class:`~spades_env.nn.SparseRows` once per table step: the policy reads them
@@ -36,7 +38,7 @@ from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
 from training.trajectories import TrajectoryStore
 
-SELF, HEURISTIC, SNAPSHOT = 0, 1, 2  # table kinds
+SELF, HEURISTIC, SNAPSHOT, RANDOM = 0, 1, 2, 3  # table kinds
 SEED_RANGE = 2**31  # seeds drawn for the batch engine
 
 
@@ -90,7 +92,9 @@ class Opponents:
         """Draw the kind, learner side and snapshot of ``tables`` (snapshot tables play self when the pool is empty)."""
         u = rng.random(len(tables))
         heuristic_below = config.selfplay_fraction + config.heuristic_fraction
-        kind = np.where(u < config.selfplay_fraction, SELF, np.where(u < heuristic_below, HEURISTIC, SNAPSHOT))
+        random_below = heuristic_below + config.random_fraction
+        kind = np.select([u < config.selfplay_fraction, u < heuristic_below, u < random_below],
+                         [SELF, HEURISTIC, RANDOM], SNAPSHOT)
         if not pool_size:
             kind = np.where(kind == SNAPSHOT, SELF, kind)
         self.kinds[tables] = kind
@@ -105,10 +109,13 @@ class Opponents:
 class Rollout:
     """The tables' state between updates (see the module docstring)."""
 
+    random_agent = None  # a rollout pickled before random tables existed gets one when it first needs it
+
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator):
         self.config, self.rules = config, rules
         self.heuristic = make_agent("heuristic", seed=config.seed)
         self.prior_agent = make_agent("heuristic_classic", seed=config.seed)  # the residual prior, as PolicyAgent uses
+        self.random_agent = make_agent("random", seed=config.seed)  # pickled with the rollout: exact resume
         self.env = BatchEnv(config.num_envs, rules=rules, episode="game", seed=int(rng.integers(SEED_RANGE)))
         self.sides = seat_sides(rules)
         self.ledger = BagLedger(rules, config.num_envs)
@@ -150,11 +157,16 @@ class Rollout:
 
 def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, pool: list, snapshots: SnapshotNets,
                      device: torch.device) -> None:
-    """Fill ``actions`` at the opponents' tables ``rows``: the heuristic's, or a pool snapshot's."""
+    """Fill ``actions`` at the opponents' tables ``rows``: the heuristic's, random legal ones, or a pool snapshot's."""
     obs, mask, opponents = rollout.obs, rollout.mask, rollout.opponents
     h_rows = rows[opponents.kinds[rows] == HEURISTIC]
     if len(h_rows):
         actions[h_rows] = rollout.heuristic.act_batch(obs[h_rows], mask[h_rows])
+    r_rows = rows[opponents.kinds[rows] == RANDOM]
+    if len(r_rows):
+        if rollout.random_agent is None:
+            rollout.random_agent = make_agent("random", seed=rollout.config.seed)
+        actions[r_rows] = rollout.random_agent.act_batch(obs[r_rows], mask[r_rows])
     s_rows = rows[opponents.kinds[rows] == SNAPSHOT]
     if len(s_rows):  # every snapshot in one batched pass
         with torch.inference_mode():
