@@ -49,7 +49,7 @@ class TrainConfig:
     prior_on_bids: bool = _f(False, "apply the heuristic prior to bids too (else card decisions only)")
     init_from: str = _f("", "start from this policy file or training checkpoint (skips imitation; '' = fresh)")
     # PPO
-    learning_rate: float = _f(1e-4, "Adam learning rate of PPO")
+    learning_rate: float = _f(2e-4, "Adam learning rate of PPO")
     anneal_lr: bool = _f(True, "decay the learning rate linearly to 0")
     gamma: float = _f(1.0, "discount within a hand (a hand is one episode for credit assignment)")
     gae_lambda: float = _f(0.95, "GAE lambda")
