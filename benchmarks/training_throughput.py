@@ -47,12 +47,15 @@ from aec_throughput import CLOCKS  # noqa: E402
 from training.config import TrainConfig, from_mapping, load_config  # noqa: E402
 from training.imitation import set_learning_rate  # noqa: E402
 from training.ppo import ppo_update  # noqa: E402
-from training.rollout import collect, start_tables  # noqa: E402
-from training.train import learning_rate, start_run  # noqa: E402
+from training.rollout import start_tables  # noqa: E402
+from training.train import Batches, learning_rate, start_run  # noqa: E402
 
 OLD = {"sparse_input": False, "selfplay_fraction": 0.3, "heuristic_fraction": 0.5, "random_fraction": 0.0, "update_epochs": 3,
-       "minibatch_size": 2048, "num_envs": 256, "rollout_steps": 64, "hidden": [256, 256]}
+       "minibatch_size": 2048, "num_envs": 256, "rollout_steps": 64, "hidden": [256, 256],
+       "rollout_worker": False}
 WARMUP_UPDATES = 1  # the first update of each configuration (tables all at a hand's start) is not timed
+# and, in every round, the first update of each configuration: a rollout worker's batch in flight was collected
+# while the other configuration ran, and is not counted
 
 
 class Trainer:
@@ -64,6 +67,7 @@ class Trainer:
         state = {k: v.detach().clone() for k, v in self.run.learner.policy.state_dict().items()}
         self.run.pool = [{k: v.clone() for k, v in state.items()} for _ in range(config.pool_size)]
         start_tables(self.run.rollout, self.run.rng, len(self.run.pool))
+        self.source = Batches(self.run)  # in this process, or the rollout worker (rollout_worker)
         self.totals = {"decisions": 0, "rollout_s": 0.0, "update_s": 0.0}
 
     def step(self, clock, timed: bool) -> None:
@@ -71,7 +75,7 @@ class Trainer:
         run, learner = self.run, self.run.learner
         set_learning_rate(learner.optimizer, learning_rate(self.config, 0))
         t0 = clock()
-        batch, _ = collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng, run.device)
+        batch, _ = self.source.next()
         t1 = clock()
         if batch is not None:
             ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, batch, self.config, run.rng,
@@ -98,16 +102,25 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     clock = CLOCKS[args.clock]
+    new_config = load_config(args.config)
+    if new_config.rollout_worker and args.clock == "cpu":
+        parser.error("the new configuration collects rollouts in a worker process, whose time the cpu clock (this "
+                     "process's) does not see: use --clock wall on an otherwise idle machine")
     with tempfile.TemporaryDirectory() as tmp:
         trainers = [Trainer("old", from_mapping(OLD), os.path.join(tmp, "old")),
-                    Trainer("new", load_config(args.config), os.path.join(tmp, "new"))]
-        for trainer in trainers:
-            for _ in range(WARMUP_UPDATES):
-                trainer.step(clock, timed=False)
-        for _ in range(args.rounds):
+                    Trainer("new", new_config, os.path.join(tmp, "new"))]
+        try:
             for trainer in trainers:
-                for _ in range(args.updates):
-                    trainer.step(clock, timed=True)
+                for _ in range(WARMUP_UPDATES):
+                    trainer.step(clock, timed=False)
+            for _ in range(args.rounds):
+                for trainer in trainers:
+                    trainer.step(clock, timed=False)
+                    for _ in range(args.updates):
+                        trainer.step(clock, timed=True)
+        finally:
+            for trainer in trainers:
+                trainer.source.close()
     out: dict[str, Any] = {"clock": args.clock, "updates": args.updates, "rounds": args.rounds}
     for trainer in trainers:
         t = trainer.totals

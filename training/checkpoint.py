@@ -144,12 +144,16 @@ class Resumed:
     torch_rng: torch.Tensor
     python_random: Any
     cuda_rng: list = field(default_factory=list)
+    worker: dict | None = None  # the rollout worker's in-flight request (training.pipeline), if one ran
 
 
 def save_checkpoint(path: Path, config: TrainConfig, learner: Learner, pool: list, counters: dict[str, Any],
-                    rollout: Any, rng: np.random.Generator) -> None:
-    """Write the checkpoint atomically (a crash leaves the previous one whole)."""
-    session = pickle.dumps({"rng": rng, "rollout": rollout, "python_random": random.getstate()})
+                    rollout: Any, rng: np.random.Generator, worker: dict | None = None) -> None:
+    """Write the checkpoint atomically (a crash leaves the previous one whole); ``worker``: the rollout worker's
+    in-flight request (:meth:`training.pipeline.RolloutWorker.inflight`), whose state replaces ``rollout``."""
+    if worker is not None:
+        rollout = None  # the worker's tables are the live ones
+    session = pickle.dumps({"rng": rng, "rollout": rollout, "python_random": random.getstate(), "worker": worker})
     atomic_torch_save({
         "format": CHECKPOINT_FORMAT, "config": config.to_dict(), "policy": learner.policy.state_dict(),
         "critic": learner.critic.state_dict(), "optimizer": learner.optimizer.state_dict(), "pool": pool,
@@ -185,10 +189,13 @@ def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resume
     try:
         session = pickle.loads(payload["session"].numpy().tobytes())
         resumed = Resumed(list(payload["pool"]), dict(payload["counters"]), session["rollout"], session["rng"],
-                          payload["torch_rng"], session["python_random"], list(payload.get("cuda_rng", [])))
+                          payload["torch_rng"], session["python_random"], list(payload.get("cuda_rng", [])),
+                          session.get("worker"))
     except Exception as exc:  # unpickling raises many types (a moved class, truncated bytes)
         raise CheckpointError(f"{path}: its tables cannot be restored ({type(exc).__name__}: {exc})") from None
-    resumed.rollout.config = config  # the allowed changes (stop rules, evaluation) apply to the tables too
+    for rollout in (resumed.rollout, resumed.worker and resumed.worker["state"].rollout):
+        if rollout is not None:
+            rollout.config = config  # the allowed changes (stop rules, evaluation) apply to the tables too
     return resumed
 
 

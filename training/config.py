@@ -41,6 +41,8 @@ class TrainConfig:
     max_updates: int = _f(0, "also stop PPO after this many updates in all (0 = no limit; the LR schedule is unchanged)")
     num_envs: int = _f(256, "tables stepped in lockstep")
     rollout_steps: int = _f(64, "table steps per rollout (each step is one decision per table)")
+    rollout_worker: bool = _f(False, "collect each rollout in a second process during the update before it "
+                                     "(both cores busy; one update of policy lag, see training.pipeline)")
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy and value MLPs")
     sparse_input: bool = _f(True, "updates feed the first layers only the active features (equal in function to dense)")

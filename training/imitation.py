@@ -17,23 +17,29 @@ from tqdm import tqdm
 from spades_env.agents.policy import prior_of_actions
 from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
+from training.pipeline import WORKER_STREAM, RolloutWorker
 from training.ppo import batch_tensors
 from training.rollout import Rollout
 from training.trajectories import Rows, join_rows
 
+IMITATION_TABLES = 1  # the worker's imitation tables: their own stream of the run's seed
 AGREEMENT_SAMPLE = 20_000  # decisions on which the agreement with the heuristic is measured
 FIELDS = ("obs", "mask", "action", "critic", "return", "prior")
 
 
-def heuristic_decisions(rollout: Rollout, config: TrainConfig) -> dict[str, Rows]:
-    """At least ``bc_decisions`` finished decisions of the heuristic playing every seat (returns = hand rewards)."""
+def heuristic_decisions(rollout: Rollout, config: TrainConfig, decisions: int | None = None,
+                        progress: bool | None = None) -> dict[str, Rows]:
+    """At least ``decisions`` (default ``bc_decisions``) finished decisions of the heuristic playing every seat
+    (returns = hand rewards)."""
+    decisions = config.bc_decisions if decisions is None else decisions
     store = rollout.new_store()
     rollout.reset()
     parts: dict[str, list[Rows]] = {key: [] for key in FIELDS}
     rows = np.arange(config.num_envs)
-    bar = tqdm(total=config.bc_decisions, desc="imitating heuristic", disable=not config.progress, unit="dec")
+    bar = tqdm(total=decisions, desc="imitating heuristic", unit="dec",
+               disable=not (config.progress if progress is None else progress))
     collected = 0
-    while collected < config.bc_decisions:
+    while collected < decisions:
         for _ in range(config.rollout_steps):
             actions = rollout.heuristic.act_batch(rollout.obs, rollout.mask)
             prior = prior_of_actions(actions, config.prior_on_bids) if config.prior_weight else None
@@ -50,11 +56,24 @@ def heuristic_decisions(rollout: Rollout, config: TrainConfig) -> dict[str, Rows
     return {key: join_rows(chunks) for key, chunks in parts.items()}
 
 
+def imitation_data(rollout: Rollout, config: TrainConfig, worker: RolloutWorker | None = None) -> dict[str, Rows]:
+    """The heuristic's decisions to imitate: all on ``rollout``'s tables, or with the rollout worker, half on
+    tables of its own beside (seeded from the run's seed), joined after this process's half."""
+    if worker is None:
+        return heuristic_decisions(rollout, config)
+    side = Rollout(config, rollout.rules, np.random.default_rng([config.seed, WORKER_STREAM, IMITATION_TABLES]))
+    theirs = worker.imitation_data(side, config.bc_decisions // 2)
+    mine = heuristic_decisions(rollout, config, config.bc_decisions - config.bc_decisions // 2)
+    other = theirs.result()
+    return {key: join_rows([mine[key], other[key]]) for key in FIELDS}
+
+
 def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
-            config: TrainConfig, rng: np.random.Generator, device: torch.device) -> dict[str, float]:
+            config: TrainConfig, rng: np.random.Generator, device: torch.device,
+            worker: RolloutWorker | None = None) -> dict[str, float]:
     """Clone the heuristic into ``policy`` (and fit ``critic``); return decisions, seconds and agreement."""
     t0 = time.time()
-    data = heuristic_decisions(rollout, config)
+    data = imitation_data(rollout, config, worker)
     tensor = batch_tensors(data, FIELDS, config.sparse_input, device)
     n = len(data["action"])
 

@@ -26,7 +26,10 @@
    assignment; decisions of unfinished hands wait for the next update. The
    critic values the finished decisions in one batched pass; then PPO epochs
    over them (:mod:`training.ppo`), the networks' first layers fed only the
-   active features (``sparse_input``, see :mod:`spades_env.nn`).
+   active features (``sparse_input``, see :mod:`spades_env.nn`). With
+   ``rollout_worker`` the tables live in a second process that collects the
+   next rollout during the update (one update of policy lag; also half of the
+   imitation data): both cores busy (:mod:`training.pipeline`).
 5. Metrics go to ``metrics.csv`` (and TensorBoard when installed), a learning
    curve to ``learning_curve.png``; duplicate evaluations against the
    ``eval_opponents`` run every ``eval_every`` updates; checkpoints are written
@@ -60,6 +63,7 @@ from training.checkpoint import (CHECKPOINT_FORMAT, Learner, build_learner, init
                                  restore_random_state, save_checkpoint)
 from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides
 from training.imitation import imitate, set_learning_rate
+from training.pipeline import RolloutWorker, fresh_worker_state, weights
 from training.metrics import METRIC_FIELDS, MetricsLog, plot_learning_curve
 from training.ppo import explained_variance, ppo_update
 from training.rollout import Rollout, collect, start_tables, values_of
@@ -82,6 +86,8 @@ class Run:
     pool: list
     counters: dict[str, Any]
     resumed: bool = False
+    worker: dict | None = None  # with rollout_worker: the checkpoint's in-flight request (training.pipeline)
+    source: Any = None  # where PPO's batches come from while it runs (Batches)
 
 
 def configure(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namespace]:
@@ -119,7 +125,8 @@ def start_run(config: TrainConfig, folder: Path, resume: bool) -> Run:
         restore_random_state(saved)
         counters.update(saved.counters)
         print(f"resumed at update {counters['update']} ({counters['learner_decisions']:,} learner decisions)")
-        return Run(config, folder, device, rules, learner, saved.rng, saved.rollout, saved.pool, counters, True)
+        return Run(config, folder, device, rules, learner, saved.rng, saved.rollout, saved.pool, counters, True,
+                   saved.worker)
     if config.init_from:
         init_weights(config.init_from, learner.policy, learner.critic)
         counters["bc_done"] = True  # the loaded weights replace the imitation
@@ -131,16 +138,63 @@ def warm_start(run: Run) -> None:
     """Imitate the heuristic unless told not to (or already started from weights), deal the PPO tables, checkpoint."""
     config, learner = run.config, run.learner
     if config.bc_decisions > 0 and not run.counters["bc_done"]:
-        result = imitate(run.rollout, learner.policy, learner.critic, learner.optimizer, learner.params, config,
-                         run.rng, run.device)
+        worker = RolloutWorker(config, None, run.device) if config.rollout_worker else None  # collects half
+        try:
+            result = imitate(run.rollout, learner.policy, learner.critic, learner.optimizer, learner.params, config,
+                             run.rng, run.device, worker)
+        finally:
+            if worker is not None:
+                worker.close()
         run.counters.update(bc_done=True, bc_decisions=result["bc_decisions"], bc_seconds=result["bc_seconds"])
     start_tables(run.rollout, run.rng, len(run.pool))
     checkpoint(run)  # a resumed run neither imitates again nor deals other tables
 
 
 def checkpoint(run: Run) -> None:
-    """Save the run's whole state (see :mod:`training.checkpoint`)."""
-    save_checkpoint(run.folder / CHECKPOINT, run.config, run.learner, run.pool, run.counters, run.rollout, run.rng)
+    """Save the run's whole state (see :mod:`training.checkpoint`; with a rollout worker, its in-flight request)."""
+    worker = run.source.inflight() if run.source is not None else run.worker
+    save_checkpoint(run.folder / CHECKPOINT, run.config, run.learner, run.pool, run.counters, run.rollout, run.rng,
+                    worker)
+
+
+class Batches:
+    """PPO's batches: collected here between updates, or by the rollout worker beside them (``rollout_worker``).
+
+    With the worker, :meth:`next` returns the batch asked for at the previous
+    call (the first call asks with the current weights, or with the weights of
+    the checkpoint's request on a resume) and asks for the next one with the
+    current weights, so that it is collected during the update.
+    """
+
+    def __init__(self, run: Run):
+        self.run, self.worker = run, None
+        if run.config.rollout_worker:
+            saved = run.worker or {"state": fresh_worker_state(run.rollout, run.config.seed), "policy": None}
+            self.worker = RolloutWorker(run.config, saved["state"], run.device)
+            if saved["policy"] is not None:  # the request in flight at the checkpoint, asked again
+                self.worker.submit(saved["policy"], saved["critic"], run.pool)
+
+    def next(self) -> tuple[dict[str, np.ndarray] | None, list[float]]:
+        """The next batch of finished decisions (None if none finished) and seat 0's hand rewards."""
+        run, learner = self.run, self.run.learner
+        if self.worker is None:
+            return collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng,
+                           run.device)
+        current = (weights(learner.policy), weights(learner.critic))
+        if not self.worker.pending:
+            self.worker.submit(*current, run.pool)
+        batch, rewards = self.worker.result()
+        self.worker.submit(*current, run.pool)
+        return batch, rewards
+
+    def inflight(self) -> dict[str, Any] | None:
+        """The worker's in-flight request for a checkpoint (None without a worker)."""
+        return self.worker.inflight() if self.worker is not None else None
+
+    def close(self) -> None:
+        """Stop the worker, if any."""
+        if self.worker is not None:
+            self.worker.close()
 
 
 def learning_rate(config: TrainConfig, learner_decisions: int) -> float:
@@ -227,31 +281,36 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
                disable=not config.progress)
     hand_rewards: list[float] = []
     run_start = time.time() - counters["seconds"] - counters["bc_seconds"]  # the limit covers resumed runs too
-    while counters["learner_decisions"] < target:
-        reason = stop_reason(run, run_start)
-        if reason:
-            print(reason)
-            break
-        t_start = time.time()
-        lr = learning_rate(config, counters["learner_decisions"])
-        set_learning_rate(learner.optimizer, lr)
-        batch, rewards = collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng,
-                                 run.device)
-        counters["env_decisions"] += config.num_envs * config.rollout_steps
-        hand_rewards.extend(rewards)
-        if batch is None:
-            continue
-        row = update(run, batch, lr, hand_rewards, t_start)
-        hand_rewards.clear()
-        bar.update(len(batch["action"]))
-        if config.eval_every and counters["update"] % config.eval_every == 0:
-            row.update(eval_columns(evaluate(run, config.eval_deals, 0, f"update {counters['update']}")))
-        metrics.write(row)
-        bar.set_postfix(dps=row["decisions_per_second"], ent=f"{row['entropy']:.2f}", r=f"{row['mean_hand_reward']:.3f}")
-        if counters["update"] % config.checkpoint_every == 0:
-            checkpoint(run)
-    bar.close()
-    checkpoint(run)
+    run.source = Batches(run)
+    try:
+        while counters["learner_decisions"] < target:
+            reason = stop_reason(run, run_start)
+            if reason:
+                print(reason)
+                break
+            t_start = time.time()
+            lr = learning_rate(config, counters["learner_decisions"])
+            set_learning_rate(learner.optimizer, lr)
+            batch, rewards = run.source.next()
+            counters["env_decisions"] += config.num_envs * config.rollout_steps
+            hand_rewards.extend(rewards)
+            if batch is None:
+                continue
+            row = update(run, batch, lr, hand_rewards, t_start)
+            hand_rewards.clear()
+            bar.update(len(batch["action"]))
+            if config.eval_every and counters["update"] % config.eval_every == 0:
+                row.update(eval_columns(evaluate(run, config.eval_deals, 0, f"update {counters['update']}")))
+            metrics.write(row)
+            bar.set_postfix(dps=row["decisions_per_second"], ent=f"{row['entropy']:.2f}",
+                            r=f"{row['mean_hand_reward']:.3f}")
+            if counters["update"] % config.checkpoint_every == 0:
+                checkpoint(run)
+        bar.close()
+        checkpoint(run)
+    finally:
+        run.source.close()
+        run.source = None
 
 
 def finish(run: Run, final_eval: bool) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -47,6 +49,15 @@ def test_sparse_rows_joined_are_the_rows_of_the_joined_input():
     assert torch.equal(SparseRows.cat([sparse_rows(x), sparse_rows(y)]).dense(), torch.cat([x, y]))
     with pytest.raises(ValueError, match="one row length"):
         SparseRows.cat([sparse_rows(x), sparse_rows(torch.zeros(1, 3))])
+
+
+@pytest.mark.parametrize("width", [STATE_SIZE, 40_000])  # small indices pickle as int16, large ones as int64
+def test_sparse_rows_pickle_to_the_same_rows(width):
+    x = torch.zeros(3, width)
+    x[0, width - 1], x[2, 0], x[2, 5] = 1.5, -2.0, 0.25
+    rows = pickle.loads(pickle.dumps(sparse_rows(x)))
+    assert rows.size == width and rows.indices.dtype == torch.int64 and torch.equal(rows.dense(), x)
+    assert torch.equal(rows.offsets, sparse_rows(x).offsets)
 
 
 def test_sparse_rows_refuse_an_input_that_is_not_a_matrix():

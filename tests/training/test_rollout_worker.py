@@ -1,0 +1,150 @@
+"""The rollout worker (``rollout_worker: true``): the same rollout and imitation data as in-process, reproducible
+runs, exact resume, failures named."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from training import train as train_module
+from training.config import load_config
+from training.imitation import FIELDS, IMITATION_TABLES, heuristic_decisions, imitation_data
+from training.pipeline import WORKER_STREAM, RolloutWorker, RolloutWorkerError, fresh_worker_state, weights
+from training.rollout import Rollout, collect, start_tables
+from training.trajectories import join_rows
+from training.train import start_run
+
+REPO = Path(__file__).resolve().parents[2]
+SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
+PIPELINED = ["--config", SMOKE, "--rollout-worker", "true", "--no-final-eval"]
+
+
+def _weights(summary: dict) -> dict[str, torch.Tensor]:
+    return torch.load(Path(summary["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def _batches_equal(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(x, y, err_msg=key)
+        else:  # SparseRows
+            for part in ("indices", "values", "offsets"):
+                assert torch.equal(getattr(x, part), getattr(y, part)), f"{key}.{part}"
+
+
+@pytest.fixture
+def smoke_run(tmp_path):
+    config = load_config(SMOKE)
+    run = start_run(config, tmp_path / "run", resume=False)
+    start_tables(run.rollout, run.rng, 0)
+    return run
+
+
+def test_worker_collects_what_the_same_rollout_collects_in_process(smoke_run):
+    run = smoke_run
+    state = fresh_worker_state(run.rollout, run.config.seed)
+    here = copy.deepcopy(state)
+    worker = RolloutWorker(run.config, state, run.device)
+    try:
+        worker.submit(weights(run.learner.policy), weights(run.learner.critic), run.pool)
+        batch, rewards = worker.result()
+    finally:
+        worker.close()
+    torch.set_rng_state(here.torch_rng)
+    expected, expected_rewards = collect(here.rollout, run.learner.policy, run.learner.critic, run.learner.snapshots,
+                                         run.pool, here.rng, run.device)
+    _batches_equal(batch, expected)
+    assert rewards == expected_rewards
+
+
+def test_worker_checkpoint_state_is_the_state_before_the_batch_in_flight(smoke_run):
+    run = smoke_run
+    state = fresh_worker_state(run.rollout, run.config.seed)
+    worker = RolloutWorker(run.config, state, run.device)
+    try:
+        worker.submit(weights(run.learner.policy), weights(run.learner.critic), run.pool)
+        saved = worker.inflight()
+        first, _ = worker.result()
+    finally:
+        worker.close()
+    again = RolloutWorker(run.config, saved["state"], run.device)  # a resume asks the same request again
+    try:
+        again.submit(saved["policy"], saved["critic"], run.pool)
+        second, _ = again.result()
+    finally:
+        again.close()
+    _batches_equal(first, second)
+
+
+def test_worker_failure_is_raised_in_the_main_process_with_its_cause(smoke_run):
+    run = smoke_run
+    worker = RolloutWorker(run.config, fresh_worker_state(run.rollout, run.config.seed), run.device)
+    try:
+        bad = {k: torch.zeros(1) for k in weights(run.learner.policy)}  # weights of the wrong shape
+        worker.submit(bad, weights(run.learner.critic), run.pool)
+        with pytest.raises(RolloutWorkerError, match="size mismatch"):
+            worker.result()
+    finally:
+        worker.close()
+
+
+def test_worker_refuses_a_second_request_in_flight(smoke_run):
+    run = smoke_run
+    worker = RolloutWorker(run.config, fresh_worker_state(run.rollout, run.config.seed), run.device)
+    try:
+        policy, critic = weights(run.learner.policy), weights(run.learner.critic)
+        worker.submit(policy, critic, run.pool)
+        with pytest.raises(RolloutWorkerError, match="already in flight"):
+            worker.submit(policy, critic, run.pool)
+        worker.result()
+        with pytest.raises(RolloutWorkerError, match="no rollout in flight"):
+            worker.result()
+    finally:
+        worker.close()
+
+
+def test_run_with_worker_is_reproducible_and_differs_from_one_without(tmp_path):
+    a = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "a")])
+    b = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "b")])
+    plain = train_module.train(["--config", SMOKE, "--no-final-eval", "--runs-dir", str(tmp_path / "plain")])
+    assert a["counters"]["update"] == b["counters"]["update"] >= 3
+    assert _same(_weights(a), _weights(b))
+    assert not _same(_weights(a), _weights(plain))  # the lag and the worker's own random streams
+
+
+def test_run_with_worker_resumes_bit_identically(tmp_path):
+    args = [*PIPELINED, "--total-decisions", "4000"]
+    whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
+    train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--max-updates", "2"])
+    resumed = train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--resume", "--max-updates", "0"])
+    assert resumed["counters"]["update"] == whole["counters"]["update"] >= 3
+    assert resumed["counters"]["learner_decisions"] == whole["counters"]["learner_decisions"]
+    assert _same(_weights(whole), _weights(resumed))
+
+
+def test_imitation_with_worker_is_this_process_half_then_the_worker_half(smoke_run):
+    run = smoke_run
+    config = run.config
+    here = copy.deepcopy(run.rollout)
+    worker = RolloutWorker(config, None, run.device)
+    try:
+        data = imitation_data(run.rollout, config, worker)
+    finally:
+        worker.close()
+    half = config.bc_decisions // 2
+    mine = heuristic_decisions(here, config, config.bc_decisions - half)
+    side = Rollout(config, here.rules, np.random.default_rng([config.seed, WORKER_STREAM, IMITATION_TABLES]))
+    theirs = heuristic_decisions(side, config, half)
+    expected = {key: join_rows([mine[key], theirs[key]]) for key in FIELDS}
+    _batches_equal(data, expected)
+    assert len(data["action"]) >= config.bc_decisions

@@ -1,0 +1,223 @@
+"""Rollouts in a second process beside the PPO update (``rollout_worker: true``): both cores busy.
+
+A rollout (the tables, the heuristic, network inference; mostly Python) and a
+PPO update (mostly matrix products) take about as long as each other, and each
+uses one core. With the rollout worker, the tables live in a child process
+that collects the next batch while the main process updates on the last one:
+
+    update k trains on batch k, which was collected with the weights of update k - 1
+
+(batch 0 with the first weights). This is one update of policy lag: PPO's
+ratio and clip are taken against the policy that chose the actions (the
+recorded log-probabilities), and the critic's values of a batch come from
+the same lagged critic. The schedule does not depend on timing: a run with the
+worker is reproducible from its seed, and differs from a run without it only
+by the lag and by the random streams (the worker draws opponents and actions
+from its own generators, seeded from the run's seed).
+
+The worker holds the :class:`~training.rollout.Rollout` with its generators.
+At each request it pickles them first (the state of the tables *before* the
+batch it is asked for) and sends them back with the batch; a checkpoint saves
+that state with the weights the pending request was made with, so that
+``--resume`` collects the same batch again and continues bit for bit.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from training.checkpoint import SnapshotNets
+from training.config import TrainConfig
+from training.rollout import Rollout, collect
+
+WORKER_STREAM = 0x5EED  # mixed into the run's seed: the worker's generators are their own streams
+
+
+@dataclass
+class WorkerState:
+    """What the worker carries between requests: the tables and the generators of its draws."""
+
+    rollout: Rollout
+    rng: np.random.Generator  # opponent draws
+    torch_rng: torch.Tensor  # action sampling (torch's global generator in the worker)
+
+
+def fresh_worker_state(rollout: Rollout, seed: int) -> WorkerState:
+    """The worker's state for tables that have not been in a worker yet: generators seeded from the run's seed."""
+    generator = torch.Generator().manual_seed(int(np.random.SeedSequence([seed, WORKER_STREAM]).generate_state(1)[0]))
+    return WorkerState(rollout, np.random.default_rng([seed, WORKER_STREAM]), generator.get_state())
+
+
+def _networks(config: TrainConfig, device: torch.device) -> tuple[torch.nn.Module, torch.nn.Module, SnapshotNets]:
+    from training.checkpoint import build_learner  # the same networks as the learner's (no optimizer needed)
+
+    learner = build_learner(config, device)
+    return learner.policy, learner.critic, learner.snapshots
+
+
+def _send(conn: Any, message: tuple) -> None:
+    # plain pickle: the Connection's own pickler would move every tensor into shared memory (several times slower)
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _recv(conn: Any) -> tuple:
+    return pickle.loads(conn.recv_bytes())
+
+
+def _serve(conn: Any, config: TrainConfig, device: str, threads: int) -> None:
+    """The worker's loop: ("collect", weights, pool or None) -> ("batch", batch, rewards, state bytes); ("state",
+    state) sets its tables; ("imitate", rollout, decisions) -> ("imitation", the heuristic's decisions)."""
+    try:
+        torch.set_num_threads(threads)
+        device_ = torch.device(device)
+        policy, critic, snapshots = _networks(config, device_)
+        state: WorkerState | None = None
+        pool: list = []
+        while True:
+            message = _recv(conn)
+            kind = message[0]
+            if kind == "close":
+                return
+            if kind == "state":
+                state = message[1]
+                state.rollout.config = config
+                continue
+            if kind == "imitate":  # the heuristic's decisions on tables of its own (training.imitation)
+                from training.imitation import heuristic_decisions
+
+                _send(conn, ("imitation", heuristic_decisions(message[1], config, message[2], progress=False)))
+                continue
+            _, policy_state, critic_state, new_pool = message
+            policy.load_state_dict(policy_state)
+            critic.load_state_dict(critic_state)
+            if new_pool is not None:
+                pool = new_pool
+            before = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # for a checkpoint
+            torch.set_rng_state(state.torch_rng)
+            batch, rewards = collect(state.rollout, policy, critic, snapshots, pool, state.rng, device_)
+            state.torch_rng = torch.get_rng_state()
+            _send(conn, ("batch", batch, rewards, before))  # one message: a send blocks until the other side reads
+    except (EOFError, KeyboardInterrupt):  # the main process went away
+        return
+    except BaseException:  # noqa: BLE001 - every failure goes back to the main process, named
+        try:
+            _send(conn, ("error", traceback.format_exc()))
+        except (BrokenPipeError, OSError):
+            pass
+
+
+class RolloutWorkerError(RuntimeError):
+    """The rollout worker failed (its traceback is in the message) or died."""
+
+
+class RolloutWorker:
+    """The child process that holds the tables; one request in flight at a time.
+
+    :attr:`inflight` is what a checkpoint saves: the worker's state from before
+    the batch in flight and the weights that batch was asked with.
+    """
+
+    def __init__(self, config: TrainConfig, state: WorkerState | None, device: torch.device):
+        # fork is not safe once torch's thread pool runs; forkserver starts clean (spawn on Windows)
+        context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child, config, str(device), config.threads), daemon=True,
+                                        name="spades-rollout-worker")
+        self._process.start()
+        child.close()
+        self._pool_sent: list | None = None
+        self._pending = False
+        self._answer: tuple | None = None  # the in-flight request's answer, once received
+        self._weights: tuple[dict, dict] | None = None
+        if state is not None:  # the tables of rollouts (none for imitation only)
+            _send(self._conn, ("state", state))
+
+    def imitation_data(self, rollout: Rollout, decisions: int) -> "ImitationRequest":
+        """Ask for at least ``decisions`` of the heuristic's decisions on ``rollout``'s tables; the answer's
+        :meth:`ImitationRequest.result` waits for them."""
+        if self._pending:
+            raise RolloutWorkerError("a rollout is in flight: take its result first")
+        _send(self._conn, ("imitate", rollout, decisions))
+        return ImitationRequest(self)
+
+    @property
+    def pending(self) -> bool:
+        """Whether a request is in flight."""
+        return self._pending
+
+    def submit(self, policy_state: dict, critic_state: dict, pool: list) -> None:
+        """Ask for the next batch with these weights and this snapshot pool (sent again only when it changed)."""
+        if self._pending:
+            raise RolloutWorkerError("a rollout is already in flight: take its result first")
+        changed = self._pool_sent is None or len(pool) != len(self._pool_sent) or any(
+            a is not b for a, b in zip(pool, self._pool_sent))
+        _send(self._conn, ("collect", policy_state, critic_state, list(pool) if changed else None))
+        self._pool_sent = list(pool)
+        self._pending, self._answer, self._weights = True, None, (policy_state, critic_state)
+
+    def _receive(self, expected: str) -> tuple:
+        try:
+            message = _recv(self._conn)
+        except EOFError:
+            raise RolloutWorkerError(f"the rollout worker died (exit code {self._process.exitcode})") from None
+        if message[0] == "error":
+            raise RolloutWorkerError(f"the rollout worker failed:\n{message[1]}")
+        if message[0] != expected:
+            raise RolloutWorkerError(f"the rollout worker answered {message[0]!r}, expected {expected!r}")
+        return message
+
+    def _answered(self) -> tuple:
+        if not self._pending:
+            raise RolloutWorkerError("no rollout in flight")
+        if self._answer is None:
+            self._answer = self._receive("batch")
+        return self._answer
+
+    def inflight(self) -> dict[str, Any]:
+        """For a checkpoint: the worker's state from before the batch in flight, and that batch's weights (waits for
+        the batch, which :meth:`result` then returns)."""
+        before = self._answered()[3]
+        return {"state": pickle.loads(before), "policy": self._weights[0], "critic": self._weights[1]}
+
+    def result(self) -> tuple[dict[str, Any] | None, list[float]]:
+        """The batch asked for (None when no decision finished) and seat 0's hand rewards in it."""
+        _, batch, rewards, _ = self._answered()
+        self._pending, self._answer = False, None
+        return batch, rewards
+
+    def close(self) -> None:
+        """Stop the worker (a rollout in flight is dropped)."""
+        try:
+            _send(self._conn, ("close",))
+        except (BrokenPipeError, OSError):
+            pass
+        self._process.join(timeout=30)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._conn.close()
+
+
+class ImitationRequest:
+    """The worker's heuristic decisions, once asked for."""
+
+    def __init__(self, worker: RolloutWorker):
+        self._worker = worker
+
+    def result(self) -> dict[str, Any]:
+        """The decisions (as :func:`training.imitation.heuristic_decisions` returns them)."""
+        return self._worker._receive("imitation")[1]
+
+
+def weights(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """A detached copy of a network's weights, to send to the worker (the learner keeps training its own)."""
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
