@@ -2,7 +2,9 @@
 
 The defaults *are* the embedded default config (the README's main job, at
 most 15 minutes on 2 CPU cores: a pure network, imitation of the heuristic
-then PPO with sparse first layers, mostly self-play). ``configs/train/*.yaml`` override some fields; a
+then PPO with sparse first layers, mostly self-play, the rollouts collected in a
+second process beside the updates, and a wall-clock guard that stops PPO early on a
+slow machine). ``configs/train/*.yaml`` override some fields; a
 YAML file with an unknown key is an error. The resolved config is saved beside
 every run as ``config.yaml``.
 """
@@ -37,12 +39,13 @@ class TrainConfig:
     eval_workers: int = _f(2, "processes of the duplicate evaluations")
     # scale
     total_decisions: int = _f(4_000_000, "stop after this many learner decisions (trained on)")
-    time_limit_minutes: float = _f(0.0, "also stop PPO after this much wall-clock time (0 = no limit)")
+    time_limit_minutes: float = _f(13.0, "also stop PPO this many wall-clock minutes after the imitation began (0 = "
+                                         "no limit; a run stopped by it depends on the machine's speed)")
     max_updates: int = _f(0, "also stop PPO after this many updates in all (0 = no limit; the LR schedule is unchanged)")
     num_envs: int = _f(256, "tables stepped in lockstep")
     rollout_steps: int = _f(64, "table steps per rollout (each step is one decision per table)")
-    rollout_worker: bool = _f(False, "collect each rollout in a second process during the update before it "
-                                     "(both cores busy; one update of policy lag, see training.pipeline)")
+    rollout_worker: bool = _f(True, "collect each rollout in a second process during the update before it "
+                                    "(both cores busy; one update of policy lag, see training.pipeline)")
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy and value MLPs")
     sparse_input: bool = _f(True, "updates feed the first layers only the active features (equal in function to dense)")
@@ -73,15 +76,15 @@ class TrainConfig:
     pool_size: int = _f(8, "snapshots kept in the pool (the rest of the tables play a random snapshot)")
     # warm start
     bc_decisions: int = _f(1_000_000, "heuristic decisions to imitate before PPO (0 = none)")
-    bc_epochs: int = _f(8, "passes over the imitation data")
+    bc_epochs: int = _f(6, "passes over the imitation data")
     bc_learning_rate: float = _f(1e-3, "Adam learning rate of the imitation")
     # logging, evaluation, checkpoints
-    eval_every: int = _f(20, "updates between evaluations (0 = only at the end)")
+    eval_every: int = _f(40, "updates between evaluations (0 = only at the end)")
     eval_deals: int = _f(50, "duplicate deals per evaluation during training")
     final_eval_deals: int = _f(200, "duplicate deals of the final evaluation")
     final_eval_games: int = _f(25, "duplicate game pairs to the target in the final evaluation")
     eval_opponents: list = _f(["random", "heuristic"], "agents evaluated against")
-    checkpoint_every: int = _f(10, "updates between checkpoints")
+    checkpoint_every: int = _f(20, "updates between checkpoints")
     progress: bool = _f(True, "show a progress bar")
 
     @property

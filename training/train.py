@@ -241,11 +241,15 @@ def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
     config, policy_path = run.config, run.folder / "policy.pt"
     save_policy(policy_path, run.learner.policy, meta={"config": config.to_dict(), "update": run.counters["update"]})
     out = {}
-    for opponent in config.eval_opponents:
-        report = run_evaluation(EvalConfig(str(policy_path), opponent, rules=config.rules, deals=deals, games=games,
-                                           seed=config.seed + 1000, workers=config.eval_workers, progress=False))
-        out[opponent] = report
-        print(f"[{tag}] ppo vs {opponent}: " + evaluation_line(report))
+    # Loading the policy to play builds a network, which draws from torch's global generator: the training's
+    # draws must not depend on when (or whether) evaluations run.
+    with torch.random.fork_rng(devices=[]):
+        for opponent in config.eval_opponents:
+            report = run_evaluation(EvalConfig(str(policy_path), opponent, rules=config.rules, deals=deals,
+                                               games=games, seed=config.seed + 1000, workers=config.eval_workers,
+                                               progress=False))
+            out[opponent] = report
+            print(f"[{tag}] ppo vs {opponent}: " + evaluation_line(report))
     return out
 
 

@@ -116,7 +116,8 @@ def test_worker_refuses_a_second_request_in_flight(smoke_run):
 def test_run_with_worker_is_reproducible_and_differs_from_one_without(tmp_path):
     a = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "a")])
     b = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "b")])
-    plain = train_module.train(["--config", SMOKE, "--no-final-eval", "--runs-dir", str(tmp_path / "plain")])
+    plain = train_module.train(["--config", SMOKE, "--rollout-worker", "false", "--no-final-eval", "--runs-dir",
+                                str(tmp_path / "plain")])
     assert a["counters"]["update"] == b["counters"]["update"] >= 3
     assert _same(_weights(a), _weights(b))
     assert not _same(_weights(a), _weights(plain))  # the lag and the worker's own random streams
@@ -148,3 +149,12 @@ def test_imitation_with_worker_is_this_process_half_then_the_worker_half(smoke_r
     expected = {key: join_rows([mine[key], theirs[key]]) for key in FIELDS}
     _batches_equal(data, expected)
     assert len(data["action"]) >= config.bc_decisions
+
+
+@pytest.mark.parametrize(("worker", "workers"), [("false", "1"), ("true", "2")])  # in-process and pooled evaluations
+def test_evaluations_during_training_do_not_change_what_is_learned(tmp_path, worker, workers):
+    args = ["--config", SMOKE, "--rollout-worker", worker, "--no-final-eval", "--eval-workers", workers]
+    often = train_module.train([*args, "--eval-every", "1", "--runs-dir", str(tmp_path / "often")])
+    never = train_module.train([*args, "--eval-every", "0", "--runs-dir", str(tmp_path / "never")])
+    assert often["counters"]["update"] == never["counters"]["update"] >= 3
+    assert _same(_weights(often), _weights(never))
