@@ -1,37 +1,45 @@
 """Learner decisions per second of PPO training (rollouts and updates included): the old configuration against the new.
 
-Both configurations run in the same process, alternating, for ``--updates``
+The configurations run in the same process, alternating, for ``--updates``
 PPO updates each per round (``--rounds`` rounds), from fresh networks with the
 snapshot pool filled (so that snapshot tables play snapshots), without
 imitation, evaluation or checkpoints. A learner decision is a decision the
 update trains on (the policy's own seats); the time counted is the rollout
-(tables, opponents, inference, trajectory bookkeeping) plus the PPO update.
+(tables, opponents, inference, trajectory bookkeeping; with the rollout worker,
+the wait for its batch) plus the PPO update.
 
-* ``old``: today's configuration before the speed-up (dense first layers,
+* ``old``: the configuration before the speed-ups (dense first layers,
   30% self-play and 50% heuristic tables, 3 epochs of 2,048-decision
-  minibatches, 256 tables x 64 steps, hidden 256x256);
+  minibatches, 256 tables x 64 steps, hidden 256x256, rollouts in this process);
 * ``new``: the embedded default config (``training.config.TrainConfig``), or
-  the YAML file given with ``--config``.
+  the YAML file given with ``--config``;
+* ``new_in_process``: ``new`` with its rollouts in this process, when ``new``
+  has the rollout worker (``rollout_worker``): the worker's own share.
 
     python benchmarks/training_throughput.py [--updates 6] [--rounds 2] [--clock wall|cpu] [--config new.yaml]
         [--json out.json]
 
 It prints each configuration's learner decisions/s with the time split
-between rollouts and updates, and the ratio new / old over the summed rounds.
+between rollouts and updates, and the ratios to ``old`` over the summed
+rounds. The rollout worker's time is not this process's: a configuration with
+it needs ``--clock wall`` (on a machine with nothing else running).
 
-Measured 2026-12-01 on the shared 2-core machine (load 3.2 to 4.2) with
-``--updates 4 --rounds 2 --clock cpu``, two runs each, alternately: this
-code, old 6,151 and 6,525, new 14,569 and 14,970 learner decisions/s,
-**2.37x and 2.29x** (2.48x and 2.44x in each of two earlier sessions); the code
-before the sparse trajectory store and the cheaper sampling (main at
-``1e8e067``): old 5,965 and 5,853, new 8,793 and 9,100, 1.47x and 1.55x.
-The shared speed-ups (sampling, fused Adam, the heuristic's forced plays)
-apply to the old configuration too; its figures moved within the noise.
+Measured 2026-12-03 on a 2-vCPU Intel Xeon machine (nothing else running) with
+``--updates 4 --rounds 2 --clock wall``, two runs: old 3,626 and 3,208, new in
+process 5,455 and 5,420 (1.50x and 1.69x), new with the rollout worker 9,756
+and 8,777 learner decisions/s, **2.69x and 2.74x**.
+
+Measured 2026-12-01 on a shared 2-core AMD EPYC machine (load 3.2 to 4.2) with
+``--updates 4 --rounds 2 --clock cpu``, before the rollout worker, two runs
+each, alternately: old 6,151 and 6,525, new 14,569 and 14,970 learner
+decisions/s, 2.37x and 2.29x; the code before the sparse trajectory store and
+the cheaper sampling (main at ``1e8e067``): 1.47x and 1.55x.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -55,7 +63,7 @@ OLD = {"sparse_input": False, "selfplay_fraction": 0.3, "heuristic_fraction": 0.
        "rollout_worker": False}
 WARMUP_UPDATES = 1  # the first update of each configuration (tables all at a hand's start) is not timed
 # and, in every round, the first update of each configuration: a rollout worker's batch in flight was collected
-# while the other configuration ran, and is not counted
+# before that round (see Trainer.settle), and is not counted
 
 
 class Trainer:
@@ -86,13 +94,19 @@ class Trainer:
             self.totals["rollout_s"] += t1 - t0
             self.totals["update_s"] += t2 - t1
 
+    def settle(self) -> None:
+        """Wait for the rollout worker's batch in flight, if any, so that it is not collected beside (and does not
+        slow) the next configuration's timed updates."""
+        if self.source.worker is not None and self.source.worker.pending:
+            self.source.inflight()
+
     def rate(self) -> float:
         """Learner decisions per second so far."""
         return self.totals["decisions"] / max(self.totals["rollout_s"] + self.totals["update_s"], 1e-9)
 
 
 def main() -> None:
-    """Run both configurations, alternating, and print their rates and the ratio."""
+    """Run the configurations, alternating, and print their rates and the ratios to the old one."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=6, help="timed PPO updates per configuration per round")
     parser.add_argument("--rounds", type=int, default=2, help="rounds, alternating old and new")
@@ -103,21 +117,26 @@ def main() -> None:
     torch.set_num_threads(1)
     clock = CLOCKS[args.clock]
     new_config = load_config(args.config)
-    if new_config.rollout_worker and args.clock == "cpu":
+    if new_config.rollout_worker and args.clock == "cpu":  # the worker's time is another process's
         parser.error("the new configuration collects rollouts in a worker process, whose time the cpu clock (this "
                      "process's) does not see: use --clock wall on an otherwise idle machine")
     with tempfile.TemporaryDirectory() as tmp:
-        trainers = [Trainer("old", from_mapping(OLD), os.path.join(tmp, "old")),
-                    Trainer("new", new_config, os.path.join(tmp, "new"))]
+        trainers = [Trainer("old", from_mapping(OLD), os.path.join(tmp, "old"))]
+        if new_config.rollout_worker:
+            in_process = dataclasses.replace(new_config, rollout_worker=False)
+            trainers.append(Trainer("new_in_process", in_process, os.path.join(tmp, "new_in_process")))
+        trainers.append(Trainer("new", new_config, os.path.join(tmp, "new")))
         try:
             for trainer in trainers:
                 for _ in range(WARMUP_UPDATES):
                     trainer.step(clock, timed=False)
+                trainer.settle()
             for _ in range(args.rounds):
                 for trainer in trainers:
                     trainer.step(clock, timed=False)
                     for _ in range(args.updates):
                         trainer.step(clock, timed=True)
+                    trainer.settle()
         finally:
             for trainer in trainers:
                 trainer.source.close()
@@ -127,8 +146,10 @@ def main() -> None:
         out[trainer.name] = {**t, "decisions_per_second": trainer.rate()}
         print(f"{trainer.name}: {trainer.rate():,.0f} learner decisions/s ({t['decisions']:,} decisions; "
               f"rollouts {t['rollout_s']:.1f} s, updates {t['update_s']:.1f} s)")
-    out["ratio"] = trainers[1].rate() / trainers[0].rate()
-    print(f"ratio new / old: {out['ratio']:.2f}")
+    for trainer in trainers[1:]:
+        ratio = out[f"ratio_{trainer.name}"] = trainer.rate() / trainers[0].rate()
+        print(f"ratio {trainer.name} / old: {ratio:.2f}")
+    out["ratio"] = out["ratio_new"]
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)

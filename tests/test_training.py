@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import torch
 from spades_env import make_agent
 from spades_env.nn import CheckpointError, load_policy
 from training import train as train_module
-from training.config import TrainConfig, from_mapping, load_config
+from training.config import TrainConfig, add_arguments, from_mapping, load_config, overrides
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
@@ -100,6 +101,23 @@ def test_checkpoint_of_another_network_size_gives_checkpoint_error(tmp_path):
 def test_bad_train_config_names_the_key(bad, message):
     with pytest.raises(ValueError, match=message):
         from_mapping(bad)
+
+
+@pytest.mark.parametrize(("word", "value"), [("true", True), ("Yes", True), ("on", True), ("1", True),
+                                             ("false", False), ("NO", False), ("off", False), ("0", False)])
+def test_switch_on_the_command_line_reads_true_and_false_words(word, value):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert overrides(parser.parse_args(["--rollout-worker", word])) == {"rollout_worker": value}
+
+
+@pytest.mark.parametrize("word", ["ture", "flase", "", "2", "maybe"])
+def test_switch_with_another_word_is_an_error_naming_it(word, capsys):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--anneal-lr", word])
+    assert f"got {word!r}" in capsys.readouterr().err  # a typo must not silently mean false
 
 
 def test_yaml_configs_load_and_default_yaml_is_the_embedded_default():

@@ -153,13 +153,25 @@ def load_config(path: str | None) -> TrainConfig:
     return from_mapping(data)
 
 
+TRUE_WORDS, FALSE_WORDS = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+def parse_bool(text: str) -> bool:
+    """A command-line switch's value: one of TRUE_WORDS or FALSE_WORDS (any case), else an error naming them."""
+    word = text.strip().lower()
+    if word in TRUE_WORDS or word in FALSE_WORDS:
+        return word in TRUE_WORDS
+    # a typo must not silently mean false
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(TRUE_WORDS + FALSE_WORDS)}, got {text!r}")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One ``--field`` option per config field (typed, with its help), overriding the config file."""
     for f in fields(TrainConfig):
         kind = type(f.default) if f.default is not dataclasses.MISSING else list
         flag = "--" + f.name.replace("_", "-")
         if kind is bool:
-            parser.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=None, help=f.metadata["help"])
+            parser.add_argument(flag, type=parse_bool, default=None, help=f.metadata["help"] + " (true or false)")
         elif kind is list:
             parser.add_argument(flag, type=str, default=None, help=f.metadata["help"] + " (comma-separated)")
         else:
