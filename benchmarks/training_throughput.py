@@ -25,9 +25,10 @@ rounds. The rollout worker's time is not this process's: a configuration with
 it needs ``--clock wall`` (on a machine with nothing else running).
 
 Measured 2026-12-03 on a 2-vCPU Intel Xeon machine (nothing else running) with
-``--updates 4 --rounds 2 --clock wall``, two runs: old 3,626 and 3,208, new in
-process 5,455 and 5,420 (1.50x and 1.69x), new with the rollout worker 9,756
-and 8,777 learner decisions/s, **2.69x and 2.74x**.
+``--updates 4 --rounds 2 --clock wall``, three runs: old 3,626, 3,208 and
+3,960, new in process 5,455, 5,420 and 6,504 (1.50x, 1.69x and 1.64x), new
+with the rollout worker 9,756, 8,777 and 10,229 learner decisions/s, **2.69x,
+2.74x and 2.58x**.
 
 Measured 2026-12-01 on a shared 2-core AMD EPYC machine (load 3.2 to 4.2) with
 ``--updates 4 --rounds 2 --clock cpu``, before the rollout worker, two runs
