@@ -28,3 +28,19 @@ def test_a_mask_is_fresh_so_writing_to_it_changes_no_later_mask():
     again = mask_array(legal)
     assert np.flatnonzero(again).tolist() == [5, 40]
     assert again is not first and not np.shares_memory(again, first)
+
+
+def test_observed_masks_are_fresh_and_writable_each_time():
+    """observe() builds its mask inline (not through mask_array): each call's mask is the caller's own."""
+    import spades_env
+
+    env = spades_env.raw_env()
+    env.reset(seed=4)
+    agent = env.agent_selection
+    first = env.observe(agent)["action_mask"]
+    assert first.flags.writeable and first.dtype == np.int8 and first.shape == (NUM_ACTIONS,)
+    expected = np.flatnonzero(first).tolist()
+    first[:] = 0
+    again = env.observe(agent)["action_mask"]
+    assert np.flatnonzero(again).tolist() == expected == env.legal_actions()
+    assert not np.shares_memory(again, first)
