@@ -130,7 +130,7 @@ START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (o
 _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 _MASK_BITS: dict[int, bytes] = {}  # legal bitmask -> its mask as 88 bytes 0/1
-_MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~7 MB at the limit
+_MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~9 MB at the limit
 # A mask is built from its bitmask in eight chunks of 11 bits, each looked up as its bits (one byte 0/1 each,
 # a 2,048-entry table) and joined: a few big-integer shifts and one join, no per-bit Python loop.
 _CHUNK_BITS = 11
