@@ -6,6 +6,8 @@ One job per module:
   (:func:`nil_risk`), the bid (:func:`choose_bid`, nil and 10 for 200
   included), blind decisions (:func:`choose_blind`) and the blind-nil
   exchange (:func:`choose_exchange`).
+* :mod:`.nil_model`: the fitted nil risk of the strong style (a logistic
+  model of the cards and the bidding so far, :func:`fitted_nil_risk`).
 * :mod:`.table`: the shared table view (:class:`Table`: seats, the agent's
   hand, the trick, bids, tricks, cards gone, known voids, bags), card
   tables, counted tricks still needed (:func:`side_need`, through the

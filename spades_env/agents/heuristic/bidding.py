@@ -21,6 +21,12 @@
 * Strong style, nil: the estimated nil risk is scaled down by a further
   :data:`BOLD_NIL_DISCOUNT` (about 60% more nils at about 71% success
   instead of 75%; measured on games to 500 against the classic style).
+* Strong style, fitted nil risk (``fitted_nil``): where :func:`.nil_model.fits` the rules (four
+  players in partnerships, 52 cards, the deuce low), the nil risk is the fitted model's calibrated
+  chance (:mod:`.nil_model`, which reads the partner's bid and the seat's place in the bidding itself),
+  instead of the hand-written risk scaled and adjusted above. On 2,000 duplicate deals against the
+  classic style: about as many nils (881 against 887 with the hand-written risk), made 74.8% of the
+  time instead of 67.1%.
 * Strong style, last bidder: one trick more when the table's bids leave 4
   or more tricks spare (they fall to someone as bags).
 * :func:`choose_exchange` (blind nil): the nil bidder passes its most
@@ -37,6 +43,7 @@ from ...core import actions as A
 from ...core.cards import CARD_SUIT, NUM_RANKS, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from ...core.rules import POINTS_PER_BID_TRICK, Rules
 from ...core.scoring import NIL_KINDS, BidKind
+from .nil_model import fits, fitted_nil_risk
 from .table import ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style
 
 # ---- trick estimate
@@ -302,18 +309,28 @@ def _nil_factor(partner_bid: int) -> float:
     return WEAK_PARTNER_NIL_FACTOR
 
 
-def _nil_wins(b: _Bidding, values: Sequence[int], params: BidParams, style: Style) -> bool:
+def _nil_risk(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], params: BidParams,
+              style: Style) -> float:
+    """The chance that a nil takes a trick: the fitted model (strong style, where it applies), else the
+    hand-written one, scaled and adjusted for the partner's bid."""
+    if b.partner >= 0 and b.partner_kind in NIL_KINDS:
+        return 1.0  # no double nil
+    if style.fitted_nil and fits(b.rules):
+        return fitted_nil_risk(b.hand, kinds, me, b.partner, values)  # calibrated; it reads the partner's bid
+    scale = max(params.nil_risk_scale - (BOLD_NIL_DISCOUNT if style.bold_nil else 0.0), 0.0)
+    risk = nil_risk(b.hand, b.rules) * scale
+    if b.partner < 0:
+        return risk * WEAK_PARTNER_NIL_FACTOR
+    if b.partner_kind == BidKind.NUMBER:
+        return risk * _nil_factor(values[b.partner])
+    return risk
+
+
+def _nil_wins(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], params: BidParams,
+              style: Style) -> bool:
     """Whether nil beats a number bid: low enough risk, and more expected points."""
     rules = b.rules
-    scale = max(params.nil_risk_scale - (BOLD_NIL_DISCOUNT if style.bold_nil else 0.0), 0.0)
-    risk = nil_risk(b.hand, rules) * scale
-    if b.partner >= 0:
-        if b.partner_kind == BidKind.NUMBER:
-            risk *= _nil_factor(values[b.partner])
-        elif b.partner_kind in NIL_KINDS:
-            risk = 1.0  # no double nil
-    else:
-        risk *= WEAK_PARTNER_NIL_FACTOR
+    risk = _nil_risk(b, me, kinds, values, params, style)
     nil_points = rules.nil_value * (1.0 - 2.0 * risk)
     number_points = (POINTS_PER_BID_TRICK * max(b.est, 1.0) * NUMBER_BID_DISCOUNT
                      + (PARTNER_BONUS if b.partner >= 0 else 0.0))
@@ -366,7 +383,7 @@ def choose_bid(
     if legal >> A.BID_OFFSET & 1 and rules.nil:
         if not any(bid > 0 for bid in _legal_bids(legal)):
             return A.BID_OFFSET
-        if _nil_wins(b, values, params, style):
+        if _nil_wins(b, me, kinds, values, params, style):
             return A.BID_OFFSET
     return _nearest_bid(legal, _number_target(b, me, kinds, values, style))
 

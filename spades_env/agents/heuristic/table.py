@@ -62,6 +62,7 @@ class Style:
     underbid_raise: bool = False  # bid one more when the table's bids leave several tricks to spare
     bold_nil: bool = False  # bid nil on a higher estimated risk (a made nil outscores the number bid it replaces)
     nil_defence: bool = False  # attacking a nil: lead away from the coverer's ruffs, discard high and keep low cards
+    fitted_nil: bool = False  # nil risk from the fitted model (nil_model), where it applies to the rules
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -73,7 +74,8 @@ class Style:
 
 CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
 STRONG = Style(bag_ducking=True, strict_blind_nil=True, set_slack=2, score_aware=True,
-               nil_cover=True, underbid_raise=True, bold_nil=True, nil_defence=True)  # the ``heuristic`` agent
+               nil_cover=True, underbid_raise=True, bold_nil=True, nil_defence=True,
+               fitted_nil=True)  # the ``heuristic`` agent
 
 
 # ----------------------------------------------------------------- card tables
