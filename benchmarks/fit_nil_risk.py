@@ -24,7 +24,7 @@ import numpy as np
 
 from spades_env.agents.heuristic.agent import act_from_state
 from spades_env.agents.heuristic.bidding import estimate_tricks, nil_risk
-from spades_env.agents.heuristic.nil_model import features, partner_code
+from spades_env.agents.heuristic.nil_model import bids_before, features, partner_code
 from spades_env.agents.heuristic.table import STRONG
 from spades_env.config_io import load_rules
 from spades_env.core import actions as A
@@ -52,8 +52,8 @@ def simulate(seed: int) -> tuple[list[float], float, int] | None:
     row = None
     while state.phase != Phase.OVER:
         if state.phase == Phase.BID and state.current == seat and row is None:
-            before = sum(1 for s, kind in enumerate(state.bid_kinds) if s != seat and kind)
-            row = features(hand, before, partner_code(state.bid_kinds[partner], state.bid_values[partner]))
+            code = partner_code(state.bid_kinds[partner], state.bid_values[partner])
+            row = features(hand, bids_before(state.bid_kinds, seat), code)
             action = A.BID_OFFSET
         else:
             action = act_from_state(state, voids, bags, style=STYLE)

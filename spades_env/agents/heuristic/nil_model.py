@@ -93,9 +93,13 @@ def partner_code(kind: int, value: int) -> int:
     return value if kind == BidKind.NUMBER else OTHER_BID
 
 
+def bids_before(kinds: Sequence[int], me: int) -> int:
+    """The bids already made at the table when seat ``me`` bids (the seat feature's count)."""
+    return sum(1 for seat, kind in enumerate(kinds) if seat != me and kind != BidKind.NONE)
+
+
 def fitted_nil_risk(hand: int, kinds: Sequence[int], me: int, partner: int, values: Sequence[int]) -> float:
     """The fitted chance that a nil by seat ``me`` with ``hand`` takes a trick, given the bids so far."""
-    bids_before = sum(1 for seat, kind in enumerate(kinds) if seat != me and kind != BidKind.NONE)
     code = partner_code(kinds[partner], values[partner]) if partner >= 0 else NOT_BID
-    z = sum(w * x for w, x in zip(WEIGHTS, features(hand, bids_before, code)))
+    z = sum(w * x for w, x in zip(WEIGHTS, features(hand, bids_before(kinds, me), code)))
     return 1.0 / (1.0 + math.exp(-z))
