@@ -497,6 +497,65 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     )
 
 
+def _first_set(blocks: np.ndarray) -> list[int | None]:
+    """Per row of a (rows, ..., width) boolean array: the first set position of each block, None where none is
+    (as :func:`_one_hot`)."""
+    first = blocks.argmax(-1)
+    return np.where(blocks.any(-1), first, -1).tolist()
+
+
+def _boards(cards: np.ndarray) -> np.ndarray:
+    """Bitboards (uint64) of (..., NUM_CARDS) boolean card rows."""
+    packed = np.packbits(cards, axis=-1, bitorder="little")  # 7 bytes a row
+    wide = np.zeros(packed.shape[:-1] + (8,), dtype=np.uint8)
+    wide[..., :packed.shape[-1]] = packed
+    return wide.view("<u8")[..., 0]
+
+
+def decode_observations(obs: np.ndarray) -> list[ObservationView]:
+    """:func:`decode_observation` of each row of a (rows, OBS_SIZE) array, the arithmetic done for all rows at once
+    (several times faster a row than decoding row by row; equal field by field)."""
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.ndim != 2 or obs.shape[1] not in (OBS_SIZE, STATE_SIZE):
+        raise ValueError(f"expected observations of shape (rows, {OBS_SIZE}), got shape {obs.shape}")
+    rules = [_decode_rules(row) for row in obs[:, OBS_SLICES["rules"]]]
+    small = obs[:, :_SMALL_END].astype(np.float64)  # as Python floats: the same rounding as decode_observation
+    target = np.rint(small[:, _TARGET] * SCORE_SCALE_TARGET)
+    size = np.array([NUM_STANDARD_CARDS // (THREE_PLAYERS if r["three_players"] else NUM_SLOTS) for r in rules])
+    bag_div = np.array([r["bag_limit"] or DEFAULT_BAG_SCALE for r in rules], dtype=np.float64)
+
+    def block(name: str) -> np.ndarray:
+        return small[:, OBS_SLICES[name]]
+
+    def one_hot(name: str) -> list[int | None]:
+        return [None if i < 0 else i for i in _first_set(block(name) > 0.5)]
+
+    bids = block("bids").reshape(len(obs), NUM_SLOTS, BID_FEATURES) > 0.5
+    kinds = [tuple(BidKind(max(k, 0)) for k in row) for row in _first_set(bids[:, :, :NUM_BID_KINDS])]
+    values = [tuple(max(v, 0) for v in row) for row in _first_set(bids[:, :, NUM_BID_KINDS:])]
+    boards = _boards(obs[:, CARD_BLOCKS].reshape(len(obs), NUM_CARD_BLOCKS, NUM_CARDS) > 0.5).tolist()
+    led = _boards(obs[:, OBS_SLICES["led"]] > 0.5).tolist()
+    played_trick = (np.rint(obs[:, OBS_SLICES["played_trick"]] * size[:, None].astype(np.float32)).astype(np.intp)
+                    - 1).tolist()
+    voids = ((obs[:, OBS_SLICES["voids"]].reshape(len(obs), NUM_SLOTS, NUM_SUITS) > 0.5) @ _SUIT_BITS).tolist()
+    tricks_won = np.rint(block("tricks_won") * size[:, None]).astype(np.int64).tolist()
+    scores = np.rint(block("scores") * target[:, None]).astype(np.int64).tolist()
+    bags = np.rint(block("bags") * bag_div[:, None]).astype(np.int64).tolist()
+    broken = (small[:, _BROKEN] > 0.5).tolist()
+    phases, to_act, dealer, leader = one_hot("phase"), one_hot("to_act"), one_hot("dealer"), one_hot("trick_leader")
+    targets = target.astype(np.int64).tolist()
+    return [ObservationView(
+        phase=Phase(phases[i]), to_act=to_act[i], dealer=dealer[i] or 0, trick_leader=leader[i],
+        bid_kinds=kinds[i], bid_values=values[i], tricks_won=tuple(tricks_won[i]), spades_broken=broken[i],
+        scores=tuple(scores[i]), bags=tuple(bags[i]), target_score=targets[i], rules=rules[i],
+        hand=_card_rows(boards[i], "hand")[0],
+        trick=tuple((b.bit_length() - 1) if b else None for b in _card_rows(boards[i], "trick")),
+        played=tuple(_card_rows(boards[i], "played")), passed=_card_rows(boards[i], "passed")[0],
+        received=_card_rows(boards[i], "received")[0], led=led[i], played_trick=tuple(played_trick[i]),
+        voids=tuple(voids[i]),
+    ) for i in range(len(obs))]
+
+
 # ------------------------------------------------------- incremental encoder
 # The tracker keeps one *absolute* buffer per game (slot k = seat k, every
 # seat's private blocks side by side) and builds an observer's array with one

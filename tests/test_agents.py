@@ -105,6 +105,21 @@ def test_act_batch_rows_are_legal():
         assert all(mask[i, a] == 1 for i, a in enumerate(actions))
 
 
+@pytest.mark.parametrize("rules", ["standard", "jokers", "cutthroat3"])
+def test_heuristic_act_batch_equals_act_row_by_row(rules):
+    from spades_env.batch import BatchEnv
+
+    env, rng = BatchEnv(24, rules=rules, episode="game", seed=8), np.random.default_rng(8)
+    obs, mask, _ = env.reset()
+    batch, single = HeuristicAgent(), HeuristicAgent()
+    for _ in range(120):
+        actions = batch.act_batch(obs, mask)
+        assert actions.tolist() == [single.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask)]
+        assert batch.tracker.history == single.tracker.history  # left where the last row leaves it
+        random_play = np.array([rng.choice(np.flatnonzero(m)) for m in mask])  # some variety beyond its own play
+        obs, mask, *_ = env.step(np.where(rng.random(len(actions)) < 0.3, random_play, actions))
+
+
 # ------------------------------------------------------------------ strength
 def test_heuristic_beats_random_clearly():
     report = evaluate(EvalConfig("heuristic", "random", deals=24, games=2, workers=1, progress=False))

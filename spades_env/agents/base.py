@@ -61,11 +61,7 @@ class Agent:
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions for a batch: ``obs`` (B, 879) and ``mask`` (B, 88) -> int64 (B,)."""
-        obs = np.asarray(obs)
-        mask = np.asarray(mask)
-        if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0] or mask.shape[1] != NUM_ACTIONS:
-            raise ValueError(f"act_batch needs obs (B, OBS_SIZE) and mask (B, {NUM_ACTIONS}), "
-                             f"got {obs.shape} and {mask.shape}")
+        obs, mask = check_batch(obs, mask)
         out = np.empty(obs.shape[0], dtype=np.int64)
         for i in range(obs.shape[0]):
             out[i] = self.act({"observation": obs[i], "action_mask": mask[i]})
@@ -78,6 +74,16 @@ class Agent:
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.describe().items() if k != "name")
         return f"{type(self).__name__}({opts})"
+
+
+def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A batch's (observations, masks) as arrays, with a clear error unless they are (B, OBS_SIZE) and (B, 88)."""
+    obs = np.asarray(obs)
+    mask = np.asarray(mask)
+    if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0] or mask.shape[1] != NUM_ACTIONS:
+        raise ValueError(f"act_batch needs obs (B, OBS_SIZE) and mask (B, {NUM_ACTIONS}), "
+                         f"got {obs.shape} and {mask.shape}")
+    return obs, mask
 
 
 def check_observation(observation: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

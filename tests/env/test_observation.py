@@ -18,6 +18,7 @@ from spades_env.encoding import (
     STATE_SIZE,
     STATE_SLICES,
     decode_observation,
+    decode_observations,
 )
 
 from .helpers import MIXED_DEAL, PRESET_NAMES, block_cards, cards, play_to_end
@@ -373,6 +374,22 @@ def test_decode_observation_round_trips(rules, scores):
 def test_decode_rejects_wrong_shapes():
     with pytest.raises(ValueError):
         decode_observation(np.zeros(10, np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        decode_observations(np.zeros((2, 10), np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        decode_observations(np.zeros(OBS_SIZE, np.float32))
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_decoding_many_rows_at_once_equals_decoding_each(rules):
+    from spades_env.batch import BatchEnv
+
+    env, rng = BatchEnv(16, rules=rules, episode="game", seed=4), np.random.default_rng(4)
+    obs, mask, _ = env.reset()
+    for _ in range(90):  # bids, plays, hand ends and new hands, at every table
+        assert decode_observations(obs) == [decode_observation(row) for row in obs]
+        obs, mask, *_ = env.step(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
+    assert decode_observations(obs[:0]) == []
 
 
 # ------------------------------------------------------------------- state

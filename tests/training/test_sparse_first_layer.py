@@ -10,7 +10,7 @@ import torch
 
 from spades_env.batch import BatchEnv
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import PolicyNet, SparseRows, ValueNet, sparse_rows
+from spades_env.nn import WEIGHT_GRADS, PolicyNet, SparseRows, ValueNet, _sparse_rows_torch, sparse_rows, weight_grad_dtype
 
 TOLERANCE = 1e-5
 
@@ -93,3 +93,61 @@ def test_sparse_critic_equals_dense_critic_on_the_full_state():
 def test_sparse_input_of_the_wrong_width_is_refused():
     with pytest.raises(ValueError, match="features for a layer"):
         PolicyNet((8,))(sparse_rows(torch.ones(2, OBS_SIZE + 1)))
+
+
+def test_sparse_rows_of_a_cpu_input_equal_the_device_path():
+    # CPU inputs take the numpy path; the torch path (for GPU inputs) must give the very same rows
+    obs, states = _observations_and_states(steps=12)
+    for x in (obs, states, obs[:0], np.zeros((3, OBS_SIZE), np.float32)):
+        fast, device_path = sparse_rows(x), _sparse_rows_torch(torch.as_tensor(x))
+        for name in ("indices", "values", "offsets"):
+            assert torch.equal(getattr(fast, name), getattr(device_path, name)), name
+            assert getattr(fast, name).dtype == getattr(device_path, name).dtype, name
+
+
+@pytest.mark.parametrize("net", ["policy", "critic"])
+def test_bf16_weight_gradient_keeps_the_forward_and_is_close_to_float32(net):
+    torch.manual_seed(2)
+    obs, states = _observations_and_states(steps=12)
+    x = sparse_rows(obs if net == "policy" else states)
+    model = PolicyNet((32, 16)) if net == "policy" else ValueNet(STATE_SIZE, (32,))
+    outputs, grads = [], []
+    for dtype in (torch.float32, torch.bfloat16):
+        model.weight_grad_dtype = dtype
+        model.zero_grad()
+        out = model(x)
+        (out ** 2).sum().backward()
+        outputs.append(out.detach())
+        grads.append([p.grad.clone() for p in model.parameters()])
+    assert torch.equal(outputs[0], outputs[1])  # the forward (every probability and ratio) is untouched
+    first_exact, first_low = grads[0][0], grads[1][0]
+    assert first_low.dtype == torch.float32 and first_low.shape == first_exact.shape
+    relative = (first_low - first_exact).norm() / first_exact.norm()
+    assert 0 < relative < 1e-2  # rounded to bf16, not otherwise changed
+    for exact, low in zip(grads[0][1:], grads[1][1:]):  # every later gradient is computed in float32
+        assert torch.equal(exact, low)
+
+
+def test_weight_grad_auto_is_bf16_only_on_a_cpu_with_matrix_units(monkeypatch):
+    import spades_env.nn as nn_module
+
+    assert weight_grad_dtype("float32") == torch.float32 and weight_grad_dtype("bfloat16") == torch.bfloat16
+    for has_units, expected in ((True, torch.bfloat16), (False, torch.float32)):
+        monkeypatch.setattr(nn_module, "bf16_matrix_units", lambda has=has_units: has)
+        assert weight_grad_dtype("auto", "cpu") == expected
+        assert weight_grad_dtype("auto", "cuda") == torch.float32
+    with pytest.raises(ValueError, match="weight_grad must be one of"):
+        weight_grad_dtype("float16")
+
+
+def test_the_config_weight_grad_reaches_both_networks():
+    from training.checkpoint import build_learner
+    from training.config import WEIGHT_GRADS as CONFIG_WEIGHT_GRADS, TrainConfig, from_mapping
+
+    assert CONFIG_WEIGHT_GRADS == WEIGHT_GRADS  # the config's copy of the choices (it does not import torch)
+    for name, dtype in (("float32", torch.float32), ("bfloat16", torch.bfloat16)):
+        learner = build_learner(TrainConfig(hidden=[8], weight_grad=name), torch.device("cpu"))
+        assert learner.policy.weight_grad_dtype == dtype and learner.critic.weight_grad_dtype == dtype
+    with pytest.raises(ValueError, match="'weight_grad' must be one of"):
+        from_mapping({"weight_grad": "fp8"})
+

@@ -24,8 +24,8 @@ from ...core import actions as A
 from ...core.hand import HandState, Phase
 from ...core.rules import Rules
 from ...core.scoring import BidKind
-from ...encoding import decode_observation
-from ..base import Agent, check_observation, mask_bits
+from ...encoding import ObservationView, decode_observation, decode_observations
+from ..base import Agent, check_batch, check_observation, mask_bits
 from ..knowledge import AGENT_SLOT, VoidTracker, in_play_phase, rules_from_observation, trick_slots
 from .bidding import DEFAULT_BID_PARAMS, BidParams, choose_bid, choose_blind, choose_exchange
 from .play import choose_card
@@ -97,6 +97,11 @@ def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
     raise ValueError(f"no decision to take in phase {phase!r}")
 
 
+def _forced(legal: int) -> bool:
+    """Whether a legal bitmask leaves one action."""
+    return not legal & (legal - 1)
+
+
 class HeuristicAgent(Agent):
     """The rule-based player of this package, every improvement on; deterministic (the generator is unused)."""
 
@@ -124,11 +129,22 @@ class HeuristicAgent(Agent):
         """The heuristic's action (legal under the mask)."""
         obs, mask = check_observation(observation)
         legal = mask_bits(mask)
-        if not legal & (legal - 1):  # forced
+        return self._choose(obs, legal, None if _forced(legal) else decode_observation(obs))
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`act` of each row, in order, with the rows that have a choice decoded together (faster a row)."""
+        obs, mask = check_batch(obs, mask)
+        legal = [mask_bits(row) for row in mask]
+        choosing = [i for i, bits in enumerate(legal) if not _forced(bits)]
+        views = dict(zip(choosing, decode_observations(obs[choosing]))) if choosing else {}
+        return np.array([self._choose(obs[i], bits, views.get(i)) for i, bits in enumerate(legal)], dtype=np.int64)
+
+    def _choose(self, obs: np.ndarray, legal: int, view: ObservationView | None) -> int:
+        """The action for an observation array with legal bitmask ``legal`` (and its decoded view unless forced)."""
+        if view is None:  # forced
             if self.track_voids and in_play_phase(obs):  # seen by the tracker, so that no trick is missed
                 self.tracker.see(obs)
             return legal.bit_length() - 1
-        view = decode_observation(obs)
         rules = rules_from_observation(obs, view)
         voids = self.tracker.voids(view, rules) if self.track_voids else None
         action = decide(view, rules, legal, voids, self.params, self.style)
