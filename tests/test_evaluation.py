@@ -174,3 +174,30 @@ def test_parse_options():
         "samples": 4, "time_limit": 0.5, "name": "abc", "flag": True}
     with pytest.raises(SystemExit):
         parse_options(["oops"])
+
+
+def test_a_fresh_worker_that_loads_torch_for_a_policy_runs_it_on_one_thread(tmp_path):
+    # torch is loaded only when the worker builds a policy agent; two threads a worker on two cores made every
+    # decision of a policy about ten times slower
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    from spades_env.nn import PolicyNet, save_policy
+
+    policy_file = tmp_path / "p.pt"
+    save_policy(policy_file, PolicyNet((8,)))
+    script = (
+        "import sys, dataclasses\n"
+        "from spades_env.evaluation.duplicate import EvalConfig, _WORKER, _init_worker\n"
+        "assert 'torch' not in sys.modules\n"
+        f"_init_worker(dataclasses.asdict(EvalConfig({str(policy_file)!r}, 'random', deals=1, workers=2)))\n"
+        "assert 'error' not in _WORKER, _WORKER.get('error')\n"
+        "import torch\n"
+        "print(torch.get_num_threads())\n"
+    )
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}  # torch would start with two threads
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1"
