@@ -84,6 +84,8 @@ class TrainConfig:
     bc_decisions: int = _f(1_000_000, "heuristic decisions to imitate before PPO (0 = none)")
     bc_epochs: int = _f(6, "passes over the imitation data")
     bc_learning_rate: float = _f(1e-3, "Adam learning rate of the imitation")
+    bc_bid_weight: float = _f(1.0, "weight in the imitation loss of the bidding decisions (every action past the "
+                              "cards: bids, nil, blind options) against 1 for a card play")
     # logging, evaluation, checkpoints
     eval_every: int = _f(40, "updates between evaluations (0 = only at the end)")
     eval_deals: int = _f(50, "duplicate deals per evaluation during training")
@@ -120,7 +122,7 @@ class TrainConfig:
             raise ValueError(f"train config 'max_updates' must be >= 0, got {self.max_updates}")
         if self.prior_weight < 0:
             raise ValueError(f"train config 'prior_weight' must be >= 0, got {self.prior_weight}")
-        for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef", "reward_scale"):
+        for name in ("learning_rate", "bc_learning_rate", "bc_bid_weight", "gamma", "gae_lambda", "clip_coef", "reward_scale"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
         return self

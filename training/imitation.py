@@ -14,6 +14,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from spades_env.core.cards import NUM_CARDS
 from spades_env.agents.policy import prior_of_actions
 from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
@@ -68,6 +69,15 @@ def imitation_data(rollout: Rollout, config: TrainConfig, worker: RolloutWorker 
     return {key: join_rows([mine[key], other[key]]) for key in FIELDS}
 
 
+def imitation_loss(logits: torch.Tensor, actions: torch.Tensor, bid_weight: float) -> torch.Tensor:
+    """Cross-entropy of the heuristic's actions, a bidding decision weighted ``bid_weight`` against 1 for a card play
+    (the weighted mean: the plain mean when ``bid_weight`` is 1)."""
+    if bid_weight == 1:
+        return torch.nn.functional.cross_entropy(logits, actions)
+    weight = torch.where(actions >= NUM_CARDS, bid_weight, 1.0)
+    return (torch.nn.functional.cross_entropy(logits, actions, reduction="none") * weight).sum() / weight.sum()
+
+
 def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
             config: TrainConfig, rng: np.random.Generator, device: torch.device,
             worker: RolloutWorker | None = None) -> dict[str, float]:
@@ -87,7 +97,7 @@ def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: to
         losses = []
         for start in range(0, n, config.minibatch_size):
             idx = order[start:start + config.minibatch_size]
-            pl = torch.nn.functional.cross_entropy(logits_of(idx), tensor["action"][idx])
+            pl = imitation_loss(logits_of(idx), tensor["action"][idx], config.bc_bid_weight)
             vl = ((critic(tensor["critic"][idx]) - tensor["return"][idx]) ** 2).mean()
             optimizer.zero_grad()
             (pl + config.vf_coef * vl).backward()

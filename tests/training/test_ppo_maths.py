@@ -114,3 +114,32 @@ def test_ppo_update_with_a_last_minibatch_of_one_decision_keeps_the_weights_fini
     stats = ppo_update(policy, critic, optimizer, params, batch, config, rng, torch.device("cpu"))
     assert all(math.isfinite(v) for v in stats.values())
     assert all(torch.isfinite(p).all() for p in params)
+
+
+# Two decisions with uniform logits over 4 legal actions (cross-entropy log 4 each) and one with a sure action
+# (cross-entropy ~0): the bid's weight moves the mean between them.
+LOG4 = math.log(4)
+
+
+@pytest.mark.parametrize("bid_weight, actions, expected", [
+    (1.0, [0, 54, 1], (LOG4 + LOG4 + 0) / 3),  # the plain mean
+    (4.0, [0, 54, 1], (LOG4 + 4 * LOG4 + 0) / 6),  # the bid (54 = nil) counts four times
+    (4.0, [0, 3, 1], (LOG4 + LOG4 + 0) / 3),  # no bid: the weight changes nothing
+    (0.5, [72, 3, 1], (0.5 * LOG4 + LOG4 + 0) / 2.5),  # blind nil is a bidding decision too
+])
+def test_imitation_loss_weights_the_bidding_decisions(bid_weight, actions, expected):
+    from training.imitation import imitation_loss
+
+    logits = torch.full((3, NUM_ACTIONS), -1e9)
+    logits[0, [actions[0], 40, 41, 42]] = 0.0
+    logits[1, [actions[1], 60, 61, 62]] = 0.0
+    logits[2, 1] = 0.0
+    loss = imitation_loss(logits, torch.tensor(actions), bid_weight)
+    assert loss.item() == pytest.approx(expected, rel=1e-6)
+
+
+def test_bc_bid_weight_must_be_positive():
+    from training.config import from_mapping
+
+    with pytest.raises(ValueError, match="bc_bid_weight"):
+        from_mapping({"bc_bid_weight": 0.0})
