@@ -164,9 +164,15 @@ def save_checkpoint(path: Path, config: TrainConfig, learner: Learner, pool: lis
     }, path)
 
 
+# Fields added after checkpoints of this format were first written, with the value that trains as such a
+# checkpoint's run did: an older checkpoint resumes with that value (and is refused, naming it, with another).
+ADDED_FIELDS = {"weight_grad": "float32", "bc_bid_weight": 1.0}
+
+
 def config_conflicts(saved: dict[str, Any], config: TrainConfig) -> list[str]:
     """The fields outside RESUMABLE_FIELDS whose value differs from the checkpoint's, as 'name: old -> new'."""
     now = config.to_dict()
+    saved = {**ADDED_FIELDS, **saved}
     return [f"{k}: {saved.get(k)!r} -> {v!r}" for k, v in now.items()
             if k not in RESUMABLE_FIELDS and saved.get(k) != v]
 

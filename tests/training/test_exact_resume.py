@@ -77,3 +77,15 @@ def test_run_killed_at_a_random_update_resumes_to_the_same_weights(tmp_path):
     assert resumed["counters"]["learner_decisions"] == whole["counters"]["learner_decisions"]
     a, b = _weights(whole), _weights(resumed)
     assert all(torch.equal(a[k], b[k]) for k in a), f"killed after update {kill_after}"
+
+
+def test_a_checkpoint_from_before_a_field_existed_fits_the_value_it_trained_with():
+    from training.checkpoint import ADDED_FIELDS, config_conflicts
+    from training.config import TrainConfig
+
+    older = {k: v for k, v in TrainConfig().to_dict().items() if k not in ADDED_FIELDS}  # written before them
+    assert config_conflicts(older, TrainConfig(weight_grad="float32")) == []
+    assert config_conflicts(older, TrainConfig()) == ["weight_grad: 'float32' -> 'auto'"]  # named, not guessed
+    assert config_conflicts(older, TrainConfig(weight_grad="float32", bc_bid_weight=2.0)) == [
+        "bc_bid_weight: 1.0 -> 2.0"]
+    assert config_conflicts(TrainConfig().to_dict(), TrainConfig()) == []  # a new checkpoint keeps its own values
