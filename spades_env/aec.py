@@ -129,33 +129,33 @@ START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (o
 
 _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
-_MASK_BITS: dict[int, bytes] = {}  # legal bitmask -> its mask as 88 bytes 0/1
+_MASK_BYTES: dict[int, bytes] = {}  # legal bitmask -> its mask as 88 bytes 0/1
 _MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~9 MB at the limit
 # A mask is built from its bitmask in eight chunks of 11 bits, each looked up as its bits (one byte 0/1 each,
 # a 2,048-entry table) and joined: a few big-integer shifts and one join, no per-bit Python loop.
 _CHUNK_BITS = 11
 _CHUNK = (1 << _CHUNK_BITS) - 1
 _CHUNK_TABLE = tuple(bytes((value >> bit) & 1 for bit in range(_CHUNK_BITS)) for value in range(1 << _CHUNK_BITS))
-# mask_bits spells the shifts as literals (a module constant would cost a global read each); they are these:
+# mask_bytes spells the shifts as literals (a module constant would cost a global read each); they are these:
 assert tuple(range(0, NUM_ACTIONS, _CHUNK_BITS)) == (0, 11, 22, 33, 44, 55, 66, 77)  # eight chunks, every action
 
 
-def mask_bits(legal: int) -> bytes:
+def mask_bytes(legal: int) -> bytes:
     """The action mask of a legal-action bitmask as 88 bytes, each 0 or 1 (cached)."""
-    bits = _MASK_BITS.get(legal)
+    bits = _MASK_BYTES.get(legal)
     if bits is None:
         t, c = _CHUNK_TABLE, _CHUNK
         bits = b"".join((t[legal & c], t[legal >> 11 & c], t[legal >> 22 & c], t[legal >> 33 & c],
                          t[legal >> 44 & c], t[legal >> 55 & c], t[legal >> 66 & c], t[legal >> 77 & c]))
-        if len(_MASK_BITS) >= _MASK_CACHE_LIMIT:
-            _MASK_BITS.clear()
-        _MASK_BITS[legal] = bits
+        if len(_MASK_BYTES) >= _MASK_CACHE_LIMIT:
+            _MASK_BYTES.clear()
+        _MASK_BYTES[legal] = bits
     return bits
 
 
 def mask_array(legal: int) -> np.ndarray:
     """A fresh, writable int8 action mask (length 88) of a legal-action bitmask."""
-    return np.frombuffer(bytearray(mask_bits(legal)), dtype=np.int8)
+    return np.frombuffer(bytearray(mask_bytes(legal)), dtype=np.int8)
 
 
 class EnvStateError(RuntimeError):
@@ -473,9 +473,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             seat = self.seat_of(agent)  # raises, naming the agent
         obs = self._tracker.observe(hand, seat)
         if hand.current == seat and not (self.terminations.get(agent) or self.truncations.get(agent)):
-            bits = _MASK_BITS.get(hand.legal_mask())  # mask_array inlined: this is the hot path of every decision
+            bits = _MASK_BYTES.get(hand.legal_mask())  # mask_array inlined: this is the hot path of every decision
             if bits is None:
-                bits = mask_bits(hand.legal_mask())
+                bits = mask_bytes(hand.legal_mask())
             mask = np.frombuffer(bytearray(bits), dtype=np.int8)
         else:
             mask = _ZERO_MASK.copy()

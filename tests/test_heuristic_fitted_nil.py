@@ -10,7 +10,7 @@ from spades_env.agents.heuristic import STRONG, Style, choose_bid
 from spades_env.agents.heuristic.nil_model import NUM_FEATURES, WEIGHTS, features, fits, fitted_nil_risk
 from spades_env.core import actions as A
 from spades_env.core import preset
-from spades_env.core.cards import mask_of, parse_cards
+from spades_env.core.cards import NUM_CARDS, NUM_STANDARD_CARDS, mask_of, parse_cards
 from spades_env.core.scoring import BidKind
 
 STD = preset("standard")
@@ -81,7 +81,7 @@ def test_fits_only_the_tables_it_was_fitted_on(name, applies):
 def test_elsewhere_the_strong_style_keeps_the_hand_written_risk(name):
     rules = preset(name)
     rng = np.random.default_rng(5)
-    pack = 54 if rules.jokers else 52
+    pack = NUM_CARDS if rules.jokers else NUM_STANDARD_CARDS
     kinds = [BidKind.NONE] * 4
     nils = 0
     for _ in range(300):

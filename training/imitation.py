@@ -14,8 +14,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from spades_env.core.cards import NUM_CARDS
 from spades_env.agents.policy import prior_of_actions
+from spades_env.core.actions import BID_OFFSET
 from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
 from training.pipeline import WORKER_STREAM, RolloutWorker
@@ -74,7 +74,7 @@ def imitation_loss(logits: torch.Tensor, actions: torch.Tensor, bid_weight: floa
     (the weighted mean: the plain mean when ``bid_weight`` is 1)."""
     if bid_weight == 1:
         return torch.nn.functional.cross_entropy(logits, actions)
-    weight = torch.where(actions >= NUM_CARDS, bid_weight, 1.0)
+    weight = torch.where(actions >= BID_OFFSET, bid_weight, 1.0)  # card actions (play, exchange) are below it
     return (torch.nn.functional.cross_entropy(logits, actions, reduction="none") * weight).sum() / weight.sum()
 
 

@@ -186,22 +186,18 @@ def _install(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]], agen
     _WORKER.update(config=cfg, rules=rules, orientations=orients, agents=agents)
 
 
-def _one_torch_thread() -> None:
-    """One torch thread in this worker process, if torch is loaded: the workers already fill the cores (two threads
-    a worker on two cores made a policy's decision about 10x slower)."""
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-
-
 def _init_worker(config: dict[str, Any]) -> None:
-    _one_torch_thread()
     try:
         cfg = EvalConfig(**config)
         _install(cfg, *check_config(cfg))
     except Exception as exc:  # reported by this worker's tasks: an initializer that raises only breaks the pool
         _WORKER.clear()
         _WORKER["error"] = f"{type(exc).__name__}: {exc}"
-    _one_torch_thread()  # again: building a policy agent is what loads torch in a fresh worker
+    # One torch thread per worker process, the workers already fill the cores (two threads a worker on two cores
+    # made a policy's decision about 9x slower); set after the agents are built, since building a policy agent is
+    # what loads torch in a fresh worker.
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def _role_mean(rules: Rules, roles: tuple[str, ...], role: str, per_side: list[float]) -> float:
