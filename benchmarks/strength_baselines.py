@@ -8,9 +8,9 @@ Reproduces the figures the README quotes (standard rules, seed 0):
    its self-play differences are exactly 0 and random play gives a non-degenerate check);
 3. pimc vs heuristic_classic (the heuristic PIMC models and rolls out with): duplicate deals, PIMC
    with its default budget;
-4. the released policy (``ppo``) vs heuristic_classic (the heuristic it was trained against and whose
-   card play is its prior): 2,000 duplicate deals and 1,000 games to 500
-   (500 seeds, each played with the partnerships swapped), and vs random: 1,000 games.
+4. the released policy (``ppo``, a pure network) vs heuristic (the heuristic it imitated and trained
+   against): 2,000 duplicate deals and 1,000 games to 500 (500 seeds, each played with the
+   partnerships swapped), and vs random: 1,000 games.
 
     python benchmarks/strength_baselines.py [--workers N] [--out DIR] [--quick] [--only NAME ...]
 
@@ -33,12 +33,12 @@ RUNS = {
     "random_vs_random": dict(agent_a="random", agent_b="random", a_options={"seed": 1}, b_options={"seed": 2},
                              deals=500),
     "pimc_vs_heuristic_classic": dict(agent_a="pimc", agent_b="heuristic_classic", deals=500),
-    "ppo_vs_heuristic_classic": dict(agent_a="ppo", agent_b="heuristic_classic", deals=2000, games=500),
+    "ppo_vs_heuristic": dict(agent_a="ppo", agent_b="heuristic", deals=2000, games=500),
     "ppo_vs_random": dict(agent_a="ppo", agent_b="random", b_options={"seed": 1}, deals=0, games=500),
 }
 QUICK = {"heuristic_vs_random": dict(games=25), "heuristic_vs_heuristic": dict(deals=50),
          "random_vs_random": dict(deals=50), "pimc_vs_heuristic_classic": dict(deals=40),
-         "ppo_vs_heuristic_classic": dict(deals=50, games=5), "ppo_vs_random": dict(games=5)}
+         "ppo_vs_heuristic": dict(deals=50, games=5), "ppo_vs_random": dict(games=5)}
 
 
 def summary_line(name: str, report: dict, seconds: float) -> str:

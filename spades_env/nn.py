@@ -3,6 +3,10 @@
 The policy is an MLP over the flat observation (layout in
 :mod:`spades_env.encoding`); illegal actions are masked out of its logits. The
 same network plays every seat, since observations are relative to the seat.
+With ``card_scorer`` > 0 it also has a card-centred scorer
+(:mod:`spades_env.card_scorer`): per-card features of the observation and the
+MLP's last hidden layer go through one small network shared by all cards,
+whose score is added to each card's logit.
 
 Observations are mostly zeros (in training play about 93 of the 879
 observation features are active, and 122 of the 1,149 of the full state), so a
@@ -36,8 +40,8 @@ layout (``LayoutError`` naming both layouts; a file of an older layout that is a
 block-subset of this one, such as ``spades_obs_v0``, loads and its network reads
 the columns ``OBSERVATION.projection`` names, so it plays as it was trained),
 the network description
-(hidden sizes, observation size, actions, prior weight) against the weights'
-shapes, the content hash, and that every weight is finite. Any other problem
+(hidden sizes, observation size, actions, prior weight, card scorer width; a
+file written before the card scorer has none) against the weights' shapes, the content hash, and that every weight is finite. Any other problem
 raises :class:`PolicyFileError` naming the file and the problem.
 """
 
@@ -61,7 +65,9 @@ except ModuleNotFoundError as exc:  # torch is an extra: the environment itself 
 from torch import nn
 from torch.nn import functional
 
+from .card_scorer import CARD_FEATURES, CardScorer
 from .core.actions import NUM_ACTIONS
+from .core.cards import NUM_CARDS
 from .encoding import OBS_SIZE
 from .layout import OBSERVATION, STATE, LayoutError
 
@@ -330,7 +336,7 @@ class PolicyNet(nn.Module):
     """Observation -> action logits (unmasked)."""
 
     def __init__(self, hidden: Sequence[int] = (512, 512, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
-                 prior_weight: float = 0.0, prior_on_bids: bool = False):
+                 prior_weight: float = 0.0, prior_on_bids: bool = False, card_scorer: int = 0):
         super().__init__()
         if not 0 <= prior_weight < math.inf:
             raise ValueError(f"prior_weight must be >= 0 and finite, got {prior_weight}")
@@ -343,6 +349,10 @@ class PolicyNet(nn.Module):
         self.num_actions = num_actions
         self.body = mlp((obs_size, *self.hidden))
         self.head = nn.Linear(self.hidden[-1], num_actions)
+        if isinstance(card_scorer, bool) or not isinstance(card_scorer, int) or card_scorer < 0:
+            raise ValueError(f"card_scorer must be a width >= 0 (0: none), got {card_scorer!r}")
+        self.card_scorer = card_scorer  # width of the card-centred scorer added to the card logits (0: none)
+        self.cards = CardScorer(self.hidden[-1], card_scorer) if card_scorer else None
         # The layout the network reads; for a policy of an older layout, load_policy sets the columns of the
         # observation that make it up (a buffer, so that it moves with the network, but not saved).
         self.input_layout: dict[str, Any] = OBSERVATION.describe()
@@ -358,7 +368,13 @@ class PolicyNet(nn.Module):
             if isinstance(obs, SparseRows):
                 raise TypeError("a policy of an older observation layout takes dense observations, not SparseRows")
             obs = obs.index_select(-1, self.input_columns)
-        return self.head(torch.relu(mlp_forward(self.body, obs, self.weight_grad_dtype)))
+        hidden = torch.relu(mlp_forward(self.body, obs, self.weight_grad_dtype))
+        logits = self.head(hidden)
+        if self.cards is None:
+            return logits
+        # the card scorer reads named blocks of the observation: it needs the dense rows
+        scores = self.cards(obs if isinstance(obs, torch.Tensor) else obs.dense(), hidden)
+        return torch.cat([logits[:, :NUM_CARDS] + scores, logits[:, NUM_CARDS:]], dim=1)
 
 
 class ValueNet(nn.Module):
@@ -414,6 +430,7 @@ def save_policy(path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any]
         "num_actions": policy.num_actions,
         "hidden": list(policy.hidden),
         "heuristic_prior": {"weight": policy.prior_weight, "on_bids": policy.prior_on_bids},
+        "card_scorer": policy.card_scorer,
         "state_dict": state,
         "content_sha256": content_digest(state),
         "meta": dict(meta or {}),
@@ -444,7 +461,8 @@ def safe_load(path: str | os.PathLike) -> dict[str, Any]:
     return payload
 
 
-def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int) -> dict[str, tuple[int, ...]]:
+def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int,
+                     card_scorer: int = 0) -> dict[str, tuple[int, ...]]:
     """Name -> shape of every tensor of a PolicyNet with this description (nothing allocated)."""
     shapes: dict[str, tuple[int, ...]] = {}
     sizes = (obs_size, *hidden)
@@ -454,12 +472,18 @@ def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int) -> 
         shapes[f"body.{index}.bias"] = (sizes[layer + 1],)
     shapes["head.weight"] = (num_actions, hidden[-1])
     shapes["head.bias"] = (num_actions,)
+    if card_scorer:
+        shapes.update({"cards.card.weight": (card_scorer, CARD_FEATURES), "cards.card.bias": (card_scorer,),
+                       "cards.context.weight": (card_scorer, hidden[-1]),
+                       "cards.hidden.weight": (card_scorer, card_scorer), "cards.hidden.bias": (card_scorer,),
+                       "cards.score.weight": (1, card_scorer), "cards.score.bias": (1,)})
     return shapes
 
 
 def _checked_description(payload: dict[str, Any], where: str,
-                         obs_size: int = OBS_SIZE) -> tuple[list[int], float, bool]:
-    """Hidden sizes and prior of a policy payload, checked against its weights' shapes; PolicyFileError otherwise."""
+                         obs_size: int = OBS_SIZE) -> tuple[list[int], float, bool, int]:
+    """Hidden sizes, prior and card scorer width of a policy payload, checked against its weights' shapes;
+    PolicyFileError otherwise."""
     hidden = payload.get("hidden")
     if not isinstance(hidden, (list, tuple)) or not hidden:
         raise PolicyFileError(f"{where}: 'hidden' must be a non-empty list of layer sizes, got {hidden!r}")
@@ -475,10 +499,15 @@ def _checked_description(payload: dict[str, Any], where: str,
         raise PolicyFileError(f"{where}: prior_weight must be >= 0 and finite, got {weight}")
     if not isinstance(prior["on_bids"], bool):
         raise PolicyFileError(f"{where}: prior 'on_bids' must be true or false, got {prior['on_bids']!r}")
+    card_scorer = payload.get("card_scorer", 0)  # files before the card scorer had none
+    if isinstance(card_scorer, bool) or not isinstance(card_scorer, int) or card_scorer < 0:
+        raise PolicyFileError(f"{where}: 'card_scorer' must be a width >= 0, got {card_scorer!r}")
+    if card_scorer and obs_size != OBSERVATION.size:
+        raise PolicyFileError(f"{where}: a card scorer reads layout {OBSERVATION.name!r}, not an older one")
     state = payload.get("state_dict")
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise PolicyFileError(f"{where}: 'state_dict' must map names to tensors")
-    expected = _expected_shapes(hidden, obs_size, NUM_ACTIONS)
+    expected = _expected_shapes(hidden, obs_size, NUM_ACTIONS, card_scorer)
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
         raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
@@ -487,7 +516,7 @@ def _checked_description(payload: dict[str, Any], where: str,
         if tuple(state[name].shape) != shape:
             raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
                                   f"{name} has shape {tuple(state[name].shape)}, the description needs {shape}")
-    return list(hidden), float(weight), prior["on_bids"]
+    return list(hidden), float(weight), prior["on_bids"], card_scorer
 
 
 def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
@@ -506,7 +535,7 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
             f"{where}: made for observations of {payload.get('obs_size')} and {payload.get('num_actions')} actions; "
             f"this version has {obs_size} and {NUM_ACTIONS}"
         )
-    hidden, weight, on_bids = _checked_description(payload, where, obs_size)
+    hidden, weight, on_bids, card_scorer = _checked_description(payload, where, obs_size)
     state = payload["state_dict"]
     stored = payload.get("content_sha256")
     if not isinstance(stored, str):
@@ -517,7 +546,8 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
     bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
     if bad:
         raise PolicyFileError(f"{where}: NaN or infinite weights in {bad}")
-    policy = PolicyNet(hidden=hidden, obs_size=obs_size, prior_weight=weight, prior_on_bids=on_bids)
+    policy = PolicyNet(hidden=hidden, obs_size=obs_size, prior_weight=weight, prior_on_bids=on_bids,
+                       card_scorer=card_scorer)
     if obs_size != OBSERVATION.size:  # an older layout: read its columns of the observation
         policy.input_layout = payload["layout"]
         policy.input_columns = torch.as_tensor(columns)

@@ -630,8 +630,35 @@ def test_released_ppo_policy_loads_by_name_and_plays_legal_games():
 
     assert RELEASED_POLICY.stat().st_size < 5 * 2**20  # a few MB at most
     _, meta = load_policy(RELEASED_POLICY)
-    assert {"stage1", "stage2", "seed", "training_wall_minutes"} <= set(meta)  # how to reproduce it
+    assert {"command", "config", "seed", "training_wall_minutes"} <= set(meta)  # how to reproduce it
     agent = make_agent("ppo")
-    assert isinstance(agent, PolicyAgent) and agent.policy.prior_weight > 0
+    assert isinstance(agent, PolicyAgent)
     env = play_env("standard", [agent] * 4, seed=3)  # checks every action against the mask
     assert env.game.over
+
+
+AGENT_CODE_NOT_IN_THE_NETWORK = ("spades_env.agents.heuristic", "spades_env.agents.pimc", "spades_env.agents.search",
+                                 "spades_env.agents.knowledge")
+
+
+def test_the_released_ppo_policy_plays_whole_games_without_heuristic_or_search_code():
+    """Every Python function called while the released policy plays a whole game at all four seats is recorded;
+    none may belong to the heuristic, PIMC, the learned search or their shared knowledge module."""
+    import sys
+
+    agent = make_agent("ppo")
+    assert agent.policy.prior_weight == 0 and agent.heuristic is None  # a pure network: no heuristic prior
+    called: set[str] = set()
+
+    def record(frame, event, _arg):
+        if event == "call":
+            called.add(frame.f_globals.get("__name__", ""))
+
+    sys.setprofile(record)
+    try:
+        env = play_env("standard", [agent] * 4, seed=11)
+    finally:
+        sys.setprofile(None)
+    assert env.game.over
+    assert {"spades_env.nn", "spades_env.agents.policy"} <= called  # the recording saw the network play
+    assert sorted(m for m in called if m.startswith(AGENT_CODE_NOT_IN_THE_NETWORK)) == []

@@ -51,8 +51,8 @@ class SnapshotNets:
     its own snapshot (one call per table step instead of one per snapshot).
     """
 
-    def __init__(self, hidden: list, device: torch.device, **prior: Any):
-        self.hidden, self.device, self.prior = list(hidden), device, prior
+    def __init__(self, hidden: list, device: torch.device, **options: Any):
+        self.hidden, self.device, self.options = list(hidden), device, options
         self._nets: dict[int, tuple[dict, PolicyNet]] = {}  # id of a pool state -> (the state, its network)
         self._stacked: tuple[tuple[int, ...], list, list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor] | None = None
 
@@ -79,6 +79,14 @@ class SnapshotNets:
         On SparseRows the first layer reads each row's own snapshot's weights only (the layer that costs most
         when every snapshot is applied to every row); the later layers apply every snapshot and keep the row's.
         """
+        if self.options.get("card_scorer"):  # the card scorer is not stacked: each snapshot plays its own rows
+            out = None
+            for k in torch.unique(which).tolist():
+                mine = (which == k).nonzero().squeeze(1)
+                logits = self.net(pool[k])(obs[mine])
+                out = logits.new_empty(len(obs), logits.shape[1]) if out is None else out
+                out[mine] = logits
+            return out
         layers, table = self._stacks(pool)
         rows = torch.arange(len(obs), device=which.device)
         out = obs.clamp(-FEATURE_CLIP, FEATURE_CLIP)  # as PolicyNet's first layer
@@ -100,7 +108,7 @@ class SnapshotNets:
         key = id(state)
         entry = self._nets.get(key)
         if entry is None or entry[0] is not state:
-            net = PolicyNet(self.hidden, **self.prior).to(self.device).eval()
+            net = PolicyNet(self.hidden, **self.options).to(self.device).eval()
             net.load_state_dict(state)
             entry = self._nets[key] = (state, net)
         return entry[1]
@@ -122,16 +130,22 @@ class Learner:
     params: list = field(default_factory=list)
 
 
+def network_options(config: TrainConfig) -> dict[str, Any]:
+    """The PolicyNet options of a run besides its hidden sizes (heuristic prior, card scorer)."""
+    return {"prior_weight": config.prior_weight, "prior_on_bids": config.prior_on_bids,
+            "card_scorer": config.card_scorer}
+
+
 def build_learner(config: TrainConfig, device: torch.device) -> Learner:
     """Fresh networks (from torch's current random state) and Adam over policy and critic."""
-    prior = {"prior_weight": config.prior_weight, "prior_on_bids": config.prior_on_bids}
-    policy = PolicyNet(config.hidden, **prior).to(device)
+    options = network_options(config)
+    policy = PolicyNet(config.hidden, **options).to(device)
     critic = ValueNet(STATE_SIZE if config.critic_input == "state" else OBS_SIZE, config.hidden).to(device)
     policy.weight_grad_dtype = critic.weight_grad_dtype = weight_grad_dtype(config.weight_grad, device)
     params = list(policy.parameters()) + list(critic.parameters())
     # fused: one kernel over all the weights, the same update (about 6x faster a step on CPU than the loop per tensor)
     optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=ADAM_EPS, fused=True)
-    return Learner(policy, critic, optimizer, SnapshotNets(config.hidden, device, **prior), params)
+    return Learner(policy, critic, optimizer, SnapshotNets(config.hidden, device, **options), params)
 
 
 @dataclass
@@ -166,7 +180,7 @@ def save_checkpoint(path: Path, config: TrainConfig, learner: Learner, pool: lis
 
 # Fields added after checkpoints of this format were first written, with the value that trains as such a
 # checkpoint's run did: an older checkpoint resumes with that value (and is refused, naming it, with another).
-ADDED_FIELDS = {"weight_grad": "float32", "bc_bid_weight": 1.0}
+ADDED_FIELDS = {"weight_grad": "float32", "bc_bid_weight": 1.0, "card_scorer": 0}
 
 
 def config_conflicts(saved: dict[str, Any], config: TrainConfig) -> list[str]:

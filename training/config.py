@@ -55,6 +55,8 @@ class TrainConfig:
     weight_grad: str = _f("auto", "sparse first layers' weight gradient: 'float32' (an exact sparse product), "
                           "'bfloat16' (a dense bf16 product: about 2x faster on CPUs with AMX, slower elsewhere) or "
                           "'auto' (bfloat16 on a CPU with AMX, else float32)")
+    card_scorer: int = _f(64, "width of the policy's card-centred scorer (spades_env.card_scorer: per-card features "
+                               "scored by one network shared by all cards, added to the card logits; 0 = none)")
     critic_input: str = _f("state", "'state' (full information, centralized critic) or 'observation'")
     prior_weight: float = _f(0.0, "residual policy: logit bonus at the heuristic's action (0 = plain policy)")
     prior_on_bids: bool = _f(False, "apply the heuristic prior to bids too (else card decisions only)")
@@ -118,6 +120,8 @@ class TrainConfig:
                              "and sum to at most 1")
         if not self.hidden or any(int(h) <= 0 for h in self.hidden):
             raise ValueError(f"train config 'hidden' must list positive sizes, got {self.hidden}")
+        if self.card_scorer < 0:
+            raise ValueError(f"train config 'card_scorer' must be >= 0 (0: none), got {self.card_scorer}")
         if self.max_updates < 0:
             raise ValueError(f"train config 'max_updates' must be >= 0, got {self.max_updates}")
         if self.prior_weight < 0:

@@ -86,7 +86,8 @@ class PolicyAgent(Agent):
     def describe(self) -> dict[str, Any]:
         """Name, file and options, for evaluation records."""
         return {"name": self.name, "path": self.path, "greedy": self.greedy, "temperature": self.temperature,
-                "seed": self.seed, "prior_weight": self.policy.prior_weight, "prior_on_bids": self.policy.prior_on_bids}
+                "seed": self.seed, "prior_weight": self.policy.prior_weight, "prior_on_bids": self.policy.prior_on_bids,
+                "card_scorer": self.policy.card_scorer}
 
 
 def load_policy_agent(path: str | os.PathLike | None = None, **options: Any) -> PolicyAgent:

@@ -18,9 +18,10 @@ At each card play with more than one sensibly different choice, the agent
      residual over the heuristic (``prior_weight`` > 0) gets the heuristic's
      card as its prior from the core state, as the ``ppo`` agent does;
    * ``rollout="heuristic"`` (default): PIMC's heuristic rollouts. With the
-     released residual network (the heuristic's card in ~98% of its card
-     plays) a network rollout costs about 2.7 heuristic rollouts, so at
-     PIMC's time per decision the heuristic affords about twice the deals;
+     residual network released before 2026-12-03 a network rollout cost
+     about 2.7 heuristic rollouts (the card-scorer network of today's
+     release costs more), so at PIMC's time per decision the heuristic
+     affords more deals;
 3. scores each finished hand with the core scoring and picks the card with the
    best mean utility: the side's points minus the mean of the other sides',
    each new bag charged ``bag_cost`` points (default 0, as PIMC; ``None``

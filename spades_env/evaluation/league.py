@@ -136,7 +136,7 @@ def run_folder_entries(folder: str | os.PathLike, workdir: str | os.PathLike) ->
             counters = payload.get("counters", {})
             update = int(counters.get("update", 0))
             net = PolicyNet(config["hidden"], prior_weight=config.get("prior_weight", 0.0),
-                            prior_on_bids=config.get("prior_on_bids", False))
+                            prior_on_bids=config.get("prior_on_bids", False), card_scorer=config.get("card_scorer", 0))
             pool = list(payload.get("pool", []))
             every = int(config.get("snapshot_every", 1)) or 1
             last_snapshot = (update // every) * every

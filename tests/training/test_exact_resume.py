@@ -84,8 +84,9 @@ def test_a_checkpoint_from_before_a_field_existed_fits_the_value_it_trained_with
     from training.config import TrainConfig
 
     older = {k: v for k, v in TrainConfig().to_dict().items() if k not in ADDED_FIELDS}  # written before them
-    assert config_conflicts(older, TrainConfig(weight_grad="float32")) == []
-    assert config_conflicts(older, TrainConfig()) == ["weight_grad: 'float32' -> 'auto'"]  # named, not guessed
-    assert config_conflicts(older, TrainConfig(weight_grad="float32", bc_bid_weight=2.0)) == [
-        "bc_bid_weight: 1.0 -> 2.0"]
+    as_trained = {"weight_grad": "float32", "card_scorer": 0}
+    assert config_conflicts(older, TrainConfig(**as_trained)) == []
+    assert config_conflicts(older, TrainConfig()) == ["weight_grad: 'float32' -> 'auto'",
+                                                      "card_scorer: 0 -> 64"]  # named, not guessed
+    assert config_conflicts(older, TrainConfig(**as_trained, bc_bid_weight=2.0)) == ["bc_bid_weight: 1.0 -> 2.0"]
     assert config_conflicts(TrainConfig().to_dict(), TrainConfig()) == []  # a new checkpoint keeps its own values
