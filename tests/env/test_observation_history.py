@@ -222,7 +222,7 @@ def test_a_layout_that_is_not_a_part_is_refused_naming_both(blocks, problem):
 
 
 # ------------------------------------------------------------ released policy
-def test_the_released_v0_policy_plays_as_it_did_with_version_0_observations():
+def test_the_v0_policy_plays_as_it_did_with_version_0_observations():
     from .ppo_v0_fixture import play
 
     fixture = json.loads((HERE / "ppo_v0_fixture.json").read_text())
@@ -233,13 +233,14 @@ def test_the_released_v0_policy_plays_as_it_did_with_version_0_observations():
         assert actions == case["actions"], case["preset"]  # and the policy reads them to the same actions
 
 
-def test_the_released_policy_reads_only_its_columns():
+def test_the_v0_policy_reads_only_its_columns():
     torch = pytest.importorskip("torch")
-    from spades_env.agents.policy import RELEASED_POLICY
     from spades_env.nn import PolicyNet, load_policy
 
-    policy, _ = load_policy(RELEASED_POLICY)
-    payload = torch.load(RELEASED_POLICY, weights_only=True)
+    from .ppo_v0_fixture import V0_POLICY
+
+    policy, _ = load_policy(V0_POLICY)
+    payload = torch.load(V0_POLICY, weights_only=True)
     plain = PolicyNet(hidden=payload["hidden"], obs_size=OBSERVATION_V0.size)
     plain.load_state_dict(payload["state_dict"])
     rng = np.random.default_rng(0)

@@ -20,6 +20,8 @@ from spades_env.nn import (
     save_policy,
 )
 
+from .ppo_v0_fixture import V0_POLICY
+
 SMALL = (16, 8)
 
 
@@ -48,11 +50,12 @@ def test_policy_file_records_the_layout_and_loads_back(policy_file):
     assert policy.hidden == SMALL and policy.prior_weight == 1.5 and meta == {"update": 1}
 
 
-def test_released_policy_records_the_layout_it_was_trained_on():
-    payload = torch.load(RELEASED_POLICY, weights_only=True)
-    assert payload["layout"] == OBSERVATION_V0.describe()  # trained on version 0, read through the projection
-    policy, _ = load_policy(RELEASED_POLICY)  # its hash verifies
-    assert policy.input_layout == OBSERVATION_V0.describe() and policy.obs_size == OBSERVATION_V0.size
+@pytest.mark.parametrize("path, layout", [(RELEASED_POLICY, OBSERVATION), (V0_POLICY, OBSERVATION_V0)])
+def test_a_policy_file_records_the_layout_it_was_trained_on(path, layout):
+    payload = torch.load(path, weights_only=True)
+    assert payload["layout"] == layout.describe()  # a version 0 file is read through the projection
+    policy, _ = load_policy(path)  # its hash verifies
+    assert policy.input_layout == layout.describe() and policy.obs_size == layout.size
 
 
 def test_a_file_for_another_layout_raises_layout_error_naming_both(policy_file):
