@@ -332,6 +332,11 @@ def mlp(sizes: Sequence[int]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+def is_card_scorer_width(value: Any) -> bool:
+    """Whether ``value`` is a card scorer width: an int >= 0 (0: no scorer), not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 class PolicyNet(nn.Module):
     """Observation -> action logits (unmasked)."""
 
@@ -349,7 +354,7 @@ class PolicyNet(nn.Module):
         self.num_actions = num_actions
         self.body = mlp((obs_size, *self.hidden))
         self.head = nn.Linear(self.hidden[-1], num_actions)
-        if isinstance(card_scorer, bool) or not isinstance(card_scorer, int) or card_scorer < 0:
+        if not is_card_scorer_width(card_scorer):
             raise ValueError(f"card_scorer must be a width >= 0 (0: none), got {card_scorer!r}")
         self.card_scorer = card_scorer  # width of the card-centred scorer added to the card logits (0: none)
         self.cards = CardScorer(self.hidden[-1], card_scorer) if card_scorer else None
@@ -500,7 +505,7 @@ def _checked_description(payload: dict[str, Any], where: str,
     if not isinstance(prior["on_bids"], bool):
         raise PolicyFileError(f"{where}: prior 'on_bids' must be true or false, got {prior['on_bids']!r}")
     card_scorer = payload.get("card_scorer", 0)  # files before the card scorer had none
-    if isinstance(card_scorer, bool) or not isinstance(card_scorer, int) or card_scorer < 0:
+    if not is_card_scorer_width(card_scorer):
         raise PolicyFileError(f"{where}: 'card_scorer' must be a width >= 0, got {card_scorer!r}")
     if card_scorer and obs_size != OBSERVATION.size:
         raise PolicyFileError(f"{where}: a card scorer reads layout {OBSERVATION.name!r}, not an older one")

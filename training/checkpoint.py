@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
+from spades_env.core.actions import NUM_ACTIONS
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
 from spades_env.nn import (FEATURE_CLIP, POLICY_FORMAT, CheckpointError, PolicyNet, SparseRows, ValueNet, atomic_torch_save,
                            load_policy, safe_load, weight_grad_dtype)
@@ -80,12 +81,10 @@ class SnapshotNets:
         when every snapshot is applied to every row); the later layers apply every snapshot and keep the row's.
         """
         if self.options.get("card_scorer"):  # the card scorer is not stacked: each snapshot plays its own rows
-            out = None
+            out = torch.empty(len(obs), NUM_ACTIONS, device=which.device)
             for k in torch.unique(which).tolist():
                 mine = (which == k).nonzero().squeeze(1)
-                logits = self.net(pool[k])(obs[mine])
-                out = logits.new_empty(len(obs), logits.shape[1]) if out is None else out
-                out[mine] = logits
+                out[mine] = self.net(pool[k])(obs[mine])
             return out
         layers, table = self._stacks(pool)
         rows = torch.arange(len(obs), device=which.device)
