@@ -161,9 +161,11 @@ class CardScorer(nn.Module):
             self.score.weight.mul_(0.01)
             self.score.bias.zero_()
 
-    def forward(self, obs: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
-        """Scores of the 54 cards for each row of dense observations, given the body's output ``context``."""
-        row, card, features = self.features(obs)
+    def forward(self, obs: torch.Tensor | None, context: torch.Tensor,
+                hand_cards: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+        """Scores of the 54 cards for each row of dense observations, given the body's output ``context``;
+        ``hand_cards``, when given, is :class:`CardFeatures`' output for those rows (then ``obs`` is not read)."""
+        row, card, features = self.features(obs) if hand_cards is None else hand_cards
         hidden = torch.relu(self.card(features) + self.context(context).index_select(0, row))
         scores = self.score(torch.relu(self.hidden(hidden))).squeeze(-1)
-        return context.new_zeros(obs.shape[0], NUM_CARDS).index_put((row, card), scores)
+        return context.new_zeros(context.shape[0], NUM_CARDS).index_put((row, card), scores)

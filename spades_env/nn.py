@@ -74,6 +74,7 @@ from .layout import OBSERVATION, STATE, LayoutError
 POLICY_FORMAT = "spades_env.policy/1"
 FEATURE_CLIP = 10.0  # scores can be large multiples of the target in long random games
 MASKED_LOGIT = -1e9
+HAND_CARD_CHUNK = 8192  # rows made dense at a time for the card scorer's features of a whole batch
 
 
 @contextmanager
@@ -116,7 +117,7 @@ class SparseRows:
     """
 
     indices: torch.Tensor  # (active,) int64 feature indices
-    values: torch.Tensor  # (active,) float32 feature values
+    values: torch.Tensor  # (active,) float32 feature values; (active, k): k values per feature (not for dense())
     offsets: torch.Tensor  # (rows + 1,) int64: where each row's features start, then the total
     size: int  # the dense row length
 
@@ -367,8 +368,9 @@ class PolicyNet(nn.Module):
             self.head.weight.mul_(0.01)
             self.head.bias.zero_()
 
-    def forward(self, obs: torch.Tensor | SparseRows) -> torch.Tensor:
-        """Logits for every action (dense observations or :class:`SparseRows`)."""
+    def forward(self, obs: torch.Tensor | SparseRows, hand_cards: SparseRows | None = None) -> torch.Tensor:
+        """Logits for every action (dense observations or :class:`SparseRows`); ``hand_cards``: the card scorer's
+        features of these rows (:meth:`hand_card_features`), computed once for a batch read many times."""
         if self.input_columns is not None:  # a policy of an older layout reads its own columns
             if isinstance(obs, SparseRows):
                 raise TypeError("a policy of an older observation layout takes dense observations, not SparseRows")
@@ -377,9 +379,28 @@ class PolicyNet(nn.Module):
         logits = self.head(hidden)
         if self.cards is None:
             return logits
-        # the card scorer reads named blocks of the observation: it needs the dense rows
-        scores = self.cards(obs if isinstance(obs, torch.Tensor) else obs.dense(), hidden)
+        if hand_cards is not None:
+            if len(hand_cards) != hidden.shape[0]:
+                raise ValueError(f"hand_cards holds {len(hand_cards)} rows for {hidden.shape[0]} observations")
+            scores = self.cards(None, hidden, (hand_cards.row_of_each(), hand_cards.indices, hand_cards.values))
+        else:  # the card scorer reads named blocks of the observation: it needs the dense rows
+            scores = self.cards(obs if isinstance(obs, torch.Tensor) else obs.dense(), hidden)
         return torch.cat([logits[:, :NUM_CARDS] + scores, logits[:, NUM_CARDS:]], dim=1)
+
+    def hand_card_features(self, obs: torch.Tensor | SparseRows, chunk: int = HAND_CARD_CHUNK) -> SparseRows | None:
+        """The card scorer's features of every card in each row's hand, as SparseRows (card ids, one feature row
+        per card) to pass to :meth:`forward` for any selection of these rows; None without a card scorer. Made
+        ``chunk`` rows at a time (a dense copy of the whole batch would be large)."""
+        if self.cards is None:
+            return None
+        parts = []
+        for start in range(0, max(len(obs), 1), chunk):  # an empty batch gives one empty part
+            rows = obs[start:start + chunk]
+            row, card, features = self.cards.features(rows.dense() if isinstance(rows, SparseRows) else rows)
+            offsets = torch.zeros(len(rows) + 1, dtype=torch.int64, device=row.device)
+            torch.cumsum(torch.bincount(row, minlength=len(rows)), 0, out=offsets[1:])  # rows come in order
+            parts.append(SparseRows(card, features, offsets, NUM_CARDS))
+        return SparseRows.cat(parts)
 
 
 class ValueNet(nn.Module):

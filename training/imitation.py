@@ -86,9 +86,11 @@ def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: to
     data = imitation_data(rollout, config, worker)
     tensor = batch_tensors(data, FIELDS, config.sparse_input, device)
     n = len(data["action"])
+    hand_cards = policy.hand_card_features(tensor["obs"])  # fixed arithmetic: once, not once per epoch
 
     def logits_of(idx: np.ndarray) -> torch.Tensor:
-        logits = apply_prior(policy(tensor["obs"][idx]), tensor["prior"][idx], policy.prior_weight)
+        cards = None if hand_cards is None else hand_cards[idx]
+        logits = apply_prior(policy(tensor["obs"][idx], cards), tensor["prior"][idx], policy.prior_weight)
         return masked_logits(logits, tensor["mask"][idx])
 
     set_learning_rate(optimizer, config.bc_learning_rate)

@@ -130,6 +130,9 @@ def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optim
     policy.train()
     n = len(batch["action"])
     t = batch_tensors(batch, BATCH_KEYS, config.sparse_input, device)
+    hand_cards = policy.hand_card_features(t["obs"])  # fixed arithmetic: once per batch, not once per epoch
+    if hand_cards is not None:
+        t["hand_cards"] = hand_cards
     stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                      "clipfrac": []}
     for _epoch in range(config.update_epochs):
@@ -137,7 +140,8 @@ def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optim
         kl_epoch = []
         for start in range(0, n, config.minibatch_size):
             mb = minibatch(t, order[start:start + config.minibatch_size])
-            logits = masked_logits(apply_prior(policy(mb["obs"]), mb["prior"], policy.prior_weight), mb["mask"])
+            logits = masked_logits(apply_prior(policy(mb["obs"], mb.get("hand_cards")), mb["prior"], policy.prior_weight),
+                                   mb["mask"])
             new_logp, probs = action_log_probs(logits, mb["action"])
             parts = ppo_loss(new_logp, mb["logp"], normalize_advantages(mb["advantage"]), critic(mb["critic"]),
                              mb["return"], probs, config.clip_coef, config.vf_coef, config.ent_coef)

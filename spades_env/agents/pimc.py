@@ -419,17 +419,9 @@ class PIMCAgent(Agent):
         self.last_values = {}
         if len(choices_list) == 1:
             return prior
-        unseen = PACK_MASK[rules.jokers] & ~view.hand
-        counts = [0] + [rules.hand_size] * (n - 1)
         scores, bags, bags_by_seat = _side_context(view, rules)
         kinds, values = view.bid_kinds[:n], view.bid_values[:n]
-        if self.oversample > 1 and any(k != BidKind.NONE for k in kinds[1:]):
-            pool = [sample_hands(self.rng, unseen, counts, [0] * n)
-                    for _ in range(self.bid_samples * self.oversample)]
-            weights = [bid_weight(rules, hands, kinds, values, self.bid_params, self.bid_sigma) for hands in pool]
-            deals = self._resample(pool, weights, self.bid_samples)
-        else:
-            deals = [sample_hands(self.rng, unseen, counts, [0] * n) for _ in range(self.bid_samples)]
+        deals = self._bid_deals(view, rules)
         totals = {a: 0.0 for a in choices_list}
         zero_voids = [0] * n
         for hands in deals:
@@ -445,6 +437,20 @@ class PIMCAgent(Agent):
                 totals[action] += _utility(rules, state, bags, self.bag_cost)
         self.last_values = {a: totals[a] / len(deals) for a in choices_list}
         return max(choices_list, key=lambda a: (self.last_values[a], a == prior))
+
+    def _bid_deals(self, view, rules: Rules) -> list[list[int]]:
+        """``bid_samples`` deals of the cards not in the agent's hand at a bid; with ``oversample`` > 1 and bids
+        already made, chosen among that many times more by how well they explain those bids."""
+        n = view.num_players
+        unseen = PACK_MASK[rules.jokers] & ~view.hand
+        counts = [0] + [rules.hand_size] * (n - 1)
+        kinds, values = view.bid_kinds[:n], view.bid_values[:n]
+        if self.oversample > 1 and any(k != BidKind.NONE for k in kinds[1:]):
+            pool = [sample_hands(self.rng, unseen, counts, [0] * n)
+                    for _ in range(self.bid_samples * self.oversample)]
+            weights = [bid_weight(rules, hands, kinds, values, self.bid_params, self.bid_sigma) for hands in pool]
+            return self._resample(pool, weights, self.bid_samples)
+        return [sample_hands(self.rng, unseen, counts, [0] * n) for _ in range(self.bid_samples)]
 
     def _card_choices(self, view, rules: Rules, legal: int) -> tuple[int, list[int]]:
         """The cards unseen by the agent, and one legal card per run of equivalent cards (those searched)."""

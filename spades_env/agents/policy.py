@@ -63,15 +63,24 @@ class PolicyAgent(Agent):
         self.heuristic = ClassicHeuristicAgent() if policy.prior_weight > 0 else None
 
     @torch.no_grad()
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One legal action per row of (obs, mask)."""
+    def legal_logits(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+        """The policy's logits per row of (obs, mask), illegal actions pushed to a huge negative value (on the CPU)."""
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device)
         logits = self.policy(x)
         if self.heuristic is not None:
             prior = heuristic_prior(self.heuristic, np.asarray(obs), np.asarray(mask), self.policy.prior_on_bids)
             logits = apply_prior(logits, torch.as_tensor(prior, device=self.device), self.policy.prior_weight)
-        logits = masked_logits(logits, m).cpu()
+        return masked_logits(logits, m).cpu()
+
+    def probabilities(self, observation: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The policy's probability of every action for one observation dict (0 for illegal ones)."""
+        obs, mask = check_observation(observation)
+        return torch.softmax(self.legal_logits(obs[None], mask[None])[0].double(), dim=-1).numpy()
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One legal action per row of (obs, mask)."""
+        logits = self.legal_logits(obs, mask)
         if self.greedy:
             return logits.argmax(dim=-1).numpy().astype(np.int64)
         probs = torch.softmax(logits / self.temperature, dim=-1).numpy().astype(np.float64)

@@ -10,11 +10,12 @@ import torch
 import spades_env
 from spades_env.aec import mask_array
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
+from spades_env.agents.pimc import _representative, equivalent_choices
 from spades_env.agents.search import SearchAgent, network_rollouts
 from spades_env.nn import one_torch_thread as single_thread
 from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
 from spades_env.core.actions import action_name
-from spades_env.core.cards import mask_of, parse_cards
+from spades_env.core.cards import cards_of, mask_of, parse_cards
 from spades_env.core.position import build_position
 from spades_env.encoding import ObservationTracker, encode_observation
 from spades_env.nn import CheckpointError, PolicyNet, save_policy
@@ -76,15 +77,15 @@ def test_search_plays_only_legal_actions_in_a_hand(rollout):
 
 def test_search_is_reproducible_with_a_seed():
     obs = observation(play_position(seed=3, tricks=3))
-    a = SearchAgent(seed=7, rollout="network", samples=4)
-    b = SearchAgent(seed=7, rollout="network", samples=4)
+    a = SearchAgent(seed=7, rollout="network", samples=4, prune=0)
+    b = SearchAgent(seed=7, rollout="network", samples=4, prune=0)
     assert a.act(obs) == b.act(obs)
     assert a.last_values == b.last_values and len(a.last_values) >= 2
 
 
 def test_search_searches_its_samples_budget_in_chunks_with_one_forward_per_step():
     obs = observation(play_position(seed=3, tricks=3))
-    agent = SearchAgent(seed=1, rollout="network", samples=5, chunk=2, min_samples=1)
+    agent = SearchAgent(seed=1, rollout="network", samples=5, chunk=2, min_samples=1, prune=0)
     agent.act(obs)
     assert agent.last_samples == 5
     # Three chunks, each at most one forward per card left to play at the table (10 tricks x 4 seats).
@@ -93,7 +94,7 @@ def test_search_searches_its_samples_budget_in_chunks_with_one_forward_per_step(
 
 def test_search_time_limit_stops_after_min_samples():
     obs = observation(play_position(seed=3, tricks=3))
-    agent = SearchAgent(seed=1, rollout="network", samples=40, chunk=2, min_samples=2, time_limit=1e-9)
+    agent = SearchAgent(seed=1, rollout="network", samples=40, chunk=2, min_samples=2, time_limit=1e-9, prune=0)
     agent.act(obs)
     assert agent.last_samples == 2  # the first chunk (min_samples), then the spent limit stops it
 
@@ -113,14 +114,14 @@ def test_search_trumps_to_make_its_contract_on_the_last_tricks():
                            tricks_won=[3, 3, 3, 2], played=played, trick_cards=trick, leader=1, spades_broken=True)
     obs = observation(state)
     for rollout in ROLLOUT_MODES:
-        agent = SearchAgent(seed=0, rollout=rollout, samples=4)
+        agent = SearchAgent(seed=0, rollout=rollout, samples=4, prune=0)
         assert action_name(agent.act(obs)) == "2S", rollout
         assert agent.last_values[parse_cards("2S")[0]] > agent.last_values[parse_cards("5D")[0]], rollout
 
 
-def test_search_charges_bags_their_game_cost_with_bag_cost_none():
+def test_search_charges_bags_their_game_cost_by_default_and_plain_points_with_bag_cost_0():
     obs = observation(play_position(seed=5, tricks=2))
-    game, plain = SearchAgent(seed=2, samples=2, bag_cost=None), SearchAgent(seed=2, samples=2)
+    game, plain = SearchAgent(seed=2, samples=2), SearchAgent(seed=2, samples=2, bag_cost=0)
     game.act(obs)
     plain.act(obs)
     assert game.bag_cost == bag_cost(STD) == 10 and plain.bag_cost == 0
@@ -135,6 +136,51 @@ def test_bids_are_the_networks_the_heuristics_or_searched_as_chosen():
     assert SearchAgent(seed=0, bids="heuristic").act(obs) == HeuristicAgent().act(obs)
     searched = SearchAgent(seed=0, bids="search", bid_samples=2)
     assert obs["action_mask"][searched.act(obs)] == 1 and len(searched.last_values) >= 2  # PIMC's bid search
+
+
+def bid_observation(seed: int, bids_before: int) -> dict:
+    """The observation of the seat to bid after ``bids_before`` heuristic bids of a standard hand."""
+    state = HandState(STD, deal_cards(STD, np.random.default_rng(seed), 3), dealer=3)
+    for _ in range(bids_before):
+        state.apply(HeuristicAgent().act(observation(state)))
+    assert state.phase == Phase.BID
+    return observation(state)
+
+
+def test_rollout_bids_search_the_networks_likely_bids_with_network_rollouts_of_the_whole_hand():
+    searched = 0
+    for seed in range(6):
+        obs = bid_observation(seed, bids_before=seed % 4)
+        probs = make_agent("ppo").probabilities(obs)
+        likely = {a for a in np.flatnonzero(probs >= 0.05).tolist()} | {int(np.argmax(probs))}
+        agent = SearchAgent(seed=0, bids="rollouts", bid_samples=3)
+        action = agent.act(obs)
+        assert obs["action_mask"][action] == 1 and action in likely
+        if len(likely) == 1:  # nothing to search: the network's bid, no forward beyond its own
+            assert agent.last_values == {} and action == int(np.argmax(probs))
+            continue
+        searched += 1
+        assert set(agent.last_values) == likely
+        assert action == max(likely, key=lambda a: agent.last_values[a])
+        # the rest of the bidding (at most 3 bids) and the 52 cards: one forward per step at most
+        assert STD.num_tricks <= agent.forwards <= 3 + STD.num_tricks * 4
+    assert searched >= 2
+
+
+def test_network_rollouts_finish_the_bidding_and_the_play(pure_policy):
+    net = make_agent("ppo", path=pure_policy)
+    states, trackers = [], []
+    for seed in range(3):
+        state = HandState(STD, deal_cards(STD, np.random.default_rng(seed), 0), dealer=0)
+        for _ in range(seed):
+            state.apply(HeuristicAgent().act(observation(state)))
+        tracker = ObservationTracker()
+        tracker.start_hand(state, [0, 0], [0, 0], STD)
+        states.append(state)
+        trackers.append(tracker)
+    network_rollouts(net, states, trackers, [[0] * 4 for _ in states], [0] * 4)
+    assert all(s.is_over and sum(s.tricks_won) == STD.num_tricks for s in states)
+    assert all(kind != BidKind.NONE for s in states for kind in s.bid_kinds)
 
 
 def test_search_takes_any_policy_file(pure_policy):
@@ -172,6 +218,9 @@ def test_search_is_registered_for_the_evaluation_tool():
     ({"time_limit": 0}, "time_limit must be a positive"),
     ({"bag_cost": -1}, "bag_cost must be >= 0"),
     ({"samples": 0}, "samples and min_samples must be >= 1"),
+    ({"prune": 1}, "prune must be a probability"),
+    ({"prune": -0.1}, "prune must be a probability"),
+    ({"prune": True}, "prune must be a probability"),
 ])
 def test_bad_options_raise_clear_errors(options, message):
     with pytest.raises(ValueError, match=message):
@@ -193,3 +242,61 @@ def test_network_rollouts_run_on_one_torch_thread_and_restore_the_count():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_policy_probabilities_are_the_networks_softmax_over_legal_actions_only():
+    obs = observation(play_position(seed=3, tricks=3))
+    net = make_agent("ppo")
+    probs = net.probabilities(obs)
+    legal = obs["action_mask"] == 1
+    assert probs[~legal].max() < 1e-12 and probs[legal].sum() == pytest.approx(1.0)
+    assert int(np.argmax(probs)) == net.act(obs)
+
+
+def searched_runs(obs: dict, state: HandState, prune: float) -> set[int]:
+    """The searched cards that ``prune`` keeps: runs of equivalent cards the network plays with probability
+    at least ``prune``, and the network's own run."""
+    legal = state.legal_mask()
+    gone = 0
+    for m in state.played:
+        gone |= m
+    unseen = (1 << 52) - 1 & ~gone & ~state.hands[state.current]
+    choices = equivalent_choices(legal, unseen, False)
+    probs = make_agent("ppo").probabilities(obs)
+    run = dict.fromkeys(choices, 0.0)
+    for card in cards_of(legal):
+        run[_representative(card, choices, unseen, False)] += probs[card]
+    mine = _representative(int(np.argmax(probs)), choices, unseen, False)
+    return {c for c in choices if c == mine or run[c] >= prune}
+
+
+@pytest.mark.parametrize("prune", [0.0, 0.02, 0.2])
+def test_prune_searches_only_the_cards_the_network_plays_with_at_least_that_probability(prune):
+    for seed, tricks in [(3, 3), (5, 2), (11, 6), (4, 1)]:
+        state = play_position(seed, tricks)
+        obs = observation(state)
+        agent = SearchAgent(seed=0, rollout="network", samples=2, prune=prune)
+        action = agent.act(obs)
+        kept = searched_runs(obs, state, prune)
+        if len(kept) > 1:
+            assert set(agent.last_values) == kept, (seed, tricks)
+            assert action in kept
+        else:  # nothing left to search: the network's own card
+            assert agent.last_values == {} and action == make_agent("ppo").act(obs)
+
+
+def test_a_margin_keeps_the_networks_card_unless_the_search_finds_one_that_much_better():
+    overruled = 0
+    for seed, tricks in [(3, 3), (5, 2), (11, 6), (4, 1), (6, 4), (7, 8)]:
+        obs = observation(play_position(seed, tricks))
+        network = make_agent("ppo").act(obs)
+        free = SearchAgent(seed=0, rollout="network", samples=4, prune=0)
+        best = free.act(obs)
+        if not free.last_values:  # one run of equivalent cards: nothing to search
+            continue
+        assert free.last_values[best] == max(free.last_values.values())
+        bound = SearchAgent(seed=0, rollout="network", samples=4, margin=1000.0, prune=0)
+        assert bound.act(obs) == network and bound.last_values == free.last_values
+        overruled += free.last_values[best] > max(v for c, v in free.last_values.items() if c != best) and \
+            best != network
+    assert overruled >= 1  # the positions include one where the search overrules the network

@@ -171,6 +171,34 @@ def test_sparse_and_dense_inputs_give_the_same_logits_and_gradients():
         assert torch.allclose(a, p.grad, atol=1e-4)
 
 
+@pytest.mark.parametrize("chunk", [7, 4096])
+def test_hand_card_features_made_once_for_a_batch_give_every_minibatch_the_same_logits_and_gradients(chunk):
+    torch.manual_seed(3)
+    obs = torch.from_numpy(np.stack([o for o, _ in play_positions("barmore", 1)[:40]]))
+    net = PolicyNet((16,), card_scorer=8)
+    rows = sparse_rows(obs)
+    cards = net.hand_card_features(rows, chunk=chunk)
+    assert len(cards) == len(obs) and cards.values.shape[1] == CARD_FEATURES
+    pick = torch.tensor([31, 2, 17, 17, 0, 39, 5])  # a minibatch: any order, a row twice
+    fresh = net(rows[pick])
+    fresh.square().sum().backward()
+    grads = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad()
+    made = net(rows[pick], cards[pick])
+    made.square().sum().backward()
+    assert torch.equal(fresh, made)
+    for a, p in zip(grads, net.parameters()):
+        assert torch.allclose(a, p.grad, atol=1e-6)
+
+
+def test_hand_card_features_must_match_the_rows_and_a_net_without_scorer_has_none():
+    obs = torch.from_numpy(np.stack([o for o, _ in play_positions("standard", 1)[:6]]))
+    net = PolicyNet((16,), card_scorer=8)
+    with pytest.raises(ValueError, match="hand_cards holds 5 rows for 6 observations"):
+        net(obs, net.hand_card_features(obs[:5]))
+    assert PolicyNet((16,)).hand_card_features(obs) is None
+
+
 def test_a_policy_file_keeps_its_card_scorer(tmp_path):
     torch.manual_seed(2)
     net = PolicyNet((16,), card_scorer=8)
