@@ -151,3 +151,22 @@ def test_the_config_weight_grad_reaches_both_networks():
     with pytest.raises(ValueError, match="'weight_grad' must be one of"):
         from_mapping({"weight_grad": "fp8"})
 
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_scores_beyond_twice_the_target_reach_the_networks_as_twice_the_target(sparse):
+    from spades_env.layout import OBSERVATION
+    from spades_env.nn import FEATURE_CLIP
+
+    torch.manual_seed(4)
+    obs, _ = _observations_and_states(steps=4, tables=4)
+    scores = OBSERVATION["scores"]
+    far, edge, near = obs.copy(), obs.copy(), obs.copy()
+    far[:, scores] = np.where(np.arange(scores.stop - scores.start) % 2, -12.0, 7.5)  # -6,000 and 3,750 at 500
+    edge[:, scores] = np.where(np.arange(scores.stop - scores.start) % 2, -FEATURE_CLIP, FEATURE_CLIP)
+    near[:, scores] = edge[:, scores] * 0.9
+    policy, critic = PolicyNet((16,), card_scorer=4), ValueNet(OBS_SIZE, (16,))
+    as_input = (lambda x: sparse_rows(x)) if sparse else (lambda x: torch.from_numpy(x))
+    for net in (policy, critic):
+        assert torch.allclose(net(as_input(far)), net(as_input(edge)), atol=1e-6)
+        assert not torch.allclose(net(as_input(near)), net(as_input(edge)), atol=1e-6)  # within the clip, they differ
