@@ -32,8 +32,8 @@ At each card play with more than one sensibly different choice, the agent
    the bag's game cost, :func:`spades_env.rewards.bag_cost`, 10 points in
    ``standard``, as the evaluation tool's bag-adjusted figure does; with
    heuristic rollouts plain points, ``bag_cost=0``, did better). With
-   ``margin`` > 0 the network's card is kept unless another is better by at
-   least that much.
+   ``margin`` > 0 the network's card (with heuristic rollouts, the
+   heuristic's, as PIMC) is kept unless another is better by at least that much.
 
 This is one step of policy improvement over the network: the search plays
 the network's card unless rollouts of the network itself, from deals
@@ -43,9 +43,14 @@ consistent with the table, say another card does better. Measured with
 105 ms per decision, +8.13 [+3.85, +12.41] against the pure network.
 
 Bids (``bids``): ``"network"`` (default) takes the network's bid on the real
-observation (one forward instead of PIMC's bid search); ``"search"`` is
-PIMC's bid search; ``"heuristic"`` the heuristic's bid. Blind decisions and
-the blind-nil exchange are the heuristic's (as in PIMC).
+observation (one forward instead of PIMC's bid search); ``"rollouts"``
+keeps the network's likely bids (probability at least ``prune``, its own
+always) and plays each on ``bid_samples`` deals (default 16, weighted by the
+bids so far as PIMC's bid search does) with the network finishing the
+bidding and the whole hand at every seat; ``"search"`` is PIMC's bid search;
+``"heuristic"`` the heuristic's bid. Blind decisions and the blind-nil
+exchange are the heuristic's (as in PIMC). In the rollouts the network takes
+every decision, blind ones included.
 
 The budget is ``samples`` deals per searched decision (default 32), searched
 in chunks of ``chunk`` deals (network rollouts, default 16) or one by one
