@@ -34,6 +34,12 @@ scorer 11,564 (**3.13x**), new 7,363 learner decisions/s (**1.99x**): the scorer
 per-card features and shared network make each decision dearer (updates 13.3 s
 against 9.2 s for the same decisions), and its imitation far closer (README).
 
+Measured again later that day, after the card scorer's features were made once per
+batch (same command, nothing else running): old 4,145, new in process 4,258, new
+without the card scorer 9,484 (2.29x), new 7,121 (**1.72x**); the scorer-less path,
+which that change leaves alone, measured lower than in the run above, so the machine
+was slower then and the two runs' ratios do not compare (README, "Self-play training").
+
 Measured earlier on 2026-12-03 (the same machine, nothing else running), after
 the bf16 first-layer weight gradient (``weight_grad: auto``, AMX), the numpy
 sparse rows and the heuristic's batched decoding, with ``--updates 6 --rounds 3
