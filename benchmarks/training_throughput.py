@@ -40,7 +40,18 @@ without the card scorer 9,484 (2.29x), new 7,121 (**1.72x**); the scorer-less pa
 which that change leaves alone, measured lower than in the run above, so the machine
 was slower then and the two runs' ratios do not compare (README, "Self-play training").
 
-Measured earlier on 2026-12-03 (the same machine, nothing else running), after
+Measured 2026-12-03, later, on a 2-vCPU AMD EPYC machine (AVX2, no AMX: the first layers' weight gradient
+is float32 there), nothing else running, ``--updates 4 --rounds 2 --clock wall``. Before the changes of
+that evening: old 2,889, new without the card scorer 8,567 (2.97x), new 5,964 (**2.06x**). After them
+(the scorer scores the legal cards of decisions with a choice only; snapshot scorers stacked; the
+rollout's card features kept for the update; the weight gradient as a feature-major CSR product;
+the policy's update pass on decisions with a choice only), three runs: old 4,047 / 4,624 / 3,868,
+new without the scorer 13,614 / 15,289 / 12,023 (3.36x / 3.31x / 3.11x), new 11,199 / 12,870 /
+10,005 (**2.77x / 2.78x / 2.59x**); with ``--updates 6 --rounds 3``: old 4,492, without the scorer
+12,325 (2.74x), new 11,046 (**2.46x**). The machine's speed drifted by half between runs (old
+2,889 to 4,624), so only ratios within a run compare (README, "Self-play training").
+
+Measured earlier on 2026-12-03 (the Xeon machine, nothing else running), after
 the bf16 first-layer weight gradient (``weight_grad: auto``, AMX), the numpy
 sparse rows and the heuristic's batched decoding, with ``--updates 6 --rounds 3
 --clock wall``, two runs: old 3,858 and 3,704, new in process 6,810 and 7,022,

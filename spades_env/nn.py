@@ -6,7 +6,10 @@ same network plays every seat, since observations are relative to the seat.
 With ``card_scorer`` > 0 it also has a card-centred scorer
 (:mod:`spades_env.card_scorer`): per-card features of the observation and the
 MLP's last hidden layer go through one small network shared by all cards,
-whose score is added to each card's logit.
+whose score is added to each card's logit. Given the rows' legal-action masks
+(``legal``), it scores only the cards that can change the masked policy (the
+legal cards of rows with a choice: :func:`spades_env.card_scorer.scored_cards`);
+the masked logits are the same, at about a quarter of the cards.
 
 Observations are mostly zeros (in training play about 93 of the 879
 observation features are active, and 122 of the 1,149 of the full state), so a
@@ -15,7 +18,8 @@ feature indices and values one row after another, with no padding, from
 :func:`sparse_rows`): it then sums the weighted weight columns of the active
 features only (``embedding_bag``), equal in function to the dense ``Linear``
 on the same input; its weight gradient is one sparse-dense product over the
-active features, or, where training asks for it (``weight_grad``: the default
+active features (on the CPU a feature-major CSR matrix and torch's summing
+product), or, where training asks for it (``weight_grad``: the default
 on CPUs with bf16 matrix units, AMX), one dense bfloat16 product, about twice
 as fast there and rounded to bf16 (the forward pass, and so every probability,
 stays float32). Without gradients (inference) no autograd node is made, and
@@ -50,6 +54,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from dataclasses import dataclass
@@ -283,11 +288,29 @@ def _weight_grad(rows: SparseRows, grad: torch.Tensor, dtype: torch.dtype) -> to
         dense = torch.zeros(len(rows), rows.size, dtype=torch.bfloat16, device=grad.device)
         dense[rows.row_of_each(), rows.indices] = rows.values.to(torch.bfloat16)
         return torch.mm(dense.t(), grad.to(torch.bfloat16)).t().float()  # this order: the fastest layout
-    # With the input as a sparse (features x rows) COO matrix, one sparse-dense product over the active features
-    # only (about 2.5x faster on CPU than the dense float32 matmul, and far faster than embedding_bag's own backward).
+    # One sparse-dense product over the active features only (far faster than embedding_bag's own backward). On
+    # the CPU the input goes feature-major (a stable 16-bit sort of the feature indices, about 1 ms for a
+    # minibatch) into a (features x rows) CSR matrix, whose summing product runs a vectorized row loop: about
+    # 1.7x faster than torch's COO product, which makes one short axpy call per active feature (measured on
+    # 2,048 training rows: 10.2 -> 5.3 ms for the observation's layer, 13.1 -> 7.0 ms for the state's).
+    if grad.device.type == "cpu":
+        order = torch.argsort(rows.indices.to(_sort_key_dtype(rows.size)), stable=True)
+        offsets = torch.zeros(rows.size + 1, dtype=torch.int64)
+        torch.cumsum(torch.bincount(rows.indices, minlength=rows.size), 0, out=offsets[1:])
+        with warnings.catch_warnings():  # torch calls its CSR tensors beta; this product is in its tests since 2.0
+            warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta", category=UserWarning)
+            inputs_t = torch.sparse_csr_tensor(offsets, rows.row_of_each().index_select(0, order),
+                                               rows.values.index_select(0, order), (rows.size, len(rows)),
+                                               check_invariants=False)
+        return torch.sparse.mm(inputs_t, grad, "sum").t()
     inputs_t = torch.sparse_coo_tensor(torch.stack([rows.indices, rows.row_of_each()]), rows.values,
                                        (rows.size, len(rows)), check_invariants=False)
     return torch.sparse.mm(inputs_t, grad).t()
+
+
+def _sort_key_dtype(size: int) -> torch.dtype:
+    """The smallest integer type holding feature indices below ``size`` (a 16-bit sort is about 3x faster)."""
+    return torch.int16 if size <= torch.iinfo(torch.int16).max + 1 else torch.int32
 
 
 class _ActiveFeatureLayer(torch.autograd.Function):
@@ -372,9 +395,12 @@ class PolicyNet(nn.Module):
             self.head.weight.mul_(0.01)
             self.head.bias.zero_()
 
-    def forward(self, obs: torch.Tensor | SparseRows, hand_cards: SparseRows | None = None) -> torch.Tensor:
+    def forward(self, obs: torch.Tensor | SparseRows, hand_cards: SparseRows | None = None,
+                legal: torch.Tensor | None = None) -> torch.Tensor:
         """Logits for every action (dense observations or :class:`SparseRows`); ``hand_cards``: the card scorer's
-        features of these rows (:meth:`hand_card_features`), computed once for a batch read many times."""
+        features of these rows (:meth:`hand_card_features`), computed once for a batch read many times; ``legal``:
+        the rows' legal-action masks, with which the scorer scores only the cards that can change the masked
+        policy (:func:`spades_env.card_scorer.scored_cards`: the masked logits are the same, at less cost)."""
         if self.input_columns is not None:  # a policy of an older layout reads its own columns
             if isinstance(obs, SparseRows):
                 raise TypeError("a policy of an older observation layout takes dense observations, not SparseRows")
@@ -386,21 +412,26 @@ class PolicyNet(nn.Module):
         if hand_cards is not None:
             if len(hand_cards) != hidden.shape[0]:
                 raise ValueError(f"hand_cards holds {len(hand_cards)} rows for {hidden.shape[0]} observations")
-            scores = self.cards(None, hidden, (hand_cards.row_of_each(), hand_cards.indices, hand_cards.values))
+            scored = self.cards(None, hidden, (hand_cards.row_of_each(), hand_cards.indices, hand_cards.values))
         else:  # the card scorer reads named blocks of the observation: it needs the dense rows
-            scores = self.cards(obs if isinstance(obs, torch.Tensor) else obs.dense(), hidden)
-        return torch.cat([logits[:, :NUM_CARDS] + scores, logits[:, NUM_CARDS:]], dim=1)
+            scored = self.cards(obs if isinstance(obs, torch.Tensor) else obs.dense(), hidden, legal=legal)
+        return add_card_scores(logits, *scored)
 
-    def hand_card_features(self, obs: torch.Tensor | SparseRows, chunk: int = HAND_CARD_CHUNK) -> SparseRows | None:
-        """The card scorer's features of every card in each row's hand, as SparseRows (card ids, one feature row
-        per card) to pass to :meth:`forward` for any selection of these rows; None without a card scorer. Made
-        ``chunk`` rows at a time (a dense copy of the whole batch would be large)."""
+    def hand_card_features(self, obs: torch.Tensor | SparseRows, legal: torch.Tensor | None = None,
+                           chunk: int = HAND_CARD_CHUNK) -> SparseRows | None:
+        """The card scorer's features of the scored cards of each row (those of
+        :func:`~spades_env.card_scorer.scored_cards` given the ``legal`` masks, else every card in the hand), as
+        SparseRows (card ids, one feature row per card) to pass to :meth:`forward` for any selection of these rows;
+        None without a card scorer. Made ``chunk`` rows at a time (a dense copy of the whole batch would be large)."""
         if self.cards is None:
             return None
+        if legal is not None and len(legal) != len(obs):
+            raise ValueError(f"{len(legal)} legal-action masks for {len(obs)} observations")
         parts = []
         for start in range(0, max(len(obs), 1), chunk):  # an empty batch gives one empty part
             rows = obs[start:start + chunk]
-            row, card, features = self.cards.features(rows.dense() if isinstance(rows, SparseRows) else rows)
+            row, card, features = self.cards.features(rows.dense() if isinstance(rows, SparseRows) else rows,
+                                                      None if legal is None else legal[start:start + chunk])
             offsets = torch.zeros(len(rows) + 1, dtype=torch.int64, device=row.device)
             torch.cumsum(torch.bincount(row, minlength=len(rows)), 0, out=offsets[1:])  # rows come in order
             parts.append(SparseRows(card, features, offsets, NUM_CARDS))
@@ -420,6 +451,12 @@ class ValueNet(nn.Module):
     def forward(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
         """Value per row (dense input or :class:`SparseRows`)."""
         return mlp_forward(self.net, x, self.weight_grad_dtype).squeeze(-1)
+
+
+def add_card_scores(logits: torch.Tensor, row: torch.Tensor, card: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    """The head's logits with a card scorer's scores of cards (``row``, ``card``) added to those cards' actions (card
+    actions are the card ids)."""
+    return logits.index_put((row, card), scores, accumulate=True)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -22,16 +22,16 @@ import pickle
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
 from torch.nn import functional
 
-from spades_env.core.actions import NUM_ACTIONS
+from spades_env.card_scorer import CardFeatures, score_cards
 from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import (FEATURE_CLIP, POLICY_FORMAT, CheckpointError, PolicyNet, SparseRows, ValueNet, atomic_torch_save,
-                           load_policy, safe_load, weight_grad_dtype)
+from spades_env.nn import (FEATURE_CLIP, POLICY_FORMAT, CheckpointError, PolicyNet, SparseRows, ValueNet, add_card_scores,
+                           atomic_torch_save, load_policy, safe_load, weight_grad_dtype)
 from training.config import TrainConfig
 
 CHECKPOINT_FORMAT = "spades_env.train_checkpoint/2"
@@ -49,58 +49,76 @@ class SnapshotNets:
 
     :meth:`logits` plays every snapshot in one batched pass: each layer of all
     the pool's networks is one stacked matrix, and each row keeps the block of
-    its own snapshot (one call per table step instead of one per snapshot).
+    its own snapshot (one call per table step instead of one per snapshot). A
+    card scorer's features have no weights and are made once for all rows; its
+    layers are stacked in the same way.
     """
+
+    SCORER_LAYERS = ("card", "context", "hidden", "score")  # the card scorer's layers, stacked after the body and head
 
     def __init__(self, hidden: list, device: torch.device, **options: Any):
         self.hidden, self.device, self.options = list(hidden), device, options
         self._nets: dict[int, tuple[dict, PolicyNet]] = {}  # id of a pool state -> (the state, its network)
-        self._stacked: tuple[tuple[int, ...], list, list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor] | None = None
+        self._stacked: tuple[tuple[int, ...], list, list[tuple[torch.Tensor, torch.Tensor | None]], torch.Tensor] | None = None
+        self._card_features = CardFeatures().to(device) if options.get("card_scorer") else None
 
-    def stacked_layers(self, pool: list) -> list[tuple[torch.Tensor, torch.Tensor]]:
-        """Per linear layer of the pool's networks: (weights of all snapshots stacked by output, their biases)."""
+    def stacked_layers(self, pool: list) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+        """Per linear layer of the pool's networks (body, head, then any card scorer's): (weights of all snapshots
+        stacked by output, their biases, or None for a layer without)."""
         return self._stacks(pool)[0]
 
-    def _stacks(self, pool: list) -> tuple[list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor]:
+    def _stacks(self, pool: list) -> tuple[list[tuple[torch.Tensor, torch.Tensor | None]], torch.Tensor]:
         """The stacked layers and the first layers' weights as one embedding table (snapshot-major, then feature)."""
         key = tuple(id(state) for state in pool)
         if self._stacked is None or self._stacked[0] != key:  # the held pool keeps its ids from being reused
             nets = [self.net(state) for state in pool]
-            layers = [[m for m in net.body if isinstance(m, torch.nn.Linear)] + [net.head] for net in nets]
+            layers = [[m for m in net.body if isinstance(m, torch.nn.Linear)] + [net.head]
+                      + ([getattr(net.cards, name) for name in self.SCORER_LAYERS] if net.cards is not None else [])
+                      for net in nets]
             stacked = [(torch.cat([net_layers[i].weight for net_layers in layers]).detach(),
+                        None if layers[0][i].bias is None else
                         torch.cat([net_layers[i].bias for net_layers in layers]).detach())
                        for i in range(len(layers[0]))]
             table = torch.cat([net_layers[0].weight.t() for net_layers in layers]).detach().contiguous()
             self._stacked = (key, list(pool), stacked, table)
         return self._stacked[2], self._stacked[3]
 
-    def logits(self, pool: list, obs: torch.Tensor | SparseRows, which: torch.Tensor) -> torch.Tensor:
+    def logits(self, pool: list, obs: torch.Tensor | SparseRows, which: torch.Tensor, legal: torch.Tensor | None = None,
+               dense: torch.Tensor | None = None) -> torch.Tensor:
         """Each row's logits (unmasked, no prior) from the pool snapshot at position ``which`` of that row.
 
         On SparseRows the first layer reads each row's own snapshot's weights only (the layer that costs most
         when every snapshot is applied to every row); the later layers apply every snapshot and keep the row's.
+        A card scorer scores the cards of :func:`~spades_env.card_scorer.scored_cards` given the ``legal`` masks
+        (else every hand card), reading the ``dense`` observations (made from ``obs`` when not given).
         """
-        if self.options.get("card_scorer"):  # the card scorer is not stacked: each snapshot plays its own rows
-            out = torch.empty(len(obs), NUM_ACTIONS, device=which.device)
-            for k in torch.unique(which).tolist():
-                mine = (which == k).nonzero().squeeze(1)
-                out[mine] = self.net(pool[k])(obs[mine])
-            return out
-        layers, table = self._stacks(pool)
-        rows = torch.arange(len(obs), device=which.device)
+        stacked, table = self._stacks(pool)
+        layers, scorer = stacked[:len(self.hidden) + 1], stacked[len(self.hidden) + 1:]
         out = obs.clamp(-FEATURE_CLIP, FEATURE_CLIP)  # as PolicyNet's first layer
         first = 0  # the first layer applied below
         if isinstance(out, SparseRows):
-            hidden = layers[0][1].shape[0] // len(pool)
+            hidden = layers[0][0].shape[0] // len(pool)
             features = out.indices + which.index_select(0, out.row_of_each()) * out.size  # the snapshot's block
             out = functional.embedding_bag(features, table, out.offsets, mode="sum", per_sample_weights=out.values,
                                            include_last_offset=True) + layers[0][1].view(len(pool), hidden)[which]
             first = 1
-        for i, (weight, bias) in enumerate(layers[first:], first):
-            if i:
-                out = torch.relu(out)
-            out = torch.addmm(bias, out, weight.t()).view(len(obs), len(pool), -1)[rows, which]
-        return out
+        for i, (weight, bias) in enumerate(layers[first:-1], first):
+            out = _own_block(torch.relu(out) if i else out, weight, bias, which, len(pool))
+        context = torch.relu(out)
+        logits = _own_block(context, *layers[-1], which, len(pool))
+        if not scorer:
+            return logits
+        if dense is None:
+            dense = obs if isinstance(obs, torch.Tensor) else obs.dense()
+        row, card, card_features = self._card_features(dense, legal)
+        used, position = torch.unique_consecutive(row, return_inverse=True)  # rows come in order
+        card_which = which.index_select(0, row)
+        layers = dict(zip(self.SCORER_LAYERS, scorer))
+        card_context = _own_block(context.index_select(0, used), *layers["context"], which.index_select(0, used),
+                                  len(pool)).index_select(0, position)
+        scores = score_cards(tuple(_own_layer(*layers[name], card_which, len(pool)) for name in ("card", "hidden", "score")),
+                             card_features, card_context)
+        return add_card_scores(logits, row, card, scores)
 
     def net(self, state: dict[str, torch.Tensor]) -> PolicyNet:
         """The network with these weights (a pool entry), built on first use."""
@@ -116,6 +134,19 @@ class SnapshotNets:
         """Forget the networks of snapshots that left the pool."""
         alive = {id(state) for state in pool}
         self._nets = {k: v for k, v in self._nets.items() if k in alive}
+
+
+def _own_block(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, which: torch.Tensor,
+               snapshots: int) -> torch.Tensor:
+    """A stacked layer applied to every row, each row keeping the outputs of its own snapshot ``which``."""
+    out = x @ weight.t() if bias is None else torch.addmm(bias, x, weight.t())
+    return out.view(len(x), snapshots, weight.shape[0] // snapshots)[torch.arange(len(x), device=x.device), which]
+
+
+def _own_layer(weight: torch.Tensor, bias: torch.Tensor | None, which: torch.Tensor,
+               snapshots: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    """:func:`_own_block` as a layer of fixed weights and snapshots."""
+    return lambda x: _own_block(x, weight, bias, which, snapshots)
 
 
 @dataclass

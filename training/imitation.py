@@ -19,7 +19,7 @@ from spades_env.core.actions import BID_OFFSET
 from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
 from training.pipeline import WORKER_STREAM, RolloutWorker
-from training.ppo import batch_tensors
+from training.ppo import batch_tensors, choice_rows
 from training.rollout import Rollout
 from training.trajectories import Rows, join_rows
 
@@ -69,13 +69,17 @@ def imitation_data(rollout: Rollout, config: TrainConfig, worker: RolloutWorker 
     return {key: join_rows([mine[key], other[key]]) for key in FIELDS}
 
 
-def imitation_loss(logits: torch.Tensor, actions: torch.Tensor, bid_weight: float) -> torch.Tensor:
+def imitation_loss(logits: torch.Tensor, actions: torch.Tensor, bid_weight: float,
+                   all_actions: torch.Tensor | None = None) -> torch.Tensor:
     """Cross-entropy of the heuristic's actions, a bidding decision weighted ``bid_weight`` against 1 for a card play
-    (the weighted mean: the plain mean when ``bid_weight`` is 1)."""
+    (the weighted mean: the plain mean when ``bid_weight`` is 1), over the rows of ``all_actions`` (default:
+    ``actions``): rows left out of ``logits`` are forced decisions (one legal action), whose loss is 0."""
+    all_actions = actions if all_actions is None else all_actions
+    losses = torch.nn.functional.cross_entropy(logits, actions, reduction="none")
     if bid_weight == 1:
-        return torch.nn.functional.cross_entropy(logits, actions)
+        return losses.sum() / len(all_actions)
     weight = torch.where(actions >= BID_OFFSET, bid_weight, 1.0)  # card actions (play, exchange) are below it
-    return (torch.nn.functional.cross_entropy(logits, actions, reduction="none") * weight).sum() / weight.sum()
+    return (losses * weight).sum() / torch.where(all_actions >= BID_OFFSET, bid_weight, 1.0).sum()
 
 
 def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
@@ -86,20 +90,23 @@ def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: to
     data = imitation_data(rollout, config, worker)
     tensor = batch_tensors(data, FIELDS, config.sparse_input, device)
     n = len(data["action"])
-    hand_cards = policy.hand_card_features(tensor["obs"])  # fixed arithmetic: once, not once per epoch
+    hand_cards = policy.hand_card_features(tensor["obs"], tensor["mask"])  # fixed arithmetic: once, not per epoch
 
     def logits_of(idx: np.ndarray) -> torch.Tensor:
         cards = None if hand_cards is None else hand_cards[idx]
         logits = apply_prior(policy(tensor["obs"][idx], cards), tensor["prior"][idx], policy.prior_weight)
         return masked_logits(logits, tensor["mask"][idx])
 
+    choice = choice_rows(tensor["mask"]).cpu().numpy()  # forced decisions need no policy pass (loss 0)
     set_learning_rate(optimizer, config.bc_learning_rate)
     for epoch in range(config.bc_epochs):
         order = rng.permutation(n)
         losses = []
         for start in range(0, n, config.minibatch_size):
             idx = order[start:start + config.minibatch_size]
-            pl = imitation_loss(logits_of(idx), tensor["action"][idx], config.bc_bid_weight)
+            picked = idx[choice[idx]]
+            pl = imitation_loss(logits_of(picked), tensor["action"][picked], config.bc_bid_weight,
+                                tensor["action"][idx])
             vl = ((critic(tensor["critic"][idx]) - tensor["return"][idx]) ** 2).mean()
             optimizer.zero_grad()
             (pl + config.vf_coef * vl).backward()

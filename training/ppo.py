@@ -16,6 +16,12 @@
 * :func:`action_log_probs`: the taken actions' log-probabilities and the
   policy's probabilities under masked logits (what ``Categorical`` gives, at a
   fraction of its cost on masked logits).
+* :func:`choice_rows`, :func:`policy_log_probs`: the policy's pass runs on the
+  decisions with a choice only. A forced decision (one legal action, about a
+  fifth of training play) has log-probability 0 and entropy 0 under any policy,
+  so its ratio is 1 and it adds nothing to the gradient; it still counts in
+  every mean (as a 0 where the policy's pass would give 0), and the critic
+  trains on it. The loss and gradients are those of the pass over all rows.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_l
 
 TINY = 1e-8  # keeps the advantage normalization finite when every advantage is equal
 PROB_FLOOR = 1e-12  # log of a zero probability (an illegal action) is taken at this floor, times 0
-BATCH_KEYS = ("obs", "mask", "critic", "action", "logp", "advantage", "return", "prior")
+BATCH_KEYS = ("obs", "mask", "critic", "action", "logp", "advantage", "return", "prior", "hand_cards")
 
 
 def gae_advantages(reward: np.ndarray, value: np.ndarray, done: np.ndarray, next_index: np.ndarray,
@@ -74,20 +80,22 @@ def value_loss(predicted: torch.Tensor, returns: torch.Tensor) -> torch.Tensor:
     return 0.5 * ((predicted - returns) ** 2).mean()
 
 
-def legal_entropy(probs: torch.Tensor) -> torch.Tensor:
-    """Mean entropy of the rows' distributions (illegal actions have probability 0 and add nothing)."""
-    return -(probs * torch.log(probs.clamp_min(PROB_FLOOR))).sum(-1).mean()
+def legal_entropy(probs: torch.Tensor, rows: int | None = None) -> torch.Tensor:
+    """Mean entropy of the rows' distributions (illegal actions have probability 0 and add nothing), over ``rows``
+    rows when given: the rows left out of ``probs`` (forced decisions, one legal action) have entropy 0."""
+    return -(probs * torch.log(probs.clamp_min(PROB_FLOOR))).sum() / (len(probs) if rows is None else rows)
 
 
 def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, predicted: torch.Tensor,
              returns: torch.Tensor, probs: torch.Tensor, clip_coef: float, vf_coef: float,
              ent_coef: float) -> dict[str, torch.Tensor]:
-    """The total loss and its parts for one minibatch (``adv`` already normalized)."""
+    """The total loss and its parts for one minibatch (``adv`` already normalized); ``probs`` may hold only the rows
+    with a choice (forced decisions add no entropy), the other arguments hold every row."""
     log_ratio = new_logp - old_logp
     ratio = log_ratio.exp()
     pg = clipped_policy_loss(adv, ratio, clip_coef)
     v = value_loss(predicted, returns)
-    entropy = legal_entropy(probs)
+    entropy = legal_entropy(probs, len(new_logp))
     with torch.no_grad():
         approx_kl = ((ratio - 1) - log_ratio).mean()
         clipfrac = ((ratio - 1).abs() > clip_coef).float().mean()
@@ -123,26 +131,48 @@ def minibatch(t: dict[str, torch.Tensor | SparseRows], rows: torch.Tensor) -> di
     return {k: v[rows] if isinstance(v, SparseRows) else v.index_select(0, rows) for k, v in t.items()}
 
 
+def choice_rows(mask: torch.Tensor) -> torch.Tensor:
+    """Bool per row: more than one legal action. A forced decision (one legal action) has log-probability 0 and
+    entropy 0 under any policy, so it adds nothing to the policy's gradient and needs no policy pass."""
+    return (mask != 0).sum(1) > 1
+
+
+def policy_log_probs(policy: PolicyNet, t: dict[str, torch.Tensor | SparseRows], rows: torch.Tensor,
+                     choice: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The log-probability of the taken action of each of the batch's ``rows`` (0 at forced decisions) and the
+    probabilities of the rows with a choice, from one policy pass over the rows with a choice only."""
+    mine = choice.index_select(0, rows)
+    picked = rows[mine]
+    hand_cards = t["hand_cards"][picked] if "hand_cards" in t else None
+    mask = t["mask"].index_select(0, picked)
+    logits = masked_logits(apply_prior(policy(t["obs"][picked], hand_cards, legal=mask),
+                                       t["prior"].index_select(0, picked), policy.prior_weight), mask)
+    logp, probs = action_log_probs(logits, t["action"].index_select(0, picked))
+    return logp.new_zeros(len(rows)).masked_scatter(mine, logp), probs
+
+
 def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
                batch: dict[str, np.ndarray], config: Any, rng: np.random.Generator,
                device: torch.device) -> dict[str, float]:
-    """PPO epochs of minibatch steps over ``batch``; the mean of each loss part and statistic."""
+    """PPO epochs of minibatch steps over ``batch``; the mean of each loss part and statistic. The policy runs on
+    the decisions with a choice only (:func:`choice_rows`: the same loss and gradients); the critic on all."""
     policy.train()
     n = len(batch["action"])
     t = batch_tensors(batch, BATCH_KEYS, config.sparse_input, device)
-    hand_cards = policy.hand_card_features(t["obs"])  # fixed arithmetic: once per batch, not once per epoch
-    if hand_cards is not None:
-        t["hand_cards"] = hand_cards
+    if policy.cards is None:
+        t.pop("hand_cards", None)
+    elif "hand_cards" not in t:  # fixed arithmetic: once per batch (the rollout's, when it kept them), not per epoch
+        t["hand_cards"] = policy.hand_card_features(t["obs"], t["mask"])
+    choice = choice_rows(t["mask"])
     stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                      "clipfrac": []}
     for _epoch in range(config.update_epochs):
         order = torch.as_tensor(rng.permutation(n), device=device)
         kl_epoch = []
         for start in range(0, n, config.minibatch_size):
-            mb = minibatch(t, order[start:start + config.minibatch_size])
-            logits = masked_logits(apply_prior(policy(mb["obs"], mb.get("hand_cards")), mb["prior"], policy.prior_weight),
-                                   mb["mask"])
-            new_logp, probs = action_log_probs(logits, mb["action"])
+            rows = order[start:start + config.minibatch_size]
+            mb = minibatch({key: t[key] for key in ("critic", "logp", "advantage", "return")}, rows)
+            new_logp, probs = policy_log_probs(policy, t, rows, choice)
             parts = ppo_loss(new_logp, mb["logp"], normalize_advantages(mb["advantage"]), critic(mb["critic"]),
                              mb["return"], probs, config.clip_coef, config.vf_coef, config.ent_coef)
             optimizer.zero_grad()

@@ -18,7 +18,11 @@ With ``sparse_input`` the learner's observations are turned into
 and the trajectory store keeps them (and the critic's inputs) in that form.
 Actions are drawn by inverse CDF from the masked policy (one uniform per row):
 the same distribution as ``Categorical``'s sampling, at a fraction of the cost
-on a few hundred rows.
+on a few hundred rows. With a card scorer, the learner's card features (the
+scored cards given the legal masks) are made once per table step from the
+dense observations, read by the policy and kept with the decisions for the
+update (:func:`scored_hand_cards`); snapshot opponents get theirs in their
+batched pass.
 """
 
 from __future__ import annotations
@@ -43,10 +47,26 @@ SEED_RANGE = 2**31  # seeds drawn for the batch engine
 
 
 def policy_step(policy: PolicyNet, obs: np.ndarray | SparseRows, mask: np.ndarray, device: torch.device,
-                greedy: bool = False, prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Sample (or take the best) legal action per row; return actions and their log-probabilities."""
+                greedy: bool = False, prior: np.ndarray | None = None,
+                hand_cards: SparseRows | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Sample (or take the best) legal action per row; return actions and their log-probabilities. ``hand_cards``:
+    the card scorer's features of these rows (:func:`scored_hand_cards`), else made from ``obs``."""
     with torch.inference_mode():
-        return sample_actions(policy(network_input(obs, device)), mask, device, policy.prior_weight, greedy, prior)
+        legal = torch.as_tensor(mask, device=device)
+        logits = policy(network_input(obs, device), None if hand_cards is None else hand_cards.to(device), legal=legal)
+        return sample_actions(logits, mask, device, policy.prior_weight, greedy, prior)
+
+
+def scored_hand_cards(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> SparseRows | None:
+    """The card scorer's features of the scored cards of these dense rows given their legal masks, on the CPU (for
+    the policy's step, then kept with the decisions: the update reads them instead of making them again); None
+    without a card scorer."""
+    if policy.cards is None:
+        return None
+    with torch.inference_mode():
+        device = policy.head.weight.device
+        features = policy.hand_card_features(torch.as_tensor(obs, device=device), torch.as_tensor(mask, device=device))
+        return features.to("cpu")
 
 
 def network_input(x: np.ndarray | SparseRows, device: torch.device) -> torch.Tensor | SparseRows:
@@ -172,7 +192,9 @@ def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, po
         with torch.inference_mode():
             inputs = sparse_rows(obs[s_rows]) if rollout.config.sparse_input else obs[s_rows]
             logits = snapshots.logits(pool, network_input(inputs, device),
-                                      torch.as_tensor(opponents.snapshot_of[s_rows], device=device))
+                                      torch.as_tensor(opponents.snapshot_of[s_rows], device=device),
+                                      legal=torch.as_tensor(mask[s_rows], device=device),
+                                      dense=torch.as_tensor(obs[s_rows], device=device))
             prior = rollout.prior_of(obs[s_rows], mask[s_rows])
             actions[s_rows] = sample_actions(logits, mask[s_rows], device, rollout.config.prior_weight, prior=prior)[0]
 
@@ -193,9 +215,11 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: Sn
                 obs, mask = rollout.obs[rows], rollout.mask[rows]
                 prior = rollout.prior_of(obs, mask)
                 inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
-                act, logp = policy_step(policy, inputs, mask, device, prior=prior)
+                hand_cards = scored_hand_cards(policy, obs, mask)  # also the policy's and the store's
+                act, logp = policy_step(policy, inputs, mask, device, prior=prior, hand_cards=hand_cards)
                 crit = rollout.critic_input(rows)
-                store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior)
+                store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior,
+                          hand_cards)
                 actions[rows] = act
             opp = np.flatnonzero(~learner)
             if len(opp):

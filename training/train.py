@@ -66,7 +66,7 @@ from training.imitation import imitate, set_learning_rate
 from training.pipeline import RolloutWorker, fresh_worker_state, weights
 from training.metrics import METRIC_FIELDS, MetricsLog, plot_learning_curve
 from training.ppo import explained_variance, ppo_update
-from training.rollout import Rollout, collect, start_tables, values_of
+from training.rollout import Rollout, collect, start_tables
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
 
 __all__ = ["CHECKPOINT_FORMAT", "METRIC_FIELDS", "TrainConfig", "main", "train"]
@@ -218,7 +218,8 @@ def update(run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: list
     config, learner, counters = run.config, run.learner, run.counters
     stats = ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng,
                        run.device)
-    explained = explained_variance(values_of(learner.critic, batch["critic"], run.device, config.sparse_input), batch["return"])
+    # of the values the advantages were made with (the batch's, as CleanRL and SB3 report it): no second critic pass
+    explained = explained_variance(batch["value"], batch["return"])
     counters["update"] += 1
     counters["learner_decisions"] += len(batch["action"])
     counters["seconds"] += time.time() - t_start  # the rollout and the update

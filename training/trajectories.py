@@ -14,6 +14,9 @@ networks' inputs (observation and critic input) as their active features
 (:class:`spades_env.nn.SparseRows`, built once per table step) instead of
 dense rows: the complete decisions then come out as SparseRows, ready for
 the sparse first layers, without copying or scanning dense rows again.
+A decision may also carry the card scorer's features (``hand_cards``, made
+for the policy's step): the batch keeps them when every decision in it has
+them, and the update then reads them instead of making them again.
 """
 
 from __future__ import annotations
@@ -56,8 +59,10 @@ class TrajectoryStore:
         self._next: list[int] = []
 
     def add(self, rows: np.ndarray, seats: np.ndarray, obs: Rows, mask: np.ndarray, critic: Rows,
-            actions: np.ndarray, logp: np.ndarray, values: np.ndarray, prior: np.ndarray | None = None) -> None:
-        """Record one decision per row (table) for the given acting seats (``prior``: heuristic action or -1)."""
+            actions: np.ndarray, logp: np.ndarray, values: np.ndarray, prior: np.ndarray | None = None,
+            hand_cards: SparseRows | None = None) -> None:
+        """Record one decision per row (table) for the given acting seats (``prior``: heuristic action or -1;
+        ``hand_cards``: the card scorer's features of the rows, kept as ``hand_cards`` when every decision has them)."""
         k = len(rows)
         if k == 0:
             return
@@ -77,6 +82,7 @@ class TrajectoryStore:
             "value": values.astype(np.float32), "uid": self.hand_uid[rows], "table": rows.astype(np.int64),
             "seat": seats.astype(np.int64),
             "prior": np.full(k, -1, dtype=np.int64) if prior is None else np.asarray(prior, dtype=np.int64),
+            **({} if hand_cards is None else {"hand_cards": hand_cards}),
         })
         self.size += k
 
@@ -111,7 +117,8 @@ class TrajectoryStore:
         """
         if self.size == 0:
             return None
-        data = {key: join_rows([c[key] for c in self._chunks]) for key in self._chunks[0]}
+        keys = [key for key in self._chunks[0] if all(key in c for c in self._chunks)]  # hand_cards may be missing
+        data = {key: join_rows([c[key] for c in self._chunks]) for key in keys}
         reward = np.asarray(self._reward, dtype=np.float32)
         done = np.asarray(self._done, dtype=bool)
         nxt = np.asarray(self._next, dtype=np.int64)

@@ -67,7 +67,7 @@ class PolicyAgent(Agent):
         """The policy's logits per row of (obs, mask), illegal actions pushed to a huge negative value (on the CPU)."""
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device)
-        logits = self.policy(x)
+        logits = self.policy(x, legal=m)
         if self.heuristic is not None:
             prior = heuristic_prior(self.heuristic, np.asarray(obs), np.asarray(mask), self.policy.prior_on_bids)
             logits = apply_prior(logits, torch.as_tensor(prior, device=self.device), self.policy.prior_weight)

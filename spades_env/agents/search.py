@@ -139,7 +139,7 @@ def network_rollouts(net: PolicyAgent, states: Sequence[HandState], trackers: Se
         if choose:
             obs = np.stack([trackers[i].observe(states[i], states[i].current) for i in choose])
             mask = np.stack([mask_array(states[i].legal_mask()) for i in choose])
-            logits = policy(torch.from_numpy(obs))
+            logits = policy(torch.from_numpy(obs), legal=torch.from_numpy(mask))
             if prior_weight > 0:  # the heuristic's action where the network was trained with it as its prior
                 prior = prior_of_actions([act_from_state(states[i], voids[i], bags_by_seat) for i in choose],
                                          policy.prior_on_bids)
