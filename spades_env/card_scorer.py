@@ -191,20 +191,22 @@ class CardScorer(nn.Module):
         given the ``legal`` mask, else every hand card), given the body's output ``context``; ``hand_cards``, when
         given, is :class:`CardFeatures`' output for those rows (then ``obs`` and ``legal`` are not read)."""
         row, card, features = self.features(obs, legal) if hand_cards is None else hand_cards
-        used, position = torch.unique_consecutive(row, return_inverse=True)  # rows come in order
-        scores = score_cards((self.card, self.hidden, self.score), features,
-                             self.context(context.index_select(0, used)).index_select(0, position))
-        return row, card, scores
+        layers = (self.card, lambda x, _rows: self.context(x), self.hidden, self.score)
+        return row, card, score_cards(layers, row, features, context)
 
 
 Layer = Callable[[torch.Tensor], torch.Tensor]
+RowsLayer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (inputs, the rows they are) -> outputs
 
 
-def score_cards(layers: tuple[Layer, Layer, Layer], features: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
-    """One score per card from its ``features`` and its row's ``context`` (the scorer's ``context`` layer applied to
-    the body's output), through the scorer's ``card``, ``hidden`` and ``score`` layers, given as functions (a
-    :class:`CardScorer`'s own, or a pool's stacked layers, each card applying its own snapshot's:
-    ``training.checkpoint.SnapshotNets``)."""
-    card, hidden, score = layers
-    out = torch.relu(card(features) + context)
+def score_cards(layers: tuple[Layer, RowsLayer, Layer, Layer], row: torch.Tensor, features: torch.Tensor,
+                context: torch.Tensor) -> torch.Tensor:
+    """One score per card (``row``: its row, in order; ``features``: its features) through the scorer's ``card``,
+    ``context``, ``hidden`` and ``score`` layers, given as functions (a :class:`CardScorer`'s own, or a pool's
+    stacked layers, each applying its own snapshot's: ``training.checkpoint.SnapshotNets``). The ``context`` layer
+    reads the body's output ``context`` of the rows with a scored card only, given with those rows' indices."""
+    card, context_layer, hidden, score = layers
+    used, position = torch.unique_consecutive(row, return_inverse=True)
+    card_context = context_layer(context.index_select(0, used), used).index_select(0, position)
+    out = torch.relu(card(features) + card_context)
     return score(torch.relu(hidden(out))).squeeze(-1)

@@ -111,14 +111,15 @@ class SnapshotNets:
         if dense is None:
             dense = obs if isinstance(obs, torch.Tensor) else obs.dense()
         row, card, card_features = self._card_features(dense, legal)
-        used, position = torch.unique_consecutive(row, return_inverse=True)  # rows come in order
         card_which = which.index_select(0, row)
-        layers = dict(zip(self.SCORER_LAYERS, scorer))
-        card_context = _own_block(context.index_select(0, used), *layers["context"], which.index_select(0, used),
-                                  len(pool)).index_select(0, position)
-        scores = score_cards(tuple(_own_layer(*layers[name], card_which, len(pool)) for name in ("card", "hidden", "score")),
-                             card_features, card_context)
-        return add_card_scores(logits, row, card, scores)
+        card_layer, context_layer, hidden_layer, score_layer = scorer  # SCORER_LAYERS' order
+
+        def own_context(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+            return _own_block(x, *context_layer, which.index_select(0, rows), len(pool))
+
+        layers = (_own_layer(*card_layer, card_which, len(pool)), own_context,
+                  _own_layer(*hidden_layer, card_which, len(pool)), _own_layer(*score_layer, card_which, len(pool)))
+        return add_card_scores(logits, row, card, score_cards(layers, row, card_features, context))
 
     def net(self, state: dict[str, torch.Tensor]) -> PolicyNet:
         """The network with these weights (a pool entry), built on first use."""

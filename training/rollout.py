@@ -57,16 +57,15 @@ def policy_step(policy: PolicyNet, obs: np.ndarray | SparseRows, mask: np.ndarra
         return sample_actions(logits, mask, device, policy.prior_weight, greedy, prior)
 
 
-def scored_hand_cards(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> SparseRows | None:
-    """The card scorer's features of the scored cards of these dense rows given their legal masks, on the CPU (for
-    the policy's step, then kept with the decisions: the update reads them instead of making them again); None
-    without a card scorer."""
+def scored_hand_cards(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray,
+                      device: torch.device) -> SparseRows | None:
+    """The card scorer's features of the scored cards of these dense rows given their legal masks, on ``device``
+    (for the policy's step, then kept with the decisions: the update reads them instead of making them again);
+    None without a card scorer."""
     if policy.cards is None:
         return None
     with torch.inference_mode():
-        device = policy.head.weight.device
-        features = policy.hand_card_features(torch.as_tensor(obs, device=device), torch.as_tensor(mask, device=device))
-        return features.to("cpu")
+        return policy.hand_card_features(torch.as_tensor(obs, device=device), torch.as_tensor(mask, device=device))
 
 
 def network_input(x: np.ndarray | SparseRows, device: torch.device) -> torch.Tensor | SparseRows:
@@ -215,11 +214,11 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: Sn
                 obs, mask = rollout.obs[rows], rollout.mask[rows]
                 prior = rollout.prior_of(obs, mask)
                 inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
-                hand_cards = scored_hand_cards(policy, obs, mask)  # also the policy's and the store's
+                hand_cards = scored_hand_cards(policy, obs, mask, device)  # also the store's, on the CPU
                 act, logp = policy_step(policy, inputs, mask, device, prior=prior, hand_cards=hand_cards)
                 crit = rollout.critic_input(rows)
                 store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior,
-                          hand_cards)
+                          None if hand_cards is None else hand_cards.to("cpu"))
                 actions[rows] = act
             opp = np.flatnonzero(~learner)
             if len(opp):
