@@ -10,7 +10,8 @@ the wait for its batch) plus the PPO update.
 
 * ``old``: the configuration before the speed-ups (dense first layers,
   30% self-play and 50% heuristic tables, 3 epochs of 2,048-decision
-  minibatches, 256 tables x 64 steps, hidden 256x256, rollouts in this process);
+  minibatches, 256 tables x 64 steps, hidden 256x256 for the policy and for
+  the critic, which reads the full state, rollouts in this process);
 * ``new``: the embedded default config (``training.config.TrainConfig``), or
   the YAML file given with ``--config``;
 * ``new_in_process``: ``new`` with its rollouts in this process, when ``new``
@@ -50,6 +51,13 @@ new without the scorer 13,614 / 15,289 / 12,023 (3.36x / 3.31x / 3.11x), new 11,
 10,005 (**2.77x / 2.78x / 2.59x**); with ``--updates 6 --rounds 3``: old 4,492, without the scorer
 12,325 (2.74x), new 11,046 (**2.46x**). The machine's speed drifted by half between runs (old
 2,889 to 4,624), so only ratios within a run compare (README, "Self-play training").
+
+Measured the night of 2026-12-03 (the AMD EPYC machine, nothing else running), once the default critic read
+the position (``critic_input: position``, the state without the history of play) with ``critic_hidden: [256,
+128]``, the worker ran no critic and the snapshot tables' card features came from the learner's pass: final code,
+``--updates 6 --rounds 3``: old 4,671, new without the scorer 17,868 (3.83x), new 14,984 (**3.21x**); ``--updates 4
+--rounds 2``, twice: old 4,634 / 4,494, new 14,377 / 16,707 (**3.10x / 3.72x**). The same code before its last
+small change (the first layers' bias added in place) gave 2.80x-3.65x in four runs (README, "Self-play training").
 
 Measured earlier on 2026-12-03 (the Xeon machine, nothing else running), after
 the bf16 first-layer weight gradient (``weight_grad: auto``, AMX), the numpy
@@ -94,8 +102,8 @@ from training.rollout import start_tables  # noqa: E402
 from training.train import Batches, learning_rate, start_run  # noqa: E402
 
 OLD = {"sparse_input": False, "selfplay_fraction": 0.3, "heuristic_fraction": 0.5, "random_fraction": 0.0, "update_epochs": 3,
-       "minibatch_size": 2048, "num_envs": 256, "rollout_steps": 64, "hidden": [256, 256],
-       "rollout_worker": False, "card_scorer": 0}
+       "minibatch_size": 2048, "num_envs": 256, "rollout_steps": 64, "hidden": [256, 256], "critic_hidden": [256, 256],
+       "critic_input": "state", "rollout_worker": False, "card_scorer": 0}
 WARMUP_UPDATES = 1  # the first update of each configuration (tables all at a hand's start) is not timed
 # and, in every round, the first update of each configuration: a rollout worker's batch in flight was collected
 # before that round (see Trainer.settle), and is not counted

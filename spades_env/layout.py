@@ -43,6 +43,13 @@ voids              4 x 4
 
 ``STATE`` (``spades_state_v1``, 1149 floats) is ``OBSERVATION`` followed by
 ``hands`` (4 x 54) and ``set_aside`` (54).
+
+``POSITION`` (``spades_position_v1``, 809 floats) is ``STATE`` without the
+history of play (``HISTORY_BLOCKS``: ``played``, ``led``, ``played_trick``,
+``voids``), the same blocks otherwise, in order: every hand, the trick on the
+table, the bids, the tricks won and the scores. With every hand in view the
+game from here on does not depend on how it got here, so a full-information
+critic needs no history; ``POSITION_COLUMNS`` are its columns of ``STATE``.
 """
 
 from __future__ import annotations
@@ -254,6 +261,11 @@ STATE = OBSERVATION.extended("spades_state_v1", (
     ("hands", NUM_SLOTS, NUM_CARDS),
     ("set_aside", 1, NUM_CARDS),
 ))
+
+HISTORY_BLOCKS = ("played", "led", "played_trick", "voids")  # the play so far: what POSITION leaves out of STATE
+POSITION = ObservationLayout("spades_position_v1", [(b.name, b.count, b.width) for b in STATE.blocks.values()
+                                                    if b.name not in HISTORY_BLOCKS])
+POSITION_COLUMNS = STATE.projection(POSITION.describe(), "the position layout")  # its columns of STATE, in order
 
 # The card blocks of v0 are contiguous, so encoders can write them in one go (``led`` and ``played_trick``,
 # the history, are written on their own).

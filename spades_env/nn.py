@@ -74,7 +74,7 @@ from .card_scorer import CARD_FEATURES, CardScorer
 from .core.actions import NUM_ACTIONS
 from .core.cards import NUM_CARDS
 from .encoding import OBS_SIZE
-from .layout import OBSERVATION, STATE, LayoutError
+from .layout import OBSERVATION, POSITION, STATE, LayoutError
 
 POLICY_FORMAT = "spades_env.policy/1"
 # Inputs are clamped to +-FEATURE_CLIP; only the scores (points / target) ever pass 1. Beyond twice the target the
@@ -104,17 +104,21 @@ class CheckpointError(ValueError):
     """A policy or checkpoint file that is corrupt, of another format, or of another shape."""
 
 
+CRITIC_LAYOUTS = (OBSERVATION, STATE, POSITION)  # what a critic may read
+
+
 class PolicyFileError(CheckpointError):
     """A policy file that cannot be trusted or does not describe its own network; names the file and the problem."""
 
 
 def critic_layout(input_size: int) -> dict[str, Any]:
-    """The layout description of a critic's input (the observation or the full state), for checkpoints."""
-    for layout in (OBSERVATION, STATE):
+    """The layout description of a critic's input (the observation, the full state or the position), for
+    checkpoints."""
+    for layout in CRITIC_LAYOUTS:
         if layout.size == input_size:
             return layout.describe()
-    raise LayoutError(f"a critic input of {input_size} floats is neither {OBSERVATION.name!r} ({OBSERVATION.size}) "
-                      f"nor {STATE.name!r} ({STATE.size})")
+    known = ", ".join(f"{layout.name!r} ({layout.size})" for layout in CRITIC_LAYOUTS)
+    raise LayoutError(f"a critic input of {input_size} floats is none of {known}")
 
 
 @dataclass(frozen=True)
@@ -256,8 +260,10 @@ def feature_table(weight: torch.Tensor) -> torch.Tensor:
 
 def _sum_active(rows: SparseRows, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """The weighted sum of the rows' active features' table rows, plus the bias."""
+    # in place: the sum is a fresh tensor (called where autograd does not record, in inference or inside
+    # _ActiveFeatureLayer), and a second rows x outputs buffer costs about as much as the add
     return functional.embedding_bag(rows.indices, table, rows.offsets, mode="sum", per_sample_weights=rows.values,
-                                    include_last_offset=True) + bias
+                                    include_last_offset=True).add_(bias)
 
 
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # how a sparse first layer's weight gradient is computed
@@ -430,12 +436,19 @@ class PolicyNet(nn.Module):
         parts = []
         for start in range(0, max(len(obs), 1), chunk):  # an empty batch gives one empty part
             rows = obs[start:start + chunk]
-            row, card, features = self.cards.features(rows.dense() if isinstance(rows, SparseRows) else rows,
-                                                      None if legal is None else legal[start:start + chunk])
-            offsets = torch.zeros(len(rows) + 1, dtype=torch.int64, device=row.device)
-            torch.cumsum(torch.bincount(row, minlength=len(rows)), 0, out=offsets[1:])  # rows come in order
-            parts.append(SparseRows(card, features, offsets, NUM_CARDS))
+            scored = self.cards.features(rows.dense() if isinstance(rows, SparseRows) else rows,
+                                         None if legal is None else legal[start:start + chunk])
+            parts.append(card_feature_rows(*scored, len(rows)))
         return SparseRows.cat(parts)
+
+
+def card_feature_rows(row: torch.Tensor, card: torch.Tensor, features: torch.Tensor, rows: int) -> SparseRows:
+    """The card scorer's features of scored cards (``row``, in order, ``card`` and ``features``: as
+    :class:`~spades_env.card_scorer.CardFeatures` gives them) as SparseRows of ``rows`` rows (card ids, one feature
+    row per card), which :meth:`PolicyNet.forward` reads as ``hand_cards``."""
+    offsets = torch.zeros(rows + 1, dtype=torch.int64, device=row.device)
+    torch.cumsum(torch.bincount(row, minlength=rows), 0, out=offsets[1:])
+    return SparseRows(card, features, offsets, NUM_CARDS)
 
 
 class ValueNet(nn.Module):

@@ -29,10 +29,9 @@ import torch
 from torch.nn import functional
 
 from spades_env.card_scorer import CardFeatures, score_cards
-from spades_env.encoding import OBS_SIZE, STATE_SIZE
 from spades_env.nn import (FEATURE_CLIP, POLICY_FORMAT, CheckpointError, PolicyNet, SparseRows, ValueNet, add_card_scores,
                            atomic_torch_save, load_policy, safe_load, weight_grad_dtype)
-from training.config import TrainConfig
+from training.config import CRITIC_INPUTS, TrainConfig
 
 CHECKPOINT_FORMAT = "spades_env.train_checkpoint/2"
 WEIGHTS_FORMATS = (CHECKPOINT_FORMAT, "spades_env.train_checkpoint/1")  # usable by init_from
@@ -84,13 +83,15 @@ class SnapshotNets:
         return self._stacked[2], self._stacked[3]
 
     def logits(self, pool: list, obs: torch.Tensor | SparseRows, which: torch.Tensor, legal: torch.Tensor | None = None,
-               dense: torch.Tensor | None = None) -> torch.Tensor:
+               dense: torch.Tensor | None = None,
+               card_features: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         """Each row's logits (unmasked, no prior) from the pool snapshot at position ``which`` of that row.
 
         On SparseRows the first layer reads each row's own snapshot's weights only (the layer that costs most
         when every snapshot is applied to every row); the later layers apply every snapshot and keep the row's.
         A card scorer scores the cards of :func:`~spades_env.card_scorer.scored_cards` given the ``legal`` masks
-        (else every hand card), reading the ``dense`` observations (made from ``obs`` when not given).
+        (else every hand card), reading the ``dense`` observations (made from ``obs`` when not given), or the
+        given ``card_features`` of these rows (:class:`~spades_env.card_scorer.CardFeatures`' output).
         """
         stacked, table = self._stacks(pool)
         layers, scorer = stacked[:len(self.hidden) + 1], stacked[len(self.hidden) + 1:]
@@ -108,9 +109,11 @@ class SnapshotNets:
         logits = _own_block(context, *layers[-1], which, len(pool))
         if not scorer:
             return logits
-        if dense is None:
-            dense = obs if isinstance(obs, torch.Tensor) else obs.dense()
-        row, card, card_features = self._card_features(dense, legal)
+        if card_features is None:
+            if dense is None:
+                dense = obs if isinstance(obs, torch.Tensor) else obs.dense()
+            card_features = self._card_features(dense, legal)
+        row, card, card_features = card_features
         card_which = which.index_select(0, row)
         card_layer, context_layer, hidden_layer, score_layer = scorer  # SCORER_LAYERS' order
 
@@ -171,7 +174,7 @@ def build_learner(config: TrainConfig, device: torch.device) -> Learner:
     """Fresh networks (from torch's current random state) and Adam over policy and critic."""
     options = network_options(config)
     policy = PolicyNet(config.hidden, **options).to(device)
-    critic = ValueNet(STATE_SIZE if config.critic_input == "state" else OBS_SIZE, config.hidden).to(device)
+    critic = ValueNet(CRITIC_INPUTS[config.critic_input].size, config.critic_hidden).to(device)
     policy.weight_grad_dtype = critic.weight_grad_dtype = weight_grad_dtype(config.weight_grad, device)
     params = list(policy.parameters()) + list(critic.parameters())
     # fused: one kernel over all the weights, the same update (about 6x faster a step on CPU than the loop per tensor)
@@ -217,7 +220,8 @@ ADDED_FIELDS = {"weight_grad": "float32", "bc_bid_weight": 1.0, "card_scorer": 0
 def config_conflicts(saved: dict[str, Any], config: TrainConfig) -> list[str]:
     """The fields outside RESUMABLE_FIELDS whose value differs from the checkpoint's, as 'name: old -> new'."""
     now = config.to_dict()
-    saved = {**ADDED_FIELDS, **saved}
+    # before critic_hidden, the critic had the policy's hidden sizes
+    saved = {**ADDED_FIELDS, "critic_hidden": saved.get("hidden"), **saved}
     return [f"{k}: {saved.get(k)!r} -> {v!r}" for k, v in now.items()
             if k not in RESUMABLE_FIELDS and saved.get(k) != v]
 

@@ -19,8 +19,12 @@ from typing import Any
 
 import yaml
 
+from spades_env.layout import OBSERVATION, POSITION, STATE, ObservationLayout
 
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
+# what the critic reads: the full-information position (every hand, no history of play), the full state (the
+# position and the history) or the acting seat's observation
+CRITIC_INPUTS: dict[str, ObservationLayout] = {"position": POSITION, "state": STATE, "observation": OBSERVATION}
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - the word argparse uses
@@ -50,14 +54,17 @@ class TrainConfig:
     rollout_worker: bool = _f(True, "collect each rollout in a second process during the update before it "
                                     "(both cores busy; one update of policy lag, see training.pipeline)")
     # network
-    hidden: list = _f([256, 256], "hidden layer sizes of the policy and value MLPs")
+    hidden: list = _f([256, 256], "hidden layer sizes of the policy MLP")
+    critic_hidden: list = _f([256, 128], "hidden layer sizes of the critic (value MLP); only the update and the "
+                                         "rollout's value pass run it, never play")
     sparse_input: bool = _f(True, "updates feed the first layers only the active features (equal in function to dense)")
     weight_grad: str = _f("auto", "sparse first layers' weight gradient: 'float32' (an exact sparse product), "
                           "'bfloat16' (a dense bf16 product: about 2x faster on CPUs with AMX, slower elsewhere) or "
                           "'auto' (bfloat16 on a CPU with AMX, else float32)")
     card_scorer: int = _f(64, "width of the policy's card-centred scorer (spades_env.card_scorer: per-card features "
                                "scored by one network shared by all cards, added to the card logits; 0 = none)")
-    critic_input: str = _f("state", "'state' (full information, centralized critic) or 'observation'")
+    critic_input: str = _f("position", "'position' (every hand and the table, no history of play: a full-information "
+                                       "critic), 'state' (the position and the history) or 'observation'")
     prior_weight: float = _f(0.0, "residual policy: logit bonus at the heuristic's action (0 = plain policy)")
     prior_on_bids: bool = _f(False, "apply the heuristic prior to bids too (else card decisions only)")
     init_from: str = _f("", "start from this policy file or training checkpoint (skips imitation; '' = fresh)")
@@ -112,14 +119,17 @@ class TrainConfig:
                 raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
         if self.weight_grad not in WEIGHT_GRADS:
             raise ValueError(f"train config 'weight_grad' must be one of {WEIGHT_GRADS}, got {self.weight_grad!r}")
-        if self.critic_input not in ("state", "observation"):
-            raise ValueError(f"train config 'critic_input' must be 'state' or 'observation', got {self.critic_input!r}")
+        if self.critic_input not in CRITIC_INPUTS:
+            raise ValueError(f"train config 'critic_input' must be one of {sorted(CRITIC_INPUTS)}, "
+                             f"got {self.critic_input!r}")
         fractions = (self.selfplay_fraction, self.heuristic_fraction, self.random_fraction)
         if not 0 <= sum(fractions) <= 1 or min(fractions) < 0:
             raise ValueError("train config 'selfplay_fraction', 'heuristic_fraction' and 'random_fraction' must be >= 0 "
                              "and sum to at most 1")
-        if not self.hidden or any(int(h) <= 0 for h in self.hidden):
-            raise ValueError(f"train config 'hidden' must list positive sizes, got {self.hidden}")
+        for name in ("hidden", "critic_hidden"):
+            sizes = getattr(self, name)
+            if not sizes or any(not isinstance(h, int) or isinstance(h, bool) or h <= 0 for h in sizes):
+                raise ValueError(f"train config '{name}' must list positive integer sizes, got {sizes}")
         if self.card_scorer < 0:
             raise ValueError(f"train config 'card_scorer' must be >= 0 (0: none), got {self.card_scorer}")
         if self.max_updates < 0:
@@ -167,6 +177,7 @@ def load_config(path: str | None) -> TrainConfig:
     return from_mapping(data)
 
 
+SIZE_LISTS = ("hidden", "critic_hidden")  # list fields of layer sizes (integers on the command line)
 TRUE_WORDS, FALSE_WORDS = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 
@@ -201,7 +212,7 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
             continue
         if f.default is dataclasses.MISSING:  # list field
             items = [v.strip() for v in value.split(",") if v.strip()]
-            value = [int(v) for v in items] if f.name == "hidden" else items
+            value = [int(v) for v in items] if f.name in SIZE_LISTS else items
         out[f.name] = value
     return out
 

@@ -9,17 +9,24 @@ that collects the next batch while the main process updates on the last one:
 
 (batch 0 with the first weights). This is one update of policy lag: PPO's
 ratio and clip are taken against the policy that chose the actions (the
-recorded log-probabilities), and the critic's values of a batch come from
-the same lagged critic. The schedule does not depend on timing: a run with the
-worker is reproducible from its seed, and differs from a run without it only
-by the lag and by the random streams (the worker draws opponents and actions
-from its own generators, seeded from the run's seed).
+recorded log-probabilities). The worker does not run the critic: it sends the
+finished decisions with their rewards and links, and the main process values
+them in one batched pass when the batch arrives (with its critic of update
+k - 1, one update fresher than the acting policy), then computes GAE
+(:func:`training.rollout.finish_batch`); that pass is about a tenth of a
+rollout, and the update is the lighter side. The schedule does not depend on
+timing: a run with the worker is reproducible from its seed, and differs from
+a run without it only by the lag and by the random streams (the worker draws
+opponents and actions from its own generators, seeded from the run's seed).
 
 The worker holds the :class:`~training.rollout.Rollout` with its generators.
 At each request it pickles them first (the state of the tables *before* the
-batch it is asked for) and sends them back with the batch; a checkpoint saves
-that state with the weights the pending request was made with, so that
-``--resume`` collects the same batch again and continues bit for bit.
+batch it is asked for) and keeps those bytes until the next request; a
+checkpoint asks for them (after the batch) and saves that state with the
+weights the pending request was made with, so that ``--resume`` collects the
+same batch again and continues bit for bit. Only checkpoints need that state,
+so it crosses the pipe only for them (it holds the unfinished hands'
+decisions: 4 to 20 MB, as much again as a batch).
 """
 
 from __future__ import annotations
@@ -56,11 +63,11 @@ def fresh_worker_state(rollout: Rollout, seed: int) -> WorkerState:
     return WorkerState(rollout, np.random.default_rng([seed, WORKER_STREAM]), generator.get_state())
 
 
-def _networks(config: TrainConfig, device: torch.device) -> tuple[torch.nn.Module, torch.nn.Module, SnapshotNets]:
+def _networks(config: TrainConfig, device: torch.device) -> tuple[torch.nn.Module, SnapshotNets]:
     from training.checkpoint import build_learner  # the same networks as the learner's (no optimizer needed)
 
     learner = build_learner(config, device)
-    return learner.policy, learner.critic, learner.snapshots
+    return learner.policy, learner.snapshots
 
 
 def _send(conn: Any, message: tuple) -> None:
@@ -73,19 +80,24 @@ def _recv(conn: Any) -> tuple:
 
 
 def _serve(conn: Any, config: TrainConfig, device: str, threads: int) -> None:
-    """The worker's loop: ("collect", weights, pool or None) -> ("batch", batch, rewards, state bytes); ("state",
-    state) sets its tables; ("imitate", rollout, decisions) -> ("imitation", the heuristic's decisions)."""
+    """The worker's loop: ("collect", policy weights, pool or None) -> ("batch", decisions, rewards); ("before",) -> ("before",
+    the pickled state from before the last batch); ("state", state) sets its tables; ("imitate", rollout,
+    decisions) -> ("imitation", the heuristic's decisions)."""
     try:
         torch.set_num_threads(threads)
         device_ = torch.device(device)
-        policy, critic, snapshots = _networks(config, device_)
+        policy, snapshots = _networks(config, device_)
         state: WorkerState | None = None
+        before: bytes | None = None  # the state from before the last batch, for a checkpoint
         pool: list = []
         while True:
             message = _recv(conn)
             kind = message[0]
             if kind == "close":
                 return
+            if kind == "before":
+                _send(conn, ("before", before))
+                continue
             if kind == "state":
                 state = message[1]
                 state.rollout.config = config
@@ -95,16 +107,16 @@ def _serve(conn: Any, config: TrainConfig, device: str, threads: int) -> None:
 
                 _send(conn, ("imitation", heuristic_decisions(message[1], config, message[2], progress=False)))
                 continue
-            _, policy_state, critic_state, new_pool = message
+            _, policy_state, new_pool = message
             policy.load_state_dict(policy_state)
-            critic.load_state_dict(critic_state)
             if new_pool is not None:
                 pool = new_pool
-            before = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # for a checkpoint
+            before = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # sent only if a checkpoint asks
             torch.set_rng_state(state.torch_rng)
-            batch, rewards = collect(state.rollout, policy, critic, snapshots, pool, state.rng, device_)
+            # without the critic: the learner values the decisions (training.rollout.finish_batch)
+            batch, rewards = collect(state.rollout, policy, None, snapshots, pool, state.rng, device_)
             state.torch_rng = torch.get_rng_state()
-            _send(conn, ("batch", batch, rewards, before))  # one message: a send blocks until the other side reads
+            _send(conn, ("batch", batch, rewards))  # one message: a send blocks until the other side reads
     except (EOFError, KeyboardInterrupt):  # the main process went away
         return
     except BaseException:  # noqa: BLE001 - every failure goes back to the main process, named
@@ -136,7 +148,8 @@ class RolloutWorker:
         self._pool_sent: list | None = None
         self._pending = False
         self._answer: tuple | None = None  # the in-flight request's answer, once received
-        self._weights: tuple[dict, dict] | None = None
+        self._before: bytes | None = None  # the worker's state from before it, once a checkpoint asked for it
+        self._weights: dict | None = None
         if state is not None:  # the tables of rollouts (none for imitation only)
             _send(self._conn, ("state", state))
 
@@ -153,15 +166,16 @@ class RolloutWorker:
         """Whether a request is in flight."""
         return self._pending
 
-    def submit(self, policy_state: dict, critic_state: dict, pool: list) -> None:
-        """Ask for the next batch with these weights and this snapshot pool (sent again only when it changed)."""
+    def submit(self, policy_state: dict, pool: list) -> None:
+        """Ask for the next batch with these policy weights and this snapshot pool (sent again only when it changed)."""
         if self._pending:
             raise RolloutWorkerError("a rollout is already in flight: take its result first")
         changed = self._pool_sent is None or len(pool) != len(self._pool_sent) or any(
             a is not b for a, b in zip(pool, self._pool_sent))
-        _send(self._conn, ("collect", policy_state, critic_state, list(pool) if changed else None))
+        _send(self._conn, ("collect", policy_state, list(pool) if changed else None))
         self._pool_sent = list(pool)
-        self._pending, self._answer, self._weights = True, None, (policy_state, critic_state)
+        self._pending, self._answer, self._before = True, None, None
+        self._weights = policy_state
 
     def _receive(self, expected: str) -> tuple:
         try:
@@ -184,13 +198,17 @@ class RolloutWorker:
     def inflight(self) -> dict[str, Any]:
         """For a checkpoint: the worker's state from before the batch in flight, and that batch's weights (waits for
         the batch, which :meth:`result` then returns)."""
-        before = self._answered()[3]
-        return {"state": pickle.loads(before), "policy": self._weights[0], "critic": self._weights[1]}
+        self._answered()  # the worker answers with the batch first, then waits for the next message
+        if self._before is None:
+            _send(self._conn, ("before",))
+            self._before = self._receive("before")[1]
+        return {"state": pickle.loads(self._before), "policy": self._weights}
 
     def result(self) -> tuple[dict[str, Any] | None, list[float]]:
-        """The batch asked for (None when no decision finished) and seat 0's hand rewards in it."""
-        _, batch, rewards, _ = self._answered()
-        self._pending, self._answer = False, None
+        """The finished decisions asked for, to value (:func:`training.rollout.finish_batch`; None when none
+        finished), and seat 0's hand rewards in them."""
+        _, batch, rewards = self._answered()
+        self._pending, self._answer, self._before = False, None, None
         return batch, rewards
 
     def close(self) -> None:

@@ -21,8 +21,11 @@ the same distribution as ``Categorical``'s sampling, at a fraction of the cost
 on a few hundred rows. With a card scorer, the learner's card features (the
 scored cards given the legal masks) are made once per table step from the
 dense observations, read by the policy and kept with the decisions for the
-update (:func:`scored_hand_cards`); snapshot opponents get theirs in their
-batched pass.
+update (:func:`scored_hand_cards`); the snapshot opponents' are made in the
+same pass (:func:`step_card_features`: one pass of fixed arithmetic for both).
+The critic reads the tables' position, full state or observation
+(``critic_input``); :func:`collect` without a critic (the rollout worker)
+leaves the values and GAE to :func:`finish_batch`.
 """
 
 from __future__ import annotations
@@ -35,15 +38,21 @@ from spades_env.agents.policy import heuristic_prior
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
-from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, fixed_weights, masked_logits, sparse_rows
+from spades_env.encoding import OBS_SIZE
+from spades_env.layout import POSITION_COLUMNS
+from spades_env.nn import (PolicyNet, SparseRows, ValueNet, apply_prior, card_feature_rows, fixed_weights, masked_logits,
+                           sparse_rows)
 from spades_env.rewards import BagLedger, seat_sides
 from training.checkpoint import SnapshotNets
-from training.config import TrainConfig
-from training.trajectories import TrajectoryStore
+from training.config import CRITIC_INPUTS, TrainConfig
+from training.trajectories import TrajectoryStore, with_advantages
 
 SELF, HEURISTIC, SNAPSHOT, RANDOM = 0, 1, 2, 3  # table kinds
 SEED_RANGE = 2**31  # seeds drawn for the batch engine
+# the position's columns of the state as runs of adjacent columns (three): slices copy several times faster than a
+# fancy index of the columns
+POSITION_RUNS = [slice(int(run[0]), int(run[-1]) + 1)
+                 for run in np.split(POSITION_COLUMNS, np.flatnonzero(np.diff(POSITION_COLUMNS) != 1) + 1)]
 
 
 def policy_step(policy: PolicyNet, obs: np.ndarray | SparseRows, mask: np.ndarray, device: torch.device,
@@ -62,10 +71,27 @@ def scored_hand_cards(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray,
     """The card scorer's features of the scored cards of these dense rows given their legal masks, on ``device``
     (for the policy's step, then kept with the decisions: the update reads them instead of making them again);
     None without a card scorer."""
+    return step_card_features(policy, obs, mask, 0, device)[0]
+
+
+CardFeatureRows = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # (row, card, features), as CardFeatures gives
+
+
+def step_card_features(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, others: int,
+                       device: torch.device) -> tuple[SparseRows | None, CardFeatureRows | None]:
+    """The card scorer's features of a table step's rows in one pass (None, None without a card scorer): of the
+    learner's rows (all but the last ``others``) as :func:`scored_hand_cards` gives them, and of the last
+    ``others`` rows (snapshot opponents, for :meth:`SnapshotNets.logits`; None when ``others`` is 0)."""
     if policy.cards is None:
-        return None
+        return None, None
+    learner = len(obs) - others
     with torch.inference_mode():
-        return policy.hand_card_features(torch.as_tensor(obs, device=device), torch.as_tensor(mask, device=device))
+        row, card, features = policy.cards.features(torch.as_tensor(obs, device=device),
+                                                    torch.as_tensor(mask, device=device))
+        cut = int(torch.searchsorted(row, learner))  # rows come in order: the learner's cards first
+        mine = card_feature_rows(row[:cut], card[:cut], features[:cut], learner)
+        theirs = (row[cut:] - learner, card[cut:], features[cut:]) if others else None
+    return mine, theirs
 
 
 def network_input(x: np.ndarray | SparseRows, device: torch.device) -> torch.Tensor | SparseRows:
@@ -139,7 +165,7 @@ class Rollout:
         self.sides = seat_sides(rules)
         self.ledger = BagLedger(rules, config.num_envs)
         self.opponents = Opponents(config.num_envs)
-        self.critic_size = STATE_SIZE if config.critic_input == "state" else OBS_SIZE
+        self.critic_size = CRITIC_INPUTS[config.critic_input].size
         self.store = self.new_store()
         self.obs = self.mask = self.to_act = None
 
@@ -155,8 +181,13 @@ class Rollout:
         self.ledger.new_games(slice(None))
 
     def critic_input(self, rows: np.ndarray) -> np.ndarray:
-        """The critic's input of these tables: the full state, or the observation."""
-        return self.env.state()[rows] if self.config.critic_input == "state" else self.obs[rows]
+        """The critic's input of these tables (``critic_input``): the position, the full state or the observation."""
+        if self.config.critic_input == "observation":
+            return self.obs[rows]
+        state = self.env.state()
+        if self.config.critic_input == "state":
+            return state[rows]
+        return np.concatenate([state[rows, run] for run in POSITION_RUNS], axis=1)
 
     def prior_of(self, obs_rows: np.ndarray, mask_rows: np.ndarray) -> np.ndarray | None:
         """The heuristic prior of these rows, or None for a plain policy."""
@@ -175,8 +206,9 @@ class Rollout:
 
 
 def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, pool: list, snapshots: SnapshotNets,
-                     device: torch.device) -> None:
-    """Fill ``actions`` at the opponents' tables ``rows``: the heuristic's, random legal ones, or a pool snapshot's."""
+                     device: torch.device, snapshot_cards: CardFeatureRows | None = None) -> None:
+    """Fill ``actions`` at the opponents' tables ``rows``: the heuristic's, random legal ones, or a pool snapshot's
+    (``snapshot_cards``: the card scorer's features of the snapshot tables, in order, when already made)."""
     obs, mask, opponents = rollout.obs, rollout.mask, rollout.opponents
     h_rows = rows[opponents.kinds[rows] == HEURISTIC]
     if len(h_rows):
@@ -193,14 +225,15 @@ def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, po
             logits = snapshots.logits(pool, network_input(inputs, device),
                                       torch.as_tensor(opponents.snapshot_of[s_rows], device=device),
                                       legal=torch.as_tensor(mask[s_rows], device=device),
-                                      dense=torch.as_tensor(obs[s_rows], device=device))
+                                      dense=torch.as_tensor(obs[s_rows], device=device), card_features=snapshot_cards)
             prior = rollout.prior_of(obs[s_rows], mask[s_rows])
             actions[s_rows] = sample_actions(logits, mask[s_rows], device, rollout.config.prior_weight, prior=prior)[0]
 
 
-def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: SnapshotNets, pool: list,
+def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet | None, snapshots: SnapshotNets, pool: list,
             rng: np.random.Generator, device: torch.device) -> tuple[dict[str, np.ndarray] | None, list[float]]:
-    """One rollout of ``rollout_steps`` table steps; the finished decisions (with GAE) and seat 0's hand rewards."""
+    """One rollout of ``rollout_steps`` table steps; the finished decisions and seat 0's hand rewards. The decisions
+    come as a batch (the ``critic``'s values, GAE) or, without a critic, with their links for :func:`finish_batch`."""
     config, store = rollout.config, rollout.store
     policy.eval()
     snapshots.keep_only(pool)
@@ -209,27 +242,39 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet, snapshots: Sn
         for _ in range(config.rollout_steps):
             learner = rollout.opponents.learner_rows(rollout.sides[rollout.to_act])
             actions = np.zeros(config.num_envs, dtype=np.int64)
-            rows = np.flatnonzero(learner)
+            rows, opp = np.flatnonzero(learner), np.flatnonzero(~learner)
+            # the snapshot tables' card features are made with the learner's, in one pass (the same arithmetic)
+            snap = opp[rollout.opponents.kinds[opp] == SNAPSHOT]
+            both = np.concatenate([rows, snap])
+            hand_cards, snapshot_cards = step_card_features(policy, rollout.obs[both], rollout.mask[both], len(snap),
+                                                            device)
             if len(rows):
                 obs, mask = rollout.obs[rows], rollout.mask[rows]
                 prior = rollout.prior_of(obs, mask)
                 inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
-                hand_cards = scored_hand_cards(policy, obs, mask, device)  # also the store's, on the CPU
                 act, logp = policy_step(policy, inputs, mask, device, prior=prior, hand_cards=hand_cards)
                 crit = rollout.critic_input(rows)
                 store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior,
                           None if hand_cards is None else hand_cards.to("cpu"))
                 actions[rows] = act
-            opp = np.flatnonzero(~learner)
             if len(opp):
-                opponent_actions(rollout, opp, actions, pool, snapshots, device)
+                opponent_actions(rollout, opp, actions, pool, snapshots, device, snapshot_cards)
             dones, rewards = rollout.step(store, actions)
             hand_rewards.extend(rewards[:, 0].tolist())
             if dones.any():
                 rollout.opponents.assign(np.flatnonzero(dones), rng, config, rollout.rules.num_sides, len(pool))
-        batch = store.take_complete(config.gamma, config.gae_lambda,
-                                    lambda inputs: values_of(critic, inputs, device, config.sparse_input))
-    return batch, hand_rewards
+        decisions = store.take_complete_decisions()
+    return (decisions if critic is None else finish_batch(decisions, critic, config, device)), hand_rewards
+
+
+def finish_batch(decisions: dict[str, np.ndarray] | None, critic: ValueNet, config: TrainConfig,
+                 device: torch.device) -> dict[str, np.ndarray] | None:
+    """Complete decisions (:func:`collect` without a critic) as a batch: the critic's values (one batched pass), GAE
+    advantages and returns."""
+    if decisions is None:
+        return None
+    return with_advantages(decisions, config.gamma, config.gae_lambda,
+                           lambda inputs: values_of(critic, inputs, device, config.sparse_input))
 
 
 def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> None:

@@ -28,8 +28,9 @@
    over them (:mod:`training.ppo`), the networks' first layers fed only the
    active features (``sparse_input``, see :mod:`spades_env.nn`). With
    ``rollout_worker`` the tables live in a second process that collects the
-   next rollout during the update (one update of policy lag; also half of the
-   imitation data): both cores busy (:mod:`training.pipeline`).
+   next rollout during the update (one update of policy lag; the critic's
+   pass stays in this process; also half of the imitation data): both cores
+   busy (:mod:`training.pipeline`).
 5. Metrics go to ``metrics.csv`` (and TensorBoard when installed), a learning
    curve to ``learning_curve.png``; duplicate evaluations against the
    ``eval_opponents`` run every ``eval_every`` updates; checkpoints are written
@@ -66,7 +67,7 @@ from training.imitation import imitate, set_learning_rate
 from training.pipeline import RolloutWorker, fresh_worker_state, weights
 from training.metrics import METRIC_FIELDS, MetricsLog, plot_learning_curve
 from training.ppo import explained_variance, ppo_update
-from training.rollout import Rollout, collect, start_tables
+from training.rollout import Rollout, collect, finish_batch, start_tables
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
 
 __all__ = ["CHECKPOINT_FORMAT", "METRIC_FIELDS", "TrainConfig", "main", "train"]
@@ -163,7 +164,8 @@ class Batches:
     With the worker, :meth:`next` returns the batch asked for at the previous
     call (the first call asks with the current weights, or with the weights of
     the checkpoint's request on a resume) and asks for the next one with the
-    current weights, so that it is collected during the update.
+    current weights, so that it is collected during the update; the worker runs no critic, so the batch it returns
+    is valued here, with the current critic (:func:`training.rollout.finish_batch`).
     """
 
     def __init__(self, run: Run):
@@ -172,7 +174,7 @@ class Batches:
             saved = run.worker or {"state": fresh_worker_state(run.rollout, run.config.seed), "policy": None}
             self.worker = RolloutWorker(run.config, saved["state"], run.device)
             if saved["policy"] is not None:  # the request in flight at the checkpoint, asked again
-                self.worker.submit(saved["policy"], saved["critic"], run.pool)
+                self.worker.submit(saved["policy"], run.pool)
 
     def next(self) -> tuple[dict[str, np.ndarray] | None, list[float]]:
         """The next batch of finished decisions (None if none finished) and seat 0's hand rewards."""
@@ -180,12 +182,12 @@ class Batches:
         if self.worker is None:
             return collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng,
                            run.device)
-        current = (weights(learner.policy), weights(learner.critic))
+        current = weights(learner.policy)
         if not self.worker.pending:
-            self.worker.submit(*current, run.pool)
-        batch, rewards = self.worker.result()
-        self.worker.submit(*current, run.pool)
-        return batch, rewards
+            self.worker.submit(current, run.pool)
+        decisions, rewards = self.worker.result()
+        self.worker.submit(current, run.pool)
+        return finish_batch(decisions, learner.critic, run.config, run.device), rewards
 
     def inflight(self) -> dict[str, Any] | None:
         """The worker's in-flight request for a checkpoint (None without a worker)."""

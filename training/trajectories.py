@@ -9,7 +9,10 @@ still in progress when a rollout stops are carried into the next rollout
 (their log-probabilities are one update old; PPO's ratio accounts for it).
 The critic's values can be left to :meth:`TrajectoryStore.take_complete`
 (``value_fn``): one batched pass over the complete decisions instead of a
-small one at every table step. With ``sparse`` set, the store keeps the
+small one at every table step. That is :meth:`TrajectoryStore.take_complete_decisions`
+(the complete decisions with their rewards and links) followed by
+:func:`with_advantages` (values, GAE, returns), which the rollout worker's
+batches get in the main process, where the critic is. With ``sparse`` set, the store keeps the
 networks' inputs (observation and critic input) as their active features
 (:class:`spades_env.nn.SparseRows`, built once per table step) instead of
 dense rows: the complete decisions then come out as SparseRows, ready for
@@ -115,6 +118,12 @@ class TrajectoryStore:
         ``value_fn`` (critic inputs -> values) replaces the recorded values of the complete decisions. The
         network inputs come out as SparseRows in a sparse store.
         """
+        decisions = self.take_complete_decisions()
+        return None if decisions is None else with_advantages(decisions, gamma, gae_lambda, value_fn)
+
+    def take_complete_decisions(self) -> dict[str, Rows] | None:
+        """The complete decisions with their rewards and links (``done``; ``next``: the successor's row among them, or
+        -1), for :func:`with_advantages`; incomplete ones are kept for later. None when none is complete."""
         if self.size == 0:
             return None
         keys = [key for key in self._chunks[0] if all(key in c for c in self._chunks)]  # hand_cards may be missing
@@ -124,25 +133,41 @@ class TrajectoryStore:
         nxt = np.asarray(self._next, dtype=np.int64)
         finished = np.asarray(self.hand_finished, dtype=bool)
         complete = finished[data["uid"]]
-        if value_fn is not None and complete.any():
-            data["value"] = data["value"].copy()
-            data["value"][complete] = value_fn(data["critic"][complete])
-        value = data["value"]
-        adv = gae_advantages(reward, value, done, nxt, np.flatnonzero(complete), gamma, gae_lambda)
-        keep = ~complete
         out = {key: arr[complete] for key, arr in data.items()}
-        out["advantage"] = adv[complete]
-        out["return"] = returns_of(adv[complete], value[complete])
-        out["reward"] = reward[complete]
+        # a complete decision's successor is in its own (finished) hand: complete too
+        out["reward"], out["done"] = reward[complete], done[complete]
+        out["next"] = _renumbered(nxt[complete], complete)
         # Carry the incomplete decisions over, re-indexed.
+        keep = ~complete
         new_index = np.cumsum(keep) - 1
         kept = np.flatnonzero(keep)
         self._chunks = [{key: arr[keep] for key, arr in data.items()}] if len(kept) else []
         self._reward = reward[keep].tolist()
         self._done = done[keep].tolist()
-        remapped = np.where(nxt[keep] >= 0, new_index[np.maximum(nxt[keep], 0)], -1)
-        self._next = remapped.tolist()
+        self._next = _renumbered(nxt[keep], keep).tolist()
         open_ids = self.last >= 0
         self.last[open_ids] = new_index[self.last[open_ids]]
         self.size = len(kept)
         return out if len(out["action"]) else None
+
+
+def _renumbered(links: np.ndarray, picked: np.ndarray) -> np.ndarray:
+    """Links (row indices, or -1) to rows among the ``picked`` ones, as indices among those rows."""
+    new_index = np.cumsum(picked) - 1
+    return np.where(links >= 0, new_index[np.maximum(links, 0)], -1)
+
+
+LINK_KEYS = ("done", "next")  # what take_complete_decisions adds for with_advantages, dropped by it
+
+
+def with_advantages(decisions: dict[str, Rows], gamma: float, gae_lambda: float,
+                    value_fn: Callable[[Rows], np.ndarray] | None = None) -> dict[str, Rows]:
+    """The complete ``decisions`` (:meth:`TrajectoryStore.take_complete_decisions`) as a batch: values from
+    ``value_fn`` (critic inputs -> values; else the recorded ones), GAE advantages and returns."""
+    batch = {key: arr for key, arr in decisions.items() if key not in LINK_KEYS}
+    if value_fn is not None:
+        batch["value"] = np.asarray(value_fn(batch["critic"]), dtype=np.float32)
+    rows = np.arange(len(batch["action"]))
+    adv = gae_advantages(batch["reward"], batch["value"], decisions["done"], decisions["next"], rows, gamma, gae_lambda)
+    batch["advantage"], batch["return"] = adv, returns_of(adv, batch["value"])
+    return batch

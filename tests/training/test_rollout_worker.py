@@ -14,7 +14,7 @@ from training import train as train_module
 from training.config import load_config
 from training.imitation import FIELDS, IMITATION_TABLES, heuristic_decisions, imitation_data
 from training.pipeline import WORKER_STREAM, RolloutWorker, RolloutWorkerError, fresh_worker_state, weights
-from training.rollout import Rollout, collect, start_tables
+from training.rollout import Rollout, collect, finish_batch, start_tables
 from training.trajectories import join_rows
 from training.train import start_run
 
@@ -56,14 +56,15 @@ def test_worker_collects_what_the_same_rollout_collects_in_process(smoke_run):
     here = copy.deepcopy(state)
     worker = RolloutWorker(run.config, state, run.device)
     try:
-        worker.submit(weights(run.learner.policy), weights(run.learner.critic), run.pool)
-        batch, rewards = worker.result()
+        worker.submit(weights(run.learner.policy), run.pool)
+        decisions, rewards = worker.result()
     finally:
         worker.close()
+    assert "advantage" not in decisions  # the worker runs no critic: the main process values the decisions
     torch.set_rng_state(here.torch_rng)
     expected, expected_rewards = collect(here.rollout, run.learner.policy, run.learner.critic, run.learner.snapshots,
                                          run.pool, here.rng, run.device)
-    _batches_equal(batch, expected)
+    _batches_equal(finish_batch(decisions, run.learner.critic, run.config, run.device), expected)
     assert rewards == expected_rewards
 
 
@@ -72,18 +73,37 @@ def test_worker_checkpoint_state_is_the_state_before_the_batch_in_flight(smoke_r
     state = fresh_worker_state(run.rollout, run.config.seed)
     worker = RolloutWorker(run.config, state, run.device)
     try:
-        worker.submit(weights(run.learner.policy), weights(run.learner.critic), run.pool)
+        worker.submit(weights(run.learner.policy), run.pool)
         saved = worker.inflight()
         first, _ = worker.result()
     finally:
         worker.close()
     again = RolloutWorker(run.config, saved["state"], run.device)  # a resume asks the same request again
     try:
-        again.submit(saved["policy"], saved["critic"], run.pool)
+        again.submit(saved["policy"], run.pool)
         second, _ = again.result()
     finally:
         again.close()
     _batches_equal(first, second)
+
+
+def test_worker_state_crosses_the_pipe_only_when_a_checkpoint_asks(smoke_run):
+    run = smoke_run
+    worker = RolloutWorker(run.config, fresh_worker_state(run.rollout, run.config.seed), run.device)
+    try:
+        worker.submit(weights(run.learner.policy), run.pool)
+        asked = worker.inflight()
+        again = worker.inflight()  # asked once, kept until the batch is taken
+        decisions, _ = worker.result()
+        worker.submit(weights(run.learner.policy), run.pool)
+        worker.result()  # a batch nobody checkpointed: its answer is the batch alone
+    finally:
+        worker.close()
+    assert set(asked) == {"state", "policy"} and decisions is not None
+    first, second = asked["state"], again["state"]
+    assert first.rng.bit_generator.state == second.rng.bit_generator.state
+    assert torch.equal(first.torch_rng, second.torch_rng)
+    np.testing.assert_array_equal(first.rollout.obs, second.rollout.obs)
 
 
 def test_worker_failure_is_raised_in_the_main_process_with_its_cause(smoke_run):
@@ -91,7 +111,7 @@ def test_worker_failure_is_raised_in_the_main_process_with_its_cause(smoke_run):
     worker = RolloutWorker(run.config, fresh_worker_state(run.rollout, run.config.seed), run.device)
     try:
         bad = {k: torch.zeros(1) for k in weights(run.learner.policy)}  # weights of the wrong shape
-        worker.submit(bad, weights(run.learner.critic), run.pool)
+        worker.submit(bad, run.pool)
         with pytest.raises(RolloutWorkerError, match="size mismatch"):
             worker.result()
     finally:
@@ -102,10 +122,10 @@ def test_worker_refuses_a_second_request_in_flight(smoke_run):
     run = smoke_run
     worker = RolloutWorker(run.config, fresh_worker_state(run.rollout, run.config.seed), run.device)
     try:
-        policy, critic = weights(run.learner.policy), weights(run.learner.critic)
-        worker.submit(policy, critic, run.pool)
+        policy = weights(run.learner.policy)
+        worker.submit(policy, run.pool)
         with pytest.raises(RolloutWorkerError, match="already in flight"):
-            worker.submit(policy, critic, run.pool)
+            worker.submit(policy, run.pool)
         worker.result()
         with pytest.raises(RolloutWorkerError, match="no rollout in flight"):
             worker.result()

@@ -15,7 +15,7 @@ from spades_env.core.rules import Rules
 from spades_env.nn import SparseRows, feature_table, fixed_weights, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger
 from training.checkpoint import ADAM_EPS, build_learner
-from training.config import TrainConfig
+from training.config import CRITIC_INPUTS, TrainConfig
 from training.ppo import action_log_probs, ppo_update
 from training.rollout import sample_actions
 from training.trajectories import TrajectoryStore
@@ -69,7 +69,7 @@ def _random_batch(n: int, rng: np.random.Generator) -> dict:
     action = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
     sparse_floats = lambda width: (rng.random((n, width)) < 0.1) * rng.normal(size=(n, width)).astype(np.float32)  # noqa: E731
     return {"obs": sparse_floats(OBS_SIZE).astype(np.float32), "mask": mask,
-            "critic": sparse_floats(STATE_SIZE).astype(np.float32), "action": action,
+            "critic": sparse_floats(CRITIC_INPUTS[TrainConfig().critic_input].size).astype(np.float32), "action": action,
             "logp": np.log(1 / mask.sum(1)).astype(np.float32), "advantage": rng.normal(size=n).astype(np.float32),
             "return": rng.normal(size=n).astype(np.float32), "prior": np.full(n, -1)}
 
@@ -150,7 +150,7 @@ def test_first_layer_tables_are_held_inside_fixed_weights_only():
             assert torch.allclose(learner.policy(sparse), learner.policy(obs), atol=TOLERANCE), step
         with torch.no_grad():  # outside: the table of the current weights (fused Adam does not bump versions)
             assert torch.allclose(learner.policy(sparse), learner.policy(obs), atol=TOLERANCE), step
-        loss = learner.policy(sparse).square().mean() + learner.critic(sparse_rows(torch.zeros(4, STATE_SIZE))).sum()
+        loss = learner.policy(sparse).square().mean() + learner.critic(sparse_rows(torch.zeros(4, learner.critic.input_size))).sum()
         learner.optimizer.zero_grad()
         loss.backward()
         learner.optimizer.step()

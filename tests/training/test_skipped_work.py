@@ -23,7 +23,7 @@ from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
 from training.imitation import imitation_loss
 from training.ppo import action_log_probs, choice_rows, policy_log_probs, ppo_loss
-from training.rollout import Rollout, collect, start_tables
+from training.rollout import Rollout, collect, start_tables, step_card_features
 from training.trajectories import TrajectoryStore
 
 
@@ -100,6 +100,33 @@ def test_snapshots_score_the_legal_cards_as_their_own_networks(standard):
             assert torch.allclose(got[row], expected, atol=1e-5)
 
 
+@pytest.mark.parametrize("others", [0, 7, 40])
+def test_one_card_feature_pass_serves_the_learner_and_the_snapshot_rows(standard, others):
+    obs, mask = standard
+    obs, mask = obs[20:60].numpy(), mask[20:60].numpy()  # bids and plays on both sides of the split
+    torch.manual_seed(4)
+    policy = PolicyNet((16,), card_scorer=8)
+    pool = [PolicyNet((16,), card_scorer=8).state_dict() for _ in range(2)]
+    nets = SnapshotNets([16], torch.device("cpu"), card_scorer=8)
+    mine, theirs = step_card_features(policy, obs, mask, others, torch.device("cpu"))
+    learner = len(obs) - others
+    alone = policy.hand_card_features(torch.as_tensor(obs[:learner]), torch.as_tensor(mask[:learner]))
+    assert len(mine) == learner
+    for part in ("indices", "values", "offsets"):
+        assert torch.equal(getattr(mine, part), getattr(alone, part)), part
+    if not others:
+        assert theirs is None
+        return
+    snap_obs, snap_mask = torch.as_tensor(obs[learner:]), torch.as_tensor(mask[learner:])
+    for got, expected in zip(theirs, CardFeatures()(snap_obs, snap_mask)):
+        assert torch.equal(got, expected)
+    which = torch.arange(others) % 2
+    with torch.no_grad():
+        given = nets.logits(pool, sparse_rows(snap_obs), which, legal=snap_mask, card_features=theirs)
+        made = nets.logits(pool, sparse_rows(snap_obs), which, legal=snap_mask, dense=snap_obs)
+    assert torch.equal(given, made)
+
+
 def _policy_batch(obs: torch.Tensor, mask: torch.Tensor, net: PolicyNet) -> dict[str, torch.Tensor]:
     """A minibatch of real positions with legal actions drawn, their log-probabilities and random advantages."""
     rng = np.random.default_rng(1)
@@ -165,8 +192,8 @@ def test_the_rollout_keeps_the_card_features_the_update_would_make():
     config = dataclasses.replace(TrainConfig(), num_envs=8, rollout_steps=70, hidden=[16], card_scorer=8,
                                  rollout_worker=False, bc_decisions=0)
     torch.manual_seed(0)
-    policy, critic = PolicyNet(config.hidden, card_scorer=8), ValueNet(STATE_SIZE, config.hidden)
     rollout = Rollout(config, load_rules("standard"), np.random.default_rng(0))
+    policy, critic = PolicyNet(config.hidden, card_scorer=8), ValueNet(rollout.critic_size, config.hidden)
     start_tables(rollout, np.random.default_rng(0), 0)
     nets = SnapshotNets(config.hidden, torch.device("cpu"), card_scorer=8)
     batch, _ = collect(rollout, policy, critic, nets, [], np.random.default_rng(0), torch.device("cpu"))
