@@ -55,7 +55,8 @@ new without the scorer 13,614 / 15,289 / 12,023 (3.36x / 3.31x / 3.11x), new 11,
 Measured the night of 2026-12-03 (the AMD EPYC machine, nothing else running), once the default critic read
 the position (``critic_input: position``, the state without the history of play) with ``critic_hidden: [256,
 128]``, the worker ran no critic and the snapshot tables' card features came from the learner's pass: final code,
-``--updates 6 --rounds 3``: old 4,671, new without the scorer 17,868 (3.83x), new 14,984 (**3.21x**); ``--updates 4
+``--updates 6 --rounds 3``, twice: old 4,671 / 4,501, new without the scorer 17,868 / 16,515 (3.83x / 3.67x), new
+14,984 / 15,393 (**3.21x / 3.42x**); ``--updates 4
 --rounds 2``, twice: old 4,634 / 4,494, new 14,377 / 16,707 (**3.10x / 3.72x**). The same code before its last
 small change (the first layers' bias added in place) gave 2.80x-3.65x in four runs (README, "Self-play training").
 

@@ -55,8 +55,8 @@ class TrainConfig:
                                     "(both cores busy; one update of policy lag, see training.pipeline)")
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy MLP")
-    critic_hidden: list = _f([256, 128], "hidden layer sizes of the critic (value MLP); only the update and the "
-                                         "rollout's value pass run it, never play")
+    critic_hidden: list = _f([256, 128], "hidden layer sizes of the critic (value MLP); only training runs it "
+                                         "(the batches' values and the update), never play")
     sparse_input: bool = _f(True, "updates feed the first layers only the active features (equal in function to dense)")
     weight_grad: str = _f("auto", "sparse first layers' weight gradient: 'float32' (an exact sparse product), "
                           "'bfloat16' (a dense bf16 product: about 2x faster on CPUs with AMX, slower elsewhere) or "

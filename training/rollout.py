@@ -244,10 +244,12 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet | None, snapsh
             actions = np.zeros(config.num_envs, dtype=np.int64)
             rows, opp = np.flatnonzero(learner), np.flatnonzero(~learner)
             # the snapshot tables' card features are made with the learner's, in one pass (the same arithmetic)
-            snap = opp[rollout.opponents.kinds[opp] == SNAPSHOT]
-            both = np.concatenate([rows, snap])
-            hand_cards, snapshot_cards = step_card_features(policy, rollout.obs[both], rollout.mask[both], len(snap),
-                                                            device)
+            hand_cards = snapshot_cards = None
+            if policy.cards is not None:
+                snap = opp[rollout.opponents.kinds[opp] == SNAPSHOT]
+                both = np.concatenate([rows, snap])
+                hand_cards, snapshot_cards = step_card_features(policy, rollout.obs[both], rollout.mask[both],
+                                                                len(snap), device)
             if len(rows):
                 obs, mask = rollout.obs[rows], rollout.mask[rows]
                 prior = rollout.prior_of(obs, mask)
