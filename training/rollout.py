@@ -21,8 +21,8 @@ the same distribution as ``Categorical``'s sampling, at a fraction of the cost
 on a few hundred rows. With a card scorer, the learner's card features (the
 scored cards given the legal masks) are made once per table step from the
 dense observations, read by the policy and kept with the decisions for the
-update (:func:`scored_hand_cards`); the snapshot opponents' are made in the
-same pass (:func:`step_card_features`: one pass of fixed arithmetic for both).
+update; the snapshot opponents' are made in the same pass
+(:func:`step_card_features`: one pass of fixed arithmetic for both).
 The critic reads the tables' position, full state or observation
 (``critic_input``); :func:`collect` without a critic (the rollout worker)
 leaves the values and GAE to :func:`finish_batch`.
@@ -59,19 +59,11 @@ def policy_step(policy: PolicyNet, obs: np.ndarray | SparseRows, mask: np.ndarra
                 greedy: bool = False, prior: np.ndarray | None = None,
                 hand_cards: SparseRows | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Sample (or take the best) legal action per row; return actions and their log-probabilities. ``hand_cards``:
-    the card scorer's features of these rows (:func:`scored_hand_cards`), else made from ``obs``."""
+    the card scorer's features of these rows (:func:`step_card_features`), else made from ``obs``."""
     with torch.inference_mode():
         legal = torch.as_tensor(mask, device=device)
         logits = policy(network_input(obs, device), None if hand_cards is None else hand_cards.to(device), legal=legal)
         return sample_actions(logits, mask, device, policy.prior_weight, greedy, prior)
-
-
-def scored_hand_cards(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray,
-                      device: torch.device) -> SparseRows | None:
-    """The card scorer's features of the scored cards of these dense rows given their legal masks, on ``device``
-    (for the policy's step, then kept with the decisions: the update reads them instead of making them again);
-    None without a card scorer."""
-    return step_card_features(policy, obs, mask, 0, device)[0]
 
 
 CardFeatureRows = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # (row, card, features), as CardFeatures gives
@@ -79,9 +71,11 @@ CardFeatureRows = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # (row, card,
 
 def step_card_features(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, others: int,
                        device: torch.device) -> tuple[SparseRows | None, CardFeatureRows | None]:
-    """The card scorer's features of a table step's rows in one pass (None, None without a card scorer): of the
-    learner's rows (all but the last ``others``) as :func:`scored_hand_cards` gives them, and of the last
-    ``others`` rows (snapshot opponents, for :meth:`SnapshotNets.logits`; None when ``others`` is 0)."""
+    """The card scorer's features of the scored cards of a table step's dense rows given their legal masks, in one
+    pass on ``device`` (None, None without a card scorer): of the learner's rows (all but the last ``others``) as
+    SparseRows (for the policy's step, then kept with the decisions: the update reads them instead of making them
+    again), and of the last ``others`` rows (snapshot opponents, for :meth:`SnapshotNets.logits`; None when
+    ``others`` is 0)."""
     if policy.cards is None:
         return None, None
     learner = len(obs) - others
@@ -222,10 +216,12 @@ def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, po
     if len(s_rows):  # every snapshot in one batched pass
         with torch.inference_mode():
             inputs = sparse_rows(obs[s_rows]) if rollout.config.sparse_input else obs[s_rows]
+            # the dense rows only feed the card features, when they were not made with the learner's
+            dense = None if snapshot_cards is not None else torch.as_tensor(obs[s_rows], device=device)
             logits = snapshots.logits(pool, network_input(inputs, device),
                                       torch.as_tensor(opponents.snapshot_of[s_rows], device=device),
-                                      legal=torch.as_tensor(mask[s_rows], device=device),
-                                      dense=torch.as_tensor(obs[s_rows], device=device), card_features=snapshot_cards)
+                                      legal=torch.as_tensor(mask[s_rows], device=device), dense=dense,
+                                      card_features=snapshot_cards)
             prior = rollout.prior_of(obs[s_rows], mask[s_rows])
             actions[s_rows] = sample_actions(logits, mask[s_rows], device, rollout.config.prior_weight, prior=prior)[0]
 

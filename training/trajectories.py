@@ -137,22 +137,19 @@ class TrajectoryStore:
         # a complete decision's successor is in its own (finished) hand: complete too
         out["reward"], out["done"] = reward[complete], done[complete]
         out["next"] = _renumbered(nxt[complete], complete)
-        # Carry the incomplete decisions over, re-indexed.
+        # Carry the incomplete decisions over, re-indexed (an open decision's hand is unfinished: it is kept).
         keep = ~complete
-        new_index = np.cumsum(keep) - 1
-        kept = np.flatnonzero(keep)
-        self._chunks = [{key: arr[keep] for key, arr in data.items()}] if len(kept) else []
+        self.size = int(keep.sum())
+        self._chunks = [{key: arr[keep] for key, arr in data.items()}] if self.size else []
         self._reward = reward[keep].tolist()
         self._done = done[keep].tolist()
         self._next = _renumbered(nxt[keep], keep).tolist()
-        open_ids = self.last >= 0
-        self.last[open_ids] = new_index[self.last[open_ids]]
-        self.size = len(kept)
+        self.last = _renumbered(self.last, keep)
         return out if len(out["action"]) else None
 
 
 def _renumbered(links: np.ndarray, picked: np.ndarray) -> np.ndarray:
-    """Links (row indices, or -1) to rows among the ``picked`` ones, as indices among those rows."""
+    """Links (row indices, or -1; any shape) to rows among the ``picked`` ones, as indices among those rows."""
     new_index = np.cumsum(picked) - 1
     return np.where(links >= 0, new_index[np.maximum(links, 0)], -1)
 
