@@ -1,9 +1,10 @@
 """Dealing: new games, new hands, the deal pools and the deal log.
 
 Deals are drawn in batches from the engine's own ``numpy.random.Generator``:
-a pool of shuffled packs per rules id; card ``i`` of a shuffled pack goes to
-deal position ``i % n`` (the dealer's left first, as the core deals), and the
-cards after the last full round are set aside.
+a pool of shuffled packs per rules id, dealt by the core's
+:func:`~spades_env.core.deal.deal_positions` and given to the seats in the
+core's order (:func:`~spades_env.core.bidding.bidder`). The first bidder's turn
+and blind nil by the scores are the core's too.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.bidding import bidder, blind_nil_by_score
+from ..core.deal import deal_positions
+from ..core.ops import ARRAY
 from .encoding import mid_rows
 from .history import reset_history
-from .tables import BID, BLIND, CARD_BIT, MAX_SEATS, SEAT_W, U0
+from .tables import CARD_BIT, MAX_SEATS, U0
+from .transitions import begin_bid_turn
 
 if TYPE_CHECKING:
     from .state import BatchTables
@@ -52,15 +57,11 @@ def _deals(t: BatchTables, r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _fill_pool(t: BatchTables, r: int) -> list:
     """A batch of shuffled packs of rules id r, as [hands by deal position, set-aside cards, next]."""
-    n, hs = t.num_players, t.hand_size
     m = t._pool_size
     pack = t._P.packs[r]
     cards = t.rng.permuted(np.broadcast_to(pack, (m, len(pack))), axis=1)
-    bits = CARD_BIT[cards]
-    dealt = hs * n
-    by_position = bits[:, :dealt].reshape(m, hs, n).sum(axis=1, dtype=np.uint64)
-    aside = bits[:, dealt:].sum(axis=1, dtype=np.uint64)
-    return [by_position, aside, 0]
+    by_position, aside = deal_positions(cards, t.num_players, t.hand_size)
+    return [CARD_BIT[by_position].sum(axis=-1, dtype=np.uint64), CARD_BIT[aside].sum(axis=-1, dtype=np.uint64), 0]
 
 
 def _draw(t: BatchTables, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -70,6 +71,8 @@ def _draw(t: BatchTables, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return _deals(t, 0, k)
     rid = t.hand_index.take(T) % t._num_rules
     t.rid[T] = rid
+    for table_field, rules_field in zip(t._play, t._P.play):
+        table_field[T] = rules_field.take(rid)
     by_position = np.zeros((k, t.num_players), np.uint64)
     aside = np.zeros(k, np.uint64)
     for r in range(t._num_rules):
@@ -84,7 +87,8 @@ def start_hands(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
     n = t.num_players
     k = len(T)
     by_position, aside = _draw(t, T)
-    hands = by_position.ravel().take(t._arn[:k, None] + t._perm["deal"].take(dealer, axis=0))
+    hands = np.empty_like(by_position)
+    hands[np.arange(k)[:, None], t._deal_seats.take(dealer, axis=0)] = by_position
     t._sb[T] = U0
     t._sb[T[:, None], t._hand_start_cols] = np.concatenate([hands, hands], axis=1)  # start ^ hand == 0
     if n < MAX_SEATS:
@@ -99,48 +103,19 @@ def start_hands(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
     reset_history(t, T)
     if t._live_history:
         t._mid[T] = mid_rows(t, T)  # tricks 0, scores and bags by seat (the observation's MID floats)
-    first = (dealer + 1) % n
+    if t._P.bid_on.blind_nil:
+        t._bn_eligible[T, :n] = blind_nil_eligibility(t, T)
+    first = bidder(dealer, 0, n)
     t.cur[T] = first
-    _first_turn(t, T, first)
+    begin_bid_turn(t, T, first)
 
 
-def _first_turn(t: BatchTables, T: np.ndarray, first: np.ndarray) -> None:
-    """The first bidder's turn: its partner has not bid, so its blind options are blind nil (on the
-    scores) and blind bids; no bid can hook yet. It looks at its cards unless it decides blind."""
-    k = len(T)
-    if not t._any["blind"]:
-        t.phase[T] = BID
-        t._seat.ravel()[T * SEAT_W + first] = 1
-        return
-    blind = np.zeros(k, bool)
-    if t._any["blind_nil"]:
-        eligible = blind_nil_eligibility(t, T, t.scores[T])
-        t._bn_eligible[T, :t.num_players] = eligible
-        blind |= eligible[np.arange(k), first]
-    if t._any["blind_bids"]:
-        blind |= t.p("blind_bids", T) & (t.p("blind_bid_hi", T) != U0)
-    t.phase[T] = np.where(blind, BLIND, BID)
-    t._seat.ravel()[T * SEAT_W + first] = ~blind
-
-
-def blind_nil_eligibility(t: BatchTables, T: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Blind nil for each seat (k, n), judged on the scores before the hand (suicide: at the turn)."""
-    S = t.num_sides
-    if S == 2:
-        best_other = scores[:, ::-1]
-    else:
-        order = np.argsort(scores, axis=1, kind="stable")
-        first = np.take_along_axis(scores, order[:, -1:], axis=1)
-        second = np.take_along_axis(scores, order[:, -2:-1], axis=1)
-        best_other = np.where(np.arange(S) == order[:, -1:], second, first)
-    behind = (best_other - scores)[:, t._seat_side]
-    P = t._P
-    if t._uniform:
-        if not P.blind_nil[0]:
-            return np.zeros(behind.shape, bool)
-        return behind >= P.deficit[0] if not P.deficit_none[0] else np.ones(behind.shape, bool)
-    r = t.rid.take(T)[:, None]
-    return P.blind_nil[r] & (P.deficit_none[r] | (behind >= P.deficit[r]))
+def blind_nil_eligibility(t: BatchTables, T: np.ndarray) -> np.ndarray:
+    """Blind nil for each seat (k, n) by the scores before the hand (the core's ``blind_nil_by_score``)."""
+    p = t._P.bid_at(t.rid.take(T))
+    scores = t.scores[T]
+    sides = [blind_nil_by_score(ARRAY, p, scores, side, t.num_sides) for side in range(t.num_sides)]
+    return np.stack(sides, axis=1)[:, t._seat_side]
 
 
 def _log_deals(t: BatchTables, T: np.ndarray, hands: np.ndarray) -> None:

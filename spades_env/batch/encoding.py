@@ -172,7 +172,6 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
         mid[o] = list(TRICKS_AT + r) + [BROKEN_AT] + list(SCORES_AT + r) + list(BAGS_AT + r)
     # diff[a * MAX_SEATS + b]: the slot of seat a seen by seat b
     diff = np.array([(a - b) % n for a in range(MAX_SEATS) for b in range(MAX_SEATS)], np.intp)
-    deal = np.array([[(s - d - 1) % n for s in range(n)] for d in range(n)], np.intp)  # deal position of seat s
     # actor_head[phase * 2n^2 + (dealer - cur + n) * n + trick_n]: the head code seen by the seat to act
     # (to_act is slot 0; the leader sits trick_n places before it)
     slots = NUM_SLOTS + 1
@@ -183,7 +182,7 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
                 leader = (-tn) % n if tn else NO_SLOT
                 code = ((phase * slots + 0) * NUM_SLOTS + dd % n) * slots + leader  # to_act: slot 0
                 actor_head[phase * 2 * n * n + (dd + n) * n + tn] = code
-    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "deal": deal,
+    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff,
             "actor_head": actor_head}
 
 

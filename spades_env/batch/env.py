@@ -73,7 +73,7 @@ class BatchEnv(BatchTables):
             # the other phases on their (few) tables.
             O = np.flatnonzero(~playing)
             ended = play(self, a, playing)
-            if self._any["exchange"]:
+            if self._P.exchange:
                 ex = self.phase.take(O) == EXCHANGE
                 if ex.any():
                     X = O[ex]

@@ -3,10 +3,9 @@
 Three arrays per table, reset when a hand is dealt: ``_card_trick`` (per card, its trick + 1, 0 while
 unplayed; one more column takes the writes of the tables not in play), ``_leads`` (a bitboard of the
 cards that led their trick) and ``_voids`` (per seat, the suit bitmask of the voids the cards played
-show the table). The voids come from the core's table ``core.tricks.VOIDS_SHOWN``; the situation of
-each play (following, leading before or after spades are broken, the lowest-club first trick)
-restates ``core.tricks.play_situation`` over arrays (``_voids_shown``), which the lockstep tests check
-against the AEC encoder.
+show the table). The voids come from the core's table ``core.tricks.VOIDS_SHOWN``, read at the
+situation of each play (following, leading before or after spades are broken, the lowest-club first
+trick) that the core's ``card_play.situation`` gives on arrays (``_voids_shown``).
 
 With observations on (``BatchEnv(observations=True)``) the history is live: written as each card is
 played, before the transition changes the table. Without (the raw engine), a step records only the
@@ -23,7 +22,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.cards import NUM_CARDS, NUM_SUITS
-from ..core.tricks import FOLLOWS, LEADS_BEFORE_BROKEN, LEADS_FREELY, LOWEST_CLUB_TRICK, VOIDS_SHOWN
+from ..core.card_play import situation
+from ..core.ops import ARRAY
+from ..core.tricks import VOIDS_SHOWN
 from .tables import ACTION_CARD_BIT, ACTION_SUIT, BOARDS_PER_SEAT, MAX_SEATS, SPADES, START_B, U0
 
 if TYPE_CHECKING:
@@ -62,19 +63,15 @@ def reset_history(t: BatchTables, T: np.ndarray) -> None:
 
 def _voids_shown(t: BatchTables, leads: np.ndarray, broken: np.ndarray, first_trick: np.ndarray, led: np.ndarray,
                  suit: np.ndarray, per_card: bool) -> np.ndarray:
-    """The suits (bitmask) each card of ``suit`` played shows lacking, by its situation: following ``led``,
-    leading freely or before spades are broken (``broken`` before the card), the lowest-club first trick.
-    Arrays are one per table, or (tables, cards) with ``per_card``."""
-    free = broken
-    if t._any["dealer_leads_any"]:
-        dealer_leads_any = t.p("dealer_leads_any", t._ar)
-        free = free | (np.reshape(dealer_leads_any, (-1, 1)) if per_card else dealer_leads_any)
-    situation = np.where(leads, np.where(free, LEADS_FREELY, LEADS_BEFORE_BROKEN), FOLLOWS)
-    if t._any["lowest_club"]:
-        lowest_club = t.p("lowest_club", t._ar)
-        lowest_club = np.reshape(lowest_club, (-1, 1)) if per_card else lowest_club
-        situation = np.where(lowest_club & first_trick, LOWEST_CLUB_TRICK, situation)
-    return _SHOWN.take((situation * NUM_SUITS + led) * NUM_SUITS + suit)
+    """The suits (bitmask) each card of ``suit`` played shows lacking, by its situation (the core's
+    ``card_play.situation``: following ``led``, leading freely or before spades are broken, ``broken``
+    before the card, the lowest-club first trick). Arrays are one per table, or (tables, cards) with
+    ``per_card``."""
+    p = t._play
+    if per_card and not t._P.uniform:
+        p = type(p)(*(field[:, None] for field in p))
+    played_in = situation(ARRAY, p, t._P.play_on, first_trick, leads, broken)
+    return _SHOWN.take((played_in * NUM_SUITS + led) * NUM_SUITS + suit)
 
 
 def record_plays(t: BatchTables, a: np.ndarray, card: np.ndarray, playing: np.ndarray | None) -> None:

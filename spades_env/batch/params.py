@@ -1,44 +1,50 @@
-"""Per-rules arrays of every option the batch engine reads, and the list of options it handles.
+"""The core's rule records for every rules id of a batch, and the list of options the engine handles.
 
-A crazy rotation gives each table a rules id (the hand's preset); every array
-here has one entry per rules id. ``HANDLED_RULES`` names each field of
-:class:`~spades_env.core.rules.Rules` and where the engine implements it; a test
-fails naming any field that is missing.
+A crazy rotation gives each table a rules id (the hand's preset). The bidding
+and card-play options are the core's records (:class:`~spades_env.core.bidding.BidRules`,
+:class:`~spades_env.core.card_play.PlayRules`) stacked with one entry per rules
+id, plus *switches* (which options any rules id has: code paths the others
+skip). ``HANDLED_RULES`` names each field of :class:`~spades_env.core.rules.Rules`
+and the core function the engine reaches it through; a test fails naming any
+field that is missing.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ..core import bidding, card_play
 from ..core.cards import deck
-from ..core.hand import blind_bids_mask, lowest_bid, ten_for_200_allowed
-from ..core.rules import FIRST_TRICK_LOWEST_CLUB, Rules
 from ..core.tricks import DEUCE_HIGH_CHOICES
+from ..core.ops import INT
+from ..core.scoring import BidKind
 from ..encoding import SCORE_SCALE_TARGET, rule_features
-from .tables import split
+from .tables import LOW_WORD, WORD_BITS
 
-# Each field of Rules, and the part of the engine that implements it.
+# Each field of Rules, and how the engine reaches the core's statement of it.
 HANDLED_BY: dict[str, str] = {
-    "num_players": "state shapes, seat rotation, dealing (state, dealing)",
-    "partnerships": "sides, partners' bids, exchange (state, legality, transitions)",
-    "jokers": "the pack (params.packs, dealing)",
-    "deuce_of_spades_high": "the core's trick keys (core.tricks.TRICK_KEYS)",
-    "nil": "lowest bid (params.low_bid)",
+    "num_players": "state shapes; core.bidding.bidder (turn order), core.deal.deal_positions",
+    "partnerships": "state shapes (sides, partner seats), core.bidding.partner_bid, core.exchange",
+    "jokers": "the pack (core.cards.deck), core.tricks.TRICK_KEYS",
+    "deuce_of_spades_high": "core.tricks.TRICK_KEYS",
+    "nil": "core.bidding.bid_rules (low)",
     "nil_value": "core.scoring.score_hands",
-    "blind_nil": "blind options (legality.blind_bits)",
+    "blind_nil": "core.bidding.bid_rules (blind_nil)",
     "blind_nil_value": "core.scoring.score_hands",
-    "blind_nil_requires_deficit": "blind nil eligibility (dealing.blind_nil_eligibility)",
-    "blind_nil_exchange": "exchange schedule (transitions.end_bidding)",
+    "blind_nil_requires_deficit": "core.bidding.bid_rules (deficit), blind_nil_by_score",
+    "blind_nil_exchange": "core.bidding.bid_rules (exchange), core.exchange",
     "nil_tricks_count_for_partner": "core.scoring.score_hands",
-    "max_team_bid": "bid ranges, 10 for 200, blind bids (legality.bid_bits, params)",
-    "ten_for_200": "legality.bid_bits, transitions.bid, core scoring",
-    "blind_bids": "legality.blind_bits, transitions.bid, core scoring",
-    "blind_bid_min": "params.blind_bid_hi",
-    "mirror": "legality.bid_bits",
-    "suicide": "legality.bid_bits, legality.blind_bits",
-    "bids_may_total_tricks": "legality.no_hook",
-    "first_trick": "transitions.begin_play, legality.play_legal, history._voids_shown (voids shown)",
-    "dealer_leads_any": "transitions.begin_play, legality.play_legal, history._voids_shown (voids shown)",
+    "max_team_bid": "core.bidding.bid_rules (team_cap, ten, blind_bids)",
+    "ten_for_200": "core.bidding.bid_rules (ten), core.scoring.score_hands",
+    "blind_bids": "core.bidding.bid_rules (blind_bids), core.scoring.score_hands",
+    "blind_bid_min": "core.bidding.bid_rules (blind_bids)",
+    "mirror": "core.bidding.bid_rules (mirror)",
+    "suicide": "core.bidding.bid_rules (suicide)",
+    "bids_may_total_tricks": "core.bidding.bid_rules (no_hook)",
+    "first_trick": "core.card_play.play_rules (lowest_club)",
+    "dealer_leads_any": "core.card_play.play_rules (dealer_leads_any)",
     "bag_value": "core.scoring.score_hands",
     "bag_limit": "core.scoring.score_hands",
     "bag_penalty": "core.scoring.score_hands",
@@ -51,50 +57,58 @@ HANDLED_BY: dict[str, str] = {
 }
 HANDLED_RULES: frozenset[str] = frozenset(HANDLED_BY)
 
-# Options whose presence anywhere in a rotation switches a code path on (the rest skip it).
-_SWITCHES = ("blind_nil", "blind_bids", "ten_ok", "mirror", "suicide", "no_hook", "exchange", "lowest_club",
-             "dealer_leads_any")
-
-
-def _arr(values, dtype=np.intp) -> np.ndarray:
-    return np.array(list(values), dtype=dtype)
-
 
 class RulesParams:
-    """Per hand-rules arrays of every option the engine reads (one entry per rules id)."""
+    """The core's records of every rules id (stacked), their switches, and the per-rules constants."""
 
-    def __init__(self, hand_rules: list[Rules], game_rules: Rules):
+    def __init__(self, hand_rules: list, game_rules: Any):
         hr = hand_rules
         self.hand_rules = hr
-        self.low_bid = _arr(lowest_bid(r) for r in hr)
-        self.blind_nil = _arr((r.blind_nil for r in hr), bool)
-        self.deficit_none = _arr((r.blind_nil_requires_deficit is None for r in hr), bool)
-        self.deficit = _arr(r.blind_nil_requires_deficit or 0 for r in hr)
-        self.ten_ok = _arr((ten_for_200_allowed(r) for r in hr), bool)
-        self.blind_bids = _arr((r.blind_bids for r in hr), bool)
-        self.blind_bid_hi = np.array([split(blind_bids_mask(r))[1] for r in hr], np.uint64)
-        self.mirror = _arr((r.mirror for r in hr), bool)
-        self.suicide = _arr((r.suicide for r in hr), bool)
-        self.mtb_none = _arr((r.max_team_bid is None for r in hr), bool)
-        self.mtb = _arr(r.max_team_bid or 0 for r in hr)
-        self.no_hook = _arr((not r.bids_may_total_tricks for r in hr), bool)
-        self.exchange = _arr(r.blind_nil_exchange if r.partnerships else 0 for r in hr)
-        self.lowest_club = _arr((r.first_trick == FIRST_TRICK_LOWEST_CLUB for r in hr), bool)
-        self.dealer_leads_any = _arr((r.dealer_leads_any for r in hr), bool)
-        self.key_row = _arr(DEUCE_HIGH_CHOICES.index(r.deuce_of_spades_high) for r in hr)
+        bid = [bidding.bid_rules(r) for r in hr]
+        play = [card_play.play_rules(r) for r in hr]
+        self.uniform = len(hr) == 1
+        # With one rules id the records are plain values (numpy broadcasts them); else arrays by rules id.
+        self.bid = bid[0] if self.uniform else bidding.stack(bid)
+        self.play = play[0] if self.uniform else card_play.stack(play)
+        self.bid_on = bidding.switches(bid)
+        self.play_on = card_play.switches(play)
+        self.key_row = np.array([DEUCE_HIGH_CHOICES.index(r.deuce_of_spades_high) for r in hr], np.intp)
         self.packs = [np.array(deck(r.jokers), np.intp) for r in hr]
         features = np.stack([rule_features(r) for r in hr]).astype(np.float32)
         target = np.float32(game_rules.target_score / SCORE_SCALE_TARGET)
         self.tail = np.concatenate([np.full((len(hr), 1), target, np.float32), features], axis=1)
         self.names = [r.name for r in hr]
-        self.any = self._switches()
-        # Number bids without any option that depends on the state: one constant mask.
-        self.simple_bids = not any(self.any[k] for k in ("ten_ok", "mirror", "suicide", "no_hook", "mtb"))
+        on = self.bid_on
+        self.blind = bool(on.blind_nil or on.blind_bids)  # a seat may decide blind
+        self.exchange = bool(on.exchange)
+        # Number bids that read nothing of the state: one constant word for every table.
+        self.constant_bids = None  # the legal-action words (low, high) of that word
+        if not (on.ten or on.mirror or on.suicide or on.no_hook or on.team_cap) and self.uniform:
+            word = bidding.bid_word_mask(bidding.number_bids(INT, bid[0], on, BidKind.NONE, 0, 0))
+            self.constant_bids = (np.uint64(word & LOW_WORD), np.uint64(word >> WORD_BITS))
 
-    def _switches(self) -> dict[str, bool]:
-        """Whether any hand of the rotation has the option (skips whole code paths when none has)."""
-        out = {name: bool(np.any(getattr(self, name))) for name in _SWITCHES}
-        out["mtb"] = not bool(self.mtb_none.all())
-        out["blind"] = out["blind_nil"] or out["blind_bids"]
-        out["team"] = out["ten_ok"] or out["blind_bids"]
-        return out
+    def bid_at(self, rid: np.ndarray) -> Any:
+        """The bidding record of tables with rules ids ``rid`` (plain values with one rules id; else each
+        field gathered when the core reads it)."""
+        if self.uniform:
+            return self.bid
+        return _Gathered(self.bid, rid)
+
+    def play_at(self, rid: Any) -> Any:
+        """The card-play record of tables with rules ids ``rid`` (plain values with one rules id)."""
+        if self.uniform:
+            return self.play
+        return card_play.PlayRules(*(field.take(rid) for field in self.play))
+
+
+class _Gathered:
+    """A record's fields at some tables, each gathered by rules id on first read (a rotation's bidding
+    reads a few of them per call)."""
+
+    def __init__(self, record: Any, rid: np.ndarray):
+        self._record, self._rid = record, rid
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._record, name).take(self._rid)
+        setattr(self, name, value)
+        return value

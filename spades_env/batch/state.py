@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from ..config_io import load_rules
+from ..core.bidding import bidder
 from ..core.cards import NUM_CARDS
-from ..core.rules import BLIND_NIL_EXCHANGE_CHOICES, Rules
+from ..core.rules import Rules
 from ..encoding import bag_scale
 from ..layout import OBSERVATION, STATE
 from ..rewards import make_reward
@@ -68,16 +69,11 @@ from .tables import (
     LEGAL_WORDS,
     VALUE,
     ZERO_CODE,
-    RANGE_HI,
-    RANGE_LO,
 )
 
 EPISODE_MODES = ("game", "hand")
 NO_PARTNER = -1
 LOG_HANDS = 8  # deal-log rows allocated up front (it grows to max_hands as games get longer)
-# Passes in one exchange: at most one blind nil bidder per side passes k cards and takes k back, so
-# 2 sides x 2 directions = MAX_SEATS runs of k passes.
-MAX_EXCHANGE_STEPS = MAX_SEATS * max(BLIND_NIL_EXCHANGE_CHOICES)
 POOL_MIN, POOL_MAX = 256, 8192  # shuffled packs drawn at a time (scaled with num_envs, within these bounds)
 
 
@@ -128,16 +124,14 @@ class BatchTables:
         self._num_rules = len(self._hand_rules)
         self._uniform = self._num_rules == 1
         self._P = RulesParams(self._hand_rules, r)
-        self._any = self._P.any
         self._perm = perm_tables(n)
+        # [dealer, deal position] -> the seat dealt it (the core's order)
+        self._deal_seats = np.array([[bidder(d, pos, n) for pos in range(n)] for d in range(n)], np.intp)
         self._seat_side = np.array([r.side_of(s) for s in range(n)], np.intp)
         partners = [r.partner_of(s) for s in range(MAX_SEATS)] if r.partnerships else [None] * MAX_SEATS
         self._partner_seat = np.array([NO_PARTNER if p is None else p for p in partners], np.intp)
         self._size = float(self.hand_size)
-        if self._P.simple_bids:
-            low = int(self._P.low_bid[0])
-            self._simple_bid_words = (RANGE_LO[low, self.num_tricks + 1], RANGE_HI[low, self.num_tricks + 1])
-        self._num_boards = NUM_CARD_BLOCKS if self._any["exchange"] else SHORT_BOARDS
+        self._num_boards = NUM_CARD_BLOCKS if self._P.exchange else SHORT_BOARDS
         self._trick_cols = TRICK_COLS[:n]
         self._hand_start_cols = np.concatenate([HAND_COLS[:n], HAND_COLS[:n] + START_B])
         self._mid_score_cols = np.concatenate([SCORES_AT + np.arange(n), BAGS_AT + np.arange(n)])
@@ -170,8 +164,9 @@ class BatchTables:
         self._sb = np.zeros((N, BOARDS), np.uint64)
         self._aside = np.zeros(N, np.uint64)
         self.broken = np.zeros(N, bool)
-        self._ex_from = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
-        self._ex_to = np.zeros((N, MAX_EXCHANGE_STEPS), np.intp)
+        self._ex_givers = np.zeros((N, 2), np.intp)  # the exchange's givers (core.exchange.Givers)
+        # each table's card-play rules (a rotation writes them when a hand is dealt)
+        self._play = self._P.play_at(self.rid)
         self._mid = np.zeros((N, MID_W), np.float32)
         self._legal = np.zeros((N, LEGAL_WORDS), np.uint64)
         self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
@@ -212,15 +207,19 @@ class BatchTables:
         state.setdefault("obs_format", "float32")  # pickled before obs_format existed
         if "_live_history" not in state:  # pickled before the raw engine kept only the order of play
             state.update(_live_history=True, _play_order=None, _plays=None, _base_cards=state["_ar"] * (NUM_CARDS + 1))
+        # The rule records are rebuilt from the rules (a pickle may hold an older form of them).
+        state["_P"] = RulesParams(state["_hand_rules"], state["rules"])
+        state.pop("_any", None)
+        state.pop("_simple_bid_words", None)
+        state["_play"] = state["_P"].play_at(state["rid"])
+        if "_ex_givers" not in state:  # pickled before the exchange kept only its givers (core.exchange)
+            ex_from = state.pop("_ex_from")
+            state.pop("_ex_to")
+            cards = np.broadcast_to(state["_P"].bid_at(state["rid"]).exchange, state["rid"].shape)
+            second = np.take_along_axis(ex_from, np.minimum(2 * cards, ex_from.shape[1] - 1)[:, None], axis=1)[:, 0]
+            state["_ex_givers"] = np.stack([ex_from[:, 0], second], axis=1)
         self.__dict__.update(state)
         self._views()
-
-    def p(self, name: str, sel: Any) -> Any:
-        """An option's value: a scalar with uniform rules, else one entry per selected table."""
-        values = getattr(self._P, name)
-        if self._uniform:
-            return values[0]
-        return values[self.rid[sel]]
 
     # Per-seat planes as (num_envs, MAX_SEATS) views.
     @property

@@ -2,8 +2,10 @@
 
 Tables in play are stepped with whole-array operations (tables in another
 phase are masked out); the bidding and exchange phases run on their index
-groups. Each function mirrors the core's ``HandState`` transition of the same
-name; a lockstep test compares the two on every preset.
+groups. What each action does by the rules (turn order, a side bid's effect on
+the partner, the exchange's passes, the first leader) is the core's, called on
+arrays; this module moves the tables' arrays. A lockstep test compares every
+decision with the core's ``HandState`` on every preset.
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core import actions as A
+from ..core.bidding import bid_effect_on_partner, bidder, next_bid_position, takes_turns
+from ..core.card_play import first_leader, next_seat
 from ..core.cards import NUM_SUITS
+from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
+from ..core.ops import ARRAY
 from .encoding import MID_W, TRICKS_AT
 from .history import SINK, record_plays
-from .legality import blind_bits
+from .legality import blind_decisions
 from .tables import (
     ACTION_CARD_BIT,
     ACTION_CODE,
@@ -25,12 +31,9 @@ from .tables import (
     ACTION_VALUE,
     BID,
     BLIND,
-    BLIND_NIL,
     BOARDS,
     BOARDS_PER_SEAT,
-    CANCELLED,
     CARD_BIT,
-    CLUBS,
     CODE,
     CODE_STRIDE,
     EXCHANGE,
@@ -39,13 +42,11 @@ from .tables import (
     KIND,
     LOOKED,
     MAX_SEATS,
-    NONE,
     OVER,
     PASSED_B,
     PLAY,
     RECEIVED_B,
     SEAT_W,
-    SKIPPED,
     SPADES,
     START_B,
     TRICK_B,
@@ -53,7 +54,6 @@ from .tables import (
     U1,
     VALUE,
     WON,
-    lowbit,
     popcount,
 )
 
@@ -62,38 +62,16 @@ if TYPE_CHECKING:
 
 
 def begin_bid_turn(t: BatchTables, T: np.ndarray, seat: np.ndarray) -> None:
-    """The seat to bid looks at its cards unless a blind option is open to it (phase BLIND)."""
+    """The seat to bid looks at its cards unless it decides blind first (phase BLIND)."""
     looked = t._seat.ravel()
     f = T * SEAT_W + seat + LOOKED * MAX_SEATS
-    if not t._any["blind"]:
+    if not t._P.blind:
         t.phase[T] = BID
         looked[f] = 1
         return
-    blind = (looked.take(f) == 0) & (blind_bits(t, T, seat) != U0)
+    blind = blind_decisions(t, T, seat)
     t.phase[T] = np.where(blind, BLIND, BID)
     looked[f[~blind]] = 1
-
-
-def _side_bids(t: BatchTables, B: np.ndarray, a: np.ndarray, seat: np.ndarray, pos: np.ndarray,
-               dealer: np.ndarray) -> np.ndarray:
-    """A 10 for 200 or a blind bid takes the partner's turn (SKIPPED) or cancels its bid (CANCELLED);
-    returns the bid positions moved past the partners whose turn was taken."""
-    n = t.num_players
-    flat = t._seat.ravel()
-    team = a >= A.TEN_FOR_200
-    if team.any():
-        fp = B[team] * SEAT_W + t._partner_seat.take(seat[team])
-        pk = flat.take(fp + KIND * MAX_SEATS)
-        new = np.where((a[team] == A.TEN_FOR_200) & (pk != NONE), CANCELLED, SKIPPED)
-        flat[fp + KIND * MAX_SEATS] = new
-        flat[fp + CODE * MAX_SEATS] = new * CODE_STRIDE + flat.take(fp + VALUE * MAX_SEATS)
-    for _ in range(n - 1):  # skip the partners whose turn was taken
-        nxt = B * SEAT_W + KIND * MAX_SEATS + (dealer + 1 + pos) % n
-        skip = (pos < n) & (flat.take(nxt) != NONE)
-        if not skip.any():
-            break
-        pos = pos + skip
-    return pos
 
 
 def bid(t: BatchTables, B: np.ndarray, a: np.ndarray) -> None:
@@ -101,7 +79,7 @@ def bid(t: BatchTables, B: np.ndarray, a: np.ndarray) -> None:
     n = t.num_players
     seat = t.cur.take(B)
     flat = t._seat.ravel()
-    if t._any["blind"]:
+    if t._P.blind:
         see = a == A.SEE_CARDS
         if see.any():
             Bs = B[see]
@@ -112,14 +90,19 @@ def bid(t: BatchTables, B: np.ndarray, a: np.ndarray) -> None:
             if not len(B):
                 return
     f = B * SEAT_W + seat
+    kind = ACTION_KIND.take(a)
     flat[f + LOOKED * MAX_SEATS] = 1
-    flat[f + KIND * MAX_SEATS] = ACTION_KIND.take(a)
+    flat[f + KIND * MAX_SEATS] = kind
     flat[f + VALUE * MAX_SEATS] = ACTION_VALUE.take(a)
     flat[f + CODE * MAX_SEATS] = ACTION_CODE.take(a)
-    pos = t.bid_pos.take(B) + 1
+    if t.partnerships and takes_turns(t._P.bid_on):
+        fp = B * SEAT_W + t._partner_seat.take(seat)
+        new = bid_effect_on_partner(ARRAY, kind, flat.take(fp + KIND * MAX_SEATS))
+        flat[fp + KIND * MAX_SEATS] = new
+        flat[fp + CODE * MAX_SEATS] = new * CODE_STRIDE + flat.take(fp + VALUE * MAX_SEATS)
     dealer = t.dealer.take(B)
-    if t._any["team"] and t.partnerships:
-        pos = _side_bids(t, B, a, seat, pos, dealer)
+    kinds = t.bid_kind[B] if takes_turns(t._P.bid_on) else None  # read only when a turn can be taken
+    pos = next_bid_position(ARRAY, t._P.bid_on, n, kinds, dealer, t.bid_pos.take(B))
     t.bid_pos[B] = pos
     done = pos >= n
     if done.all():
@@ -127,69 +110,48 @@ def bid(t: BatchTables, B: np.ndarray, a: np.ndarray) -> None:
         return
     go = ~done
     G = B[go]
-    nxt = (dealer[go] + 1 + pos[go]) % n
+    nxt = bidder(dealer[go], pos[go], n)
     t.cur[G] = nxt
     begin_bid_turn(t, G, nxt)
     if done.any():
         end_bidding(t, B[done])
 
 
-def _exchange_schedule(t: BatchTables, X: np.ndarray, kx: np.ndarray) -> np.ndarray:
-    """Write the passes of the tables X (``kx`` cards each way): each blind nil bidder, in bidding order,
-    whose partner did not bid blind nil passes to the partner, then the partner passes back. Returns
-    the number of passes per table."""
-    n = t.num_players
-    length = np.zeros(len(X), np.intp)
-    rows = np.arange(len(X))
-    kinds = t.bid_kind[X]
-    dealer = t.dealer[X]
-    ex_from = t._ex_from[X]
-    ex_to = t._ex_to[X]
-    for pos in range(n):
-        s = (dealer + 1 + pos) % n
-        pt = t._partner_seat.take(s)
-        go = (kinds[rows, s] == BLIND_NIL) & (kinds[rows, pt] != BLIND_NIL)
-        if not go.any():
-            continue
-        for j in range(int(kx.max())):
-            w = go & (j < kx)
-            r = rows[w]
-            ex_from[r, length[w] + j] = s[w]
-            ex_to[r, length[w] + j] = pt[w]
-            ex_from[r, length[w] + kx[w] + j] = pt[w]
-            ex_to[r, length[w] + kx[w] + j] = s[w]
-        length += np.where(go, 2 * kx, 0)
-    t._ex_from[X] = ex_from
-    t._ex_to[X] = ex_to
-    t._ex_len[X] = length
-    t._ex_pos[X] = 0
-    return length
-
-
 def end_bidding(t: BatchTables, D: np.ndarray) -> None:
     """After the last bid: the blind nil exchange where the rules have one, else play begins."""
-    if not t._any["exchange"]:
+    if not t._P.exchange:
         begin_play(t, D)
         return
-    k = np.broadcast_to(t.p("exchange", D), (len(D),))
-    X = D[k > 0]
+    cards = np.broadcast_to(t._P.bid_at(t.rid.take(D)).exchange, (len(D),))
+    X, cards = D[cards > 0], cards[cards > 0]
     if len(X):
-        length = _exchange_schedule(t, X, k[k > 0])
+        givers = exchange_givers(ARRAY, t.num_players, t.bid_kind[X], t.dealer.take(X))
+        length = exchange_length(givers, cards)
+        t._ex_givers[X, 0] = givers.first
+        t._ex_givers[X, 1] = givers.second
+        t._ex_len[X] = length
+        t._ex_pos[X] = 0
         E = X[length > 0]
         if len(E):
             t.phase[E] = EXCHANGE
-            first = t._ex_from[E, 0]
+            first = givers.first[length > 0]
             t.cur[E] = first
             t._seat[E, LOOKED, first] = 1
             D = D[t.phase.take(D) != EXCHANGE]
     begin_play(t, D)
 
 
+def _passes(t: BatchTables, X: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(seat passing, seat receiving) at pass ``step`` of the exchange at the tables X (core.exchange)."""
+    givers = Givers(t._ex_givers[X, 0], t._ex_givers[X, 1], None)
+    cards = t._P.bid_at(t.rid.take(X)).exchange
+    return exchange_pass(ARRAY, t.num_players, givers, cards, step)
+
+
 def exchange(t: BatchTables, X: np.ndarray, a: np.ndarray) -> None:
     """Pass the cards ``a`` at the tables X (the exchange phase); play begins after the last pass."""
-    seat = t.cur.take(X)
     pos = t._ex_pos.take(X)
-    receiver = t._ex_to[X, pos]
+    seat, receiver = _passes(t, X, pos)
     bit = CARD_BIT.take(a)
     sbf = t._sb.ravel()
     base = X * BOARDS
@@ -203,7 +165,7 @@ def exchange(t: BatchTables, X: np.ndarray, a: np.ndarray) -> None:
     more = pos < t._ex_len.take(X)
     M = X[more]
     if len(M):
-        nxt = t._ex_from[M, pos[more]]
+        nxt, _ = _passes(t, M, pos[more])
         t.cur[M] = nxt
         t._seat[M, LOOKED, nxt] = 1
     if not more.all():
@@ -211,22 +173,14 @@ def exchange(t: BatchTables, X: np.ndarray, a: np.ndarray) -> None:
 
 
 def begin_play(t: BatchTables, P: np.ndarray) -> None:
-    """Play begins at the tables P: the first leader (left of the dealer, the dealer, or the holder of
-    the lowest club) is to act."""
+    """Play begins at the tables P: the core's first leader is to act."""
     if not len(P):
         return
     n = t.num_players
-    dealer = t.dealer.take(P)
-    leader = (dealer + 1) % n
-    if t._any["dealer_leads_any"]:
-        leader = np.where(t.p("dealer_leads_any", P), dealer, leader)
-    if t._any["lowest_club"]:
-        lc = np.broadcast_to(t.p("lowest_club", P), (len(P),))
-        if lc.any():
-            L = P[lc]
-            hands = t._sb[L[:, None], HAND_COLS[:n]]
-            lowest = lowbit(np.bitwise_or.reduce(hands & CLUBS, axis=1))
-            leader[lc] = ((hands & lowest[:, None]) != U0).argmax(axis=1)
+    on = t._P.play_on
+    hands = t._sb[P[:, None], HAND_COLS[:n]] if on.lowest_club else None
+    p = t._play if t._P.uniform else type(t._play)(*(field.take(P) for field in t._play))
+    leader = first_leader(ARRAY, p, on, n, t.dealer.take(P), hands)
     t.phase[P] = PLAY
     t.cur[P] = leader
     t._seat.ravel()[P * SEAT_W + leader + LOOKED * MAX_SEATS] = 1
@@ -254,11 +208,7 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     sbf[f] = bit  # at tables not in play, a trick board that is empty anyway
     t.broken |= (bit & SPADES) != U0
     led = t._led = np.where(tn == 0, ACTION_SUIT.take(a), t._led)
-    nxt = cur + 1
-    if n == MAX_SEATS:
-        nxt &= MAX_SEATS - 1  # a cheaper modulo for four seats
-    else:
-        nxt %= n
+    nxt = next_seat(cur, n)
     if playing is None:
         tn += 1
         t.cur = nxt

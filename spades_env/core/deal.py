@@ -13,11 +13,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from .bidding import bidder
 from .cards import CardError, deck, format_cards, parse_cards
 from .rules import Rules
 
 
-_PACKS = {jokers: deck(jokers) for jokers in (False, True)}
+_PACK_ARRAYS = {jokers: np.array(deck(jokers), np.intp) for jokers in (False, True)}
 
 
 class DealError(ValueError):
@@ -41,17 +42,25 @@ class Deal:
         return [format_cards(hand).split() for hand in self.hands]
 
 
+def deal_positions(shuffled: np.ndarray, num_players: int, hand_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Deal shuffled packs ``(..., pack)`` one card at a time: card ``i`` goes to deal position
+    ``i % num_players`` (position 0 is the dealer's left: ``core.bidding.bidder``) until every position
+    holds ``hand_size``; the rest is set aside. Returns ``(..., num_players, hand_size)`` and
+    ``(..., set aside)`` (one deal or many: the same lines)."""
+    dealt = num_players * hand_size
+    rounds = shuffled[..., :dealt].reshape(shuffled.shape[:-1] + (hand_size, num_players))
+    return np.swapaxes(rounds, -1, -2), shuffled[..., dealt:]
+
+
 def deal_cards(rules: Rules, rng: np.random.Generator, dealer: int) -> Deal:
     """Shuffle this hand's pack and deal one card at a time clockwise from the dealer's left."""
-    pack = _PACKS[rules.jokers]
-    shuffled = [pack[i] for i in rng.permutation(len(pack)).tolist()]
+    pack = _PACK_ARRAYS[rules.jokers]
     n = rules.num_players
-    dealt = rules.hand_size * n
-    # Card i of the shuffled pack goes to seat (dealer + 1 + i) % n: every n-th card from the k-th.
+    by_position, set_aside = deal_positions(pack[rng.permutation(len(pack))], n, rules.hand_size)
     hands = [()] * n
-    for k in range(n):
-        hands[(dealer + 1 + k) % n] = tuple(sorted(shuffled[k:dealt:n]))
-    return Deal(tuple(hands), tuple(sorted(shuffled[dealt:])))
+    for position, cards in enumerate(by_position.tolist()):
+        hands[bidder(dealer, position, n)] = tuple(sorted(cards))
+    return Deal(tuple(hands), tuple(sorted(set_aside.tolist())))
 
 
 def make_deal(rules: Rules, hands: Sequence[Iterable[str | int]]) -> Deal:

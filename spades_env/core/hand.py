@@ -24,13 +24,13 @@ Phases (RULES.md sections 3 and 4):
 ``OVER``
     Every trick is played; the hand is ready for :func:`score_hand`.
 
-Bidding starts left of the dealer and goes clockwise; a 10 for 200 or a blind
-bid takes the partner's turn (``SKIPPED``), and a 10 for 200 cancels a bid the
-partner already made (``CANCELLED``). A seat *looks* at its cards at its first
-decision, unless that decision is a blind one (it looks after it).
-Where RULES.md is silent: with ``max_team_bid`` the first partner to bid may
-bid at most ``max_team_bid`` minus the smallest bid left to its partner (0
-with nil, else 1), so the partner always has a legal bid.
+The rules of each phase are stated once, in forms that serve one hand and
+many tables: bidding in :mod:`~spades_env.core.bidding` (turn order, legal
+bids, what a bid does), the exchange in :mod:`~spades_env.core.exchange`, card
+play in :mod:`~spades_env.core.card_play` (legal cards, the first leader), the
+trick's winner in :mod:`~spades_env.core.tricks`; this class keeps one hand's
+state and calls them. A seat *looks* at its cards at its first decision,
+unless that decision is a blind one (it looks after it).
 """
 
 from __future__ import annotations
@@ -41,22 +41,34 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from . import actions as A
-from .cards import (
-    CARD_SUIT,
-    NON_SPADE_MASK,
-    SPADE_MASK,
-    SUIT_MASKS,
-    Suit,
-    cards_of,
+from .bidding import (
+    bid_context,
+    bid_effect_on_partner,
+    bid_rules,
+    bidder,
+    blind_nil_by_score,
+    decides_blind,
+    legal_bids,
+    next_bid_position,
+    partner_bid,
 )
+from .card_play import first_leader, legal_cards, next_seat, play_rules, situations
+from .cards import CARD_SUIT, SPADE_MASK, cards_of
 from .deal import Deal
-from .rules import FIRST_TRICK_LOWEST_CLUB, TEN_FOR_200_TRICKS, Rules, quoted
-from .scoring import NIL_KINDS, Bid, BidKind
+from .exchange import exchange_givers, exchange_length, exchange_pass
+from .ops import INT, cached_by_rules
+from .rules import Rules, quoted
+from .scoring import Bid, BidKind
 from .tricks import TRUMP_BONUS, best_of_trick, led_keys, win_keys, winning_index  # noqa: F401 - re-exported
 
-CLUB_MASK = SUIT_MASKS[Suit.CLUBS]
-RED_MASK = SUIT_MASKS[Suit.DIAMONDS] | SUIT_MASKS[Suit.HEARTS]
 NO_SEAT = -1
+_NO_BLIND_NIL = {n: (False,) * n for n in range(1, 5)}
+
+
+@cached_by_rules
+def _partners(rules: Rules) -> tuple[int, ...]:
+    """Each seat's partner, NO_SEAT in cutthroat."""
+    return tuple(NO_SEAT if rules.partner_of(s) is None else rules.partner_of(s) for s in range(rules.num_players))
 
 
 class Phase(enum.IntEnum):
@@ -95,24 +107,6 @@ def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> in
     return seats[winning_index(led_keys(rules.deuce_of_spades_high), cards)]
 
 
-def lowest_bid(rules: Rules) -> int:
-    """The smallest number bid: 0 (nil) when nil is allowed, else 1."""
-    return 0 if rules.nil else 1
-
-
-def ten_for_200_allowed(rules: Rules) -> bool:
-    """Whether the rules let a side bid 10 for 200 (it must fit under ``max_team_bid``)."""
-    return rules.ten_for_200 and (rules.max_team_bid is None or rules.max_team_bid >= TEN_FOR_200_TRICKS)
-
-
-def blind_bids_mask(rules: Rules) -> int:
-    """Legal-action bitmask of the blind bids the rules allow before the partner has bid (0 without them)."""
-    if not rules.blind_bids:
-        return 0
-    top = A.MAX_BLIND_BID if rules.max_team_bid is None else min(A.MAX_BLIND_BID, rules.max_team_bid)
-    return A.blind_bid_range_mask(rules.blind_bid_min, top)
-
-
 def popcount(mask: int) -> int:
     """Number of cards in a bitboard."""
     return mask.bit_count()
@@ -125,7 +119,8 @@ class HandState:
         "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "last_transition", "_legal", "_trick_keys",
+        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations", "_blind_nil_ok",
+        "_partners",
     )
 
     def __init__(self, rules: Rules, deal: Deal, dealer: int, scores: Sequence[int] | None = None):
@@ -145,7 +140,7 @@ class HandState:
         self.looked = [False] * n
         self.bid_kinds = [BidKind.NONE] * n
         self.bid_values = [0] * n
-        self.bid_order = [(dealer + 1 + i) % n for i in range(n)]
+        self.bid_order = [bidder(dealer, i, n) for i in range(n)]
         self.bid_pos = 0
         self.exchange_steps: list[tuple[int, int]] = []
         self.exchange_pos = 0
@@ -163,6 +158,14 @@ class HandState:
         self.last_transition: Transition | None = None
         self._legal: int | None = None
         self._trick_keys = led_keys(rules.deuce_of_spades_high)
+        self._bid_p = p = bid_rules(rules)
+        self._play_p = play_rules(rules)
+        self._situations = situations(rules)
+        self._partners = _partners(rules)
+        self._blind_nil_ok = _NO_BLIND_NIL[n]
+        if p.blind_nil:  # by the scores before the hand, per seat
+            sides = [blind_nil_by_score(INT, p, self.scores, side, rules.num_sides) for side in range(rules.num_sides)]
+            self._blind_nil_ok = tuple(sides[rules.side_of(s)] for s in range(n))
         self.current = self.bid_order[0]
         self.phase = _BID
         self._begin_bid_turn()
@@ -239,7 +242,7 @@ class HandState:
             trick_cards = self.trick_cards
             trick_cards.append(action)
             if len(trick_cards) < self.num_players:
-                nxt = (seat + 1) % self.num_players
+                nxt = next_seat(seat, self.num_players)
                 self.current = nxt
                 self.looked[nxt] = True
             else:
@@ -264,104 +267,47 @@ class HandState:
                 f"legal: {A.action_names(legal)}")
 
     # ---------------------------------------------------------------- bidding
+    def _bid_inputs(self, seat: int) -> tuple:
+        """(partner's kind, partner's value, the no-hook context or None) for the seat to bid."""
+        partner = self._partners[seat]
+        kind, value = partner_bid(INT, self.bid_kinds, self.bid_values, partner)
+        context = None
+        if self._bid_p.no_hook:
+            context = bid_context(INT, self.num_players, self.bid_kinds, self.bid_values, self.dealer, self.bid_pos,
+                                  partner)
+        return kind, value, context
+
     def _begin_bid_turn(self) -> None:
         seat = self.current
-        if not self.looked[seat] and self._blind_mask(seat):
-            self.phase = _BLIND
-        else:
-            self.looked[seat] = True
-            self.phase = _BID
+        p = self._bid_p
+        if (p.blind_nil or p.blind_bids) and not self.looked[seat]:
+            kind, _, context = self._bid_inputs(seat)
+            if decides_blind(INT, p, p, False, self._blind_nil_ok[seat], kind, context):
+                self.phase = _BLIND
+                return
+        self.looked[seat] = True
+        self.phase = _BID
 
-    def _partner_kind(self, seat: int) -> BidKind:
-        partner = self.rules.partner_of(seat)
-        return BidKind.NONE if partner is None else self.bid_kinds[partner]
-
-    def _blind_nil_eligible(self, seat: int) -> bool:
-        r = self.rules
-        if not r.blind_nil:
-            return False
-        if r.suicide and self._partner_kind(seat) in NIL_KINDS:
-            return False
-        if r.blind_nil_requires_deficit is None:
-            return True
-        own = r.side_of(seat)
-        best_other = max(s for side, s in enumerate(self.scores) if side != own)
-        return best_other - self.scores[own] >= r.blind_nil_requires_deficit
-
-    def _blind_mask(self, seat: int) -> int:
-        r = self.rules
-        mask = 0
-        if self._blind_nil_eligible(seat):
-            mask |= 1 << A.BLIND_NIL
-        if r.blind_bids and self._partner_kind(seat) == BidKind.NONE:
-            mask |= blind_bids_mask(r)
-        if mask and not r.bids_may_total_tricks:
-            # Never forced: SEE CARDS is always there, so a hooking blind option is simply dropped.
-            mask = self._no_hook_filter(seat, mask, keep_if_forced=False)
-        return mask
-
-    def _bid_mask(self, seat: int) -> int:
-        r = self.rules
-        if r.mirror:
-            return 1 << (A.BID_OFFSET + popcount(self.hands[seat] & SPADE_MASK))
-        partner_kind = self._partner_kind(seat)
-        low = lowest_bid(r)
-        high = r.num_tricks
-        if r.suicide:
-            if partner_kind in NIL_KINDS:
-                low = 1
-            elif partner_kind != BidKind.NONE:
-                high = 0
-        if r.max_team_bid is not None:
-            if partner_kind == BidKind.NUMBER:
-                partner_bid = self.bid_values[self.rules.partner_of(seat)]  # type: ignore[index]
-            elif partner_kind == BidKind.NONE:
-                partner_bid = lowest_bid(r)
-            else:
-                partner_bid = 0
-            high = min(high, r.max_team_bid - partner_bid)
-        mask = A.bid_range_mask(low, high)
-        if ten_for_200_allowed(r) and partner_kind != BidKind.TEN_FOR_200:
-            mask |= 1 << A.TEN_FOR_200
-        if not r.bids_may_total_tricks:
-            mask = self._no_hook_filter(seat, mask)
-        return mask
-
-    def _no_hook_filter(self, seat: int, mask: int, keep_if_forced: bool = True) -> int:
-        """Drop bids that end the bidding with a total equal to the number of tricks."""
-        kept = 0
-        for action in range(A.BID_OFFSET, A.NUM_ACTIONS):
-            if (mask >> action) & 1:
-                kinds, values = list(self.bid_kinds), list(self.bid_values)
-                self._record_bid(seat, action, kinds, values)
-                later = self.bid_order[self.bid_pos + 1:]
-                if any(kinds[s] == BidKind.NONE for s in later) or _bid_total(kinds, values) != self.rules.num_tricks:
-                    kept |= 1 << action
-        # A forced total (every legal bid would hook) keeps the unfiltered bids.
-        return kept or (mask if keep_if_forced else 0)
-
-    def _record_bid(self, seat: int, action: int, kinds: list, values: list) -> None:
-        """Write a bid into kinds/values, including its effect on the partner."""
-        partner = self.rules.partner_of(seat)
-        kind = BidKind(A.BID_ACTION_KIND[action])
-        kinds[seat], values[seat] = kind, A.BID_ACTION_VALUE[action]
-        if kind == BidKind.TEN_FOR_200:
-            if partner is not None:
-                kinds[partner] = BidKind.SKIPPED if kinds[partner] == BidKind.NONE else BidKind.CANCELLED
-        elif kind == BidKind.BLIND and partner is not None:
-            kinds[partner] = BidKind.SKIPPED
+    def _bid_word(self, seat: int, blind: bool) -> int:
+        """The bid word of the seat's legal bids (core.bidding)."""
+        kind, value, context = self._bid_inputs(seat)
+        p = self._bid_p
+        return legal_bids(INT, p, p, blind, self._blind_nil_ok[seat], self.hands[seat], kind, value, context)
 
     def _bid(self, seat: int, action: int) -> None:
         if action == A.SEE_CARDS:
             self.looked[seat] = True
             self.phase = _BID
             return
-        self._record_bid(seat, action, self.bid_kinds, self.bid_values)
+        kinds = self.bid_kinds
+        kind = A.BID_ACTION_KIND[action]
+        kinds[seat], self.bid_values[seat] = BidKind(kind), A.BID_ACTION_VALUE[action]
+        partner = self._partners[seat]
+        if partner != NO_SEAT:
+            kinds[partner] = BidKind(bid_effect_on_partner(INT, kind, kinds[partner]))
         self.looked[seat] = True
         n = self.num_players
-        self.bid_pos += 1
-        while self.bid_pos < n and self.bid_kinds[self.bid_order[self.bid_pos]] != BidKind.NONE:
-            self.bid_pos += 1
+        self.bid_pos = next_bid_position(INT, self._bid_p, n, kinds, self.dealer, self.bid_pos)
         if self.bid_pos < n:
             self.current = self.bid_order[self.bid_pos]
             self._begin_bid_turn()
@@ -369,13 +315,12 @@ class HandState:
             self._end_bidding()
 
     def _end_bidding(self) -> None:
-        r = self.rules
-        if r.blind_nil_exchange and r.partnerships:
-            for seat in self.bid_order:
-                partner = r.partner_of(seat)
-                if self.bid_kinds[seat] == BidKind.BLIND_NIL and self.bid_kinds[partner] != BidKind.BLIND_NIL:
-                    self.exchange_steps += [(seat, partner)] * r.blind_nil_exchange
-                    self.exchange_steps += [(partner, seat)] * r.blind_nil_exchange
+        cards = self._bid_p.exchange
+        if cards:
+            n = self.num_players
+            givers = exchange_givers(INT, n, self.bid_kinds, self.dealer)
+            self.exchange_steps = [exchange_pass(INT, n, givers, cards, step)
+                                   for step in range(exchange_length(givers, cards))]
         if self.exchange_steps:
             self.phase = _EXCHANGE
             self.current = self.exchange_steps[0][0]
@@ -400,14 +345,8 @@ class HandState:
 
     # ------------------------------------------------------------------- play
     def _begin_play(self) -> None:
-        r = self.rules
-        if r.dealer_leads_any:
-            leader = self.dealer
-        elif r.first_trick == FIRST_TRICK_LOWEST_CLUB:
-            lowest = min(c for hand in self.hands for c in cards_of(hand & CLUB_MASK))
-            leader = next(s for s in range(self.num_players) if (self.hands[s] >> lowest) & 1)
-        else:
-            leader = (self.dealer + 1) % self.num_players
+        p = self._play_p
+        leader = first_leader(INT, p, p, self.num_players, self.dealer, self.hands)
         self.phase = _PLAY
         self.leader = leader
         self.current = leader
@@ -418,32 +357,17 @@ class HandState:
         seat = self.current
         if phase == _PLAY:
             return self._play_mask(seat)
-        if phase == _BID:
-            return self._bid_mask(seat)
-        if phase == _BLIND:
-            return (1 << A.SEE_CARDS) | self._blind_mask(seat)
+        if phase == _BID or phase == _BLIND:
+            return self._bid_word(seat, phase == _BLIND) << A.BID_OFFSET
         if phase == _EXCHANGE:
             return self.hands[seat]
         return 0
 
     def _play_mask(self, seat: int) -> int:
-        hand = self.hands[seat]
-        r = self.rules
-        lowest_club_trick = self.trick_index == 0 and r.first_trick == FIRST_TRICK_LOWEST_CLUB
-        if not self.trick_cards:
-            if lowest_club_trick:
-                clubs = hand & CLUB_MASK
-                return clubs & -clubs
-            if self.spades_broken or r.dealer_leads_any or not hand & NON_SPADE_MASK:
-                return hand
-            return hand & NON_SPADE_MASK
-        if lowest_club_trick:
-            clubs = hand & CLUB_MASK
-            if clubs:
-                return clubs & -clubs
-            return (hand & RED_MASK) or hand
-        follow = hand & SUIT_MASKS[CARD_SUIT[self.trick_cards[0]]]
-        return follow or hand
+        trick = self.trick_cards
+        leads = not trick
+        played_in = self._situations[self.trick_index == 0][leads][self.spades_broken]
+        return legal_cards(INT, self._play_p, self.hands[seat], played_in, 0 if leads else CARD_SUIT[trick[0]])
 
     def _complete_trick(self) -> int:
         """Score the trick just completed (the last card is on it) and clear the table; return its winner."""
@@ -461,12 +385,3 @@ class HandState:
             self.leader = winner
             self.current = winner
         return winner
-
-
-def _bid_total(kinds: Sequence[int], values: Sequence[int]) -> int:
-    """Tricks bid at the table: numbers, 10 for 200 as 10, blind n as n; nils and cancelled bids 0."""
-    total = 0
-    for kind, value in zip(kinds, values):
-        if kind in (BidKind.NUMBER, BidKind.TEN_FOR_200, BidKind.BLIND):
-            total += value
-    return total

@@ -12,7 +12,7 @@ both engines decide every trick from the same numbers.
 
 *What a trick shows* (the one home of public voids): a card played shows the
 table that its player lacks some suits, and which depends only on the card's
-suit, the suit led and the *situation* of the play (``play_situation``):
+suit, the suit led and the *situation* of the play (``core.card_play.situation``):
 
 * ``FOLLOWS``: a card that does not follow the suit led shows a void in it;
 * ``LEADS_BEFORE_BROKEN``: a spade (or joker) led before spades are broken, where
@@ -38,7 +38,15 @@ from typing import Sequence
 import numpy as np
 
 from .cards import CARD_SUIT, NUM_CARDS, NUM_SUITS, SPADE_MASK, TRUMP, Suit, card_power
-from .rules import FIRST_TRICK_LOWEST_CLUB, Rules
+from .card_play import (  # noqa: F401 - the situations are re-exported: what a card shows depends on them
+    FOLLOWS,
+    LEADS_BEFORE_BROKEN,
+    LEADS_FREELY,
+    LOWEST_CLUB_TRICK,
+    NUM_SITUATIONS,
+    play_situation,
+)
+from .rules import Rules
 
 TRUMP_BONUS = 100  # any trump outranks every card of the suit led
 CANNOT_WIN = -1  # key of a card that neither follows the suit led nor trumps
@@ -107,8 +115,6 @@ def best_of_trick(trump_key: Sequence[int], power: Sequence[int], cards: Sequenc
 
 
 # ------------------------------------------------------------------ what a trick shows
-FOLLOWS, LEADS_FREELY, LEADS_BEFORE_BROKEN, LOWEST_CLUB_TRICK = range(4)  # situations of a card played
-NUM_SITUATIONS = 4
 CLUB_BIT = 1 << Suit.CLUBS
 SIDE_SUITS = sum(1 << s for s in Suit if s != TRUMP)  # clubs, diamonds, hearts as a suit bitmask
 
@@ -138,15 +144,6 @@ def _build_voids_shown() -> np.ndarray:
 
 VOIDS_SHOWN = _build_voids_shown()
 _SHOWN = tuple(tuple(tuple(int(m) for m in row) for row in plane) for plane in VOIDS_SHOWN)  # as Python ints
-
-
-def play_situation(rules: Rules, first_trick: bool, leads: bool, broken_before: bool) -> int:
-    """The situation of a card played (see the module docstring): ``leads`` it, spades broken before it."""
-    if first_trick and rules.first_trick == FIRST_TRICK_LOWEST_CLUB:
-        return LOWEST_CLUB_TRICK
-    if not leads:
-        return FOLLOWS
-    return LEADS_FREELY if broken_before or rules.dealer_leads_any else LEADS_BEFORE_BROKEN
 
 
 def voids_shown(situation: int, led: int, card: int) -> int:

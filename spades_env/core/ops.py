@@ -1,0 +1,148 @@
+"""The operations the rules are written with, for one hand (ints) and for many tables (arrays).
+
+Every rule of the core is stated once, as a function of an :class:`Ops` and
+plain values: :data:`INT` runs it on Python ints and bools for one hand (no
+numpy call: the scalar engine's hot paths stay cheap), :data:`ARRAY` on numpy
+arrays with one entry per table (the batch engine). The rules use only
+arithmetic, comparisons, ``&`` ``|`` on bools and bitboards, and the
+operations below; never ``if`` on a value, ``not`` or ``~`` on a bool (``~True``
+is ``-2``), which would differ between the two.
+
+Per-seat values are one sequence per hand (``values[seat]``) or one
+``(tables, seats)`` array (``values[:, seat]``): :meth:`Ops.seat` reads a fixed
+seat, :meth:`Ops.at` a seat that may differ between tables.
+
+Bitboards (hands) and *bid words* (the bidding actions as bits, see
+:mod:`spades_env.core.bidding`) are ints or ``uint64`` arrays; constants the
+rules ``select`` between go through :meth:`Ops.word` so that an array keeps its
+dtype. Lookup tables are built twice from one definition (:meth:`Ops.table`:
+a tuple, or an array) and indexed with one flat index.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, NamedTuple
+
+import numpy as np
+
+
+def pick(condition: Any, if_true: Any, if_false: Any) -> Any:
+    """``numpy.where`` for plain values: the select that the shared rules use on one hand."""
+    return if_true if condition else if_false
+
+
+def _lowbit_int(board: int) -> int:
+    return board & -board
+
+
+def _lowbit_array(boards: np.ndarray) -> np.ndarray:
+    return boards & (~boards + np.uint64(1))
+
+
+def _popcount_int(board: int) -> int:
+    return board.bit_count()
+
+
+if hasattr(np, "bitwise_count"):
+    def _popcount_array(boards: np.ndarray) -> np.ndarray:
+        return np.bitwise_count(boards).astype(np.intp)
+else:  # pragma: no cover - numpy < 2.0
+    _POP8 = np.array([bin(i).count("1") for i in range(256)], np.intp)
+
+    def _popcount_array(boards: np.ndarray) -> np.ndarray:
+        boards = np.ascontiguousarray(boards, dtype=np.uint64)
+        return _POP8[boards.view(np.uint8).reshape(boards.shape + (8,))].sum(-1)
+
+
+def _seat_int(values: Any, seat: int) -> Any:
+    return values[seat]
+
+
+def _seat_array(values: np.ndarray, seat: int) -> np.ndarray:
+    return values[:, seat]
+
+
+def _at_array(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    rows, width = values.shape
+    return values.ravel().take(np.arange(0, rows * width, width) + seat)
+
+
+def _first_nonempty_int(first: int, second: int, third: int) -> int:
+    return first or second or third
+
+
+def _first_nonempty_array(first: np.ndarray, second: np.ndarray, third: np.ndarray) -> np.ndarray:
+    return np.where(first != 0, first, np.where(second != 0, second, third))
+
+
+def _clip_int(x: int, low: int, high: int) -> int:
+    return low if x < low else high if x > high else x
+
+
+def _any_int(x: Any) -> bool:
+    return bool(x)
+
+
+def _any_array(x: Any) -> bool:
+    return bool(x.any()) if isinstance(x, np.ndarray) else bool(x)
+
+
+def _word_array(x: int) -> np.uint64:
+    return np.uint64(x)
+
+
+def _table_array(values: Iterable[Any]) -> np.ndarray:
+    out = np.array(list(values))
+    return out.astype(np.intp) if out.dtype.kind == "i" else out
+
+
+def _table_words(values: Iterable[int]) -> np.ndarray:
+    return np.array(list(values), np.uint64)
+
+
+def cached_by_rules(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``build(rules)`` made once per rules object (keyed by identity: hashing every field of a Rules at
+    each hand would cost more than the build it saves)."""
+    cache: dict[int, tuple[Any, Any]] = {}
+
+    def cached(rules: Any) -> Any:
+        hit = cache.get(id(rules))
+        if hit is not None and hit[0] is rules:
+            return hit[1]
+        value = build(rules)
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        cache[id(rules)] = (rules, value)  # the rules stay alive, so their id is not reused
+        return value
+
+    cached.__doc__ = build.__doc__
+    cached.__name__ = build.__name__
+    return cached
+
+
+_CACHE_SIZE = 256
+
+
+class Ops(NamedTuple):
+    """The operations of one form (see the module docstring)."""
+
+    select: Callable[[Any, Any, Any], Any]  # where(condition, if_true, if_false)
+    lowbit: Callable[[Any], Any]  # the lowest card of a bitboard (0 if empty)
+    popcount: Callable[[Any], Any]  # cards in a bitboard
+    seat: Callable[[Any, int], Any]  # per-seat values at a fixed seat
+    at: Callable[[Any, Any], Any]  # per-seat values at a seat per table
+    minimum: Callable[[Any, Any], Any]
+    maximum: Callable[[Any, Any], Any]
+    clip: Callable[[Any, int, int], Any]
+    first_nonempty: Callable[[Any, Any, Any], Any]  # the first of three bitboards that is not empty
+    any: Callable[[Any], bool]  # whether any table has it (a plain bool: skips a code path)
+    word: Callable[[int], Any]  # a bitboard or bid-word constant
+    table: Callable[[Iterable[Any]], Any]  # a lookup table of numbers or bools
+    words: Callable[[Iterable[int]], Any]  # a lookup table of bitboards or bid words
+
+
+INT = Ops(pick, _lowbit_int, _popcount_int, _seat_int, _seat_int, min, max, _clip_int, _first_nonempty_int, _any_int,
+          int, tuple, tuple)
+ARRAY = Ops(np.where, _lowbit_array, _popcount_array, _seat_array, _at_array, np.minimum, np.maximum, np.clip,
+            _first_nonempty_array, _any_array, _word_array, _table_array, _table_words)
+FORMS = (INT, ARRAY)
