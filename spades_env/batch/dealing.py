@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.bidding import bidder, blind_nil_by_score
 from ..core.deal import deal_positions
+from ..core.game import first_dealer
 from ..core.ops import ARRAY
 from .encoding import mid_rows
 from .history import reset_history
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 def new_games(t: BatchTables, T: np.ndarray) -> None:
     """Start new games at the tables T: a random first dealer, zero scores and bags, a new hand."""
-    dealer = t.rng.integers(t.num_players, size=len(T))
+    dealer = first_dealer(t.rng, t.num_players, size=len(T))
     t.dealer[T] = dealer
     t.first_dealer[T] = dealer
     t.scores[T] = 0

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.cards import NUM_CARDS, NUM_SUITS
-from ..core.card_play import situation
+from ..core.card_play import breaks_spades, situation
 from ..core.ops import ARRAY
 from ..core.tricks import VOIDS_SHOWN
-from .tables import ACTION_CARD_BIT, ACTION_SUIT, BOARDS_PER_SEAT, MAX_SEATS, SPADES, START_B, U0
+from .tables import ACTION_CARD_BIT, ACTION_SUIT, BOARDS_PER_SEAT, MAX_SEATS, START_B, U0
 
 if TYPE_CHECKING:
     from .state import BatchTables
@@ -36,7 +36,7 @@ _SHOWN = VOIDS_SHOWN.ravel()  # [(situation * NUM_SUITS + led) * NUM_SUITS + sui
 _CARDS = np.arange(NUM_CARDS, dtype=np.uint64)
 _CARD_BITS = ACTION_CARD_BIT[:NUM_CARDS]
 _CARD_SUITS = ACTION_SUIT[:NUM_CARDS]
-_TRUMPS = (_CARD_BITS & SPADES) != U0  # the cards that break spades
+_TRUMPS = breaks_spades(_CARD_BITS)  # the cards that break spades
 _NO_TRUMP = np.iinfo(np.intp).max  # the play number of the first trump of a hand with none played yet
 
 

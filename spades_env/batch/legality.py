@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core import actions as A
 from ..core.bidding import bid_context, decides_blind, legal_bids, partner_bid, reads_partner
-from ..core.card_play import legal_cards, situation
+from ..core.card_play import legal_cards, passable, situation
 from ..core.ops import ARRAY
 from ..core.scoring import BidKind
 from .tables import BLIND, BOARDS, BOARDS_PER_SEAT, EXCHANGE, HAND_B, LOOKED, MAX_SEATS, PLAY, SEAT_W, U0, WORD_BITS
@@ -40,7 +40,7 @@ def compute_legal(t: BatchTables) -> None:
         ex = ph == EXCHANGE
         if ex.any():
             T = O[ex]
-            t._legal[T, 0] = t._sb.ravel().take(T * BOARDS + t.cur.take(T) * BOARDS_PER_SEAT + HAND_B)
+            t._legal[T, 0] = passable(t._sb.ravel().take(T * BOARDS + t.cur.take(T) * BOARDS_PER_SEAT + HAND_B))
             t._legal[T, 1] = U0
             O, ph = O[~ex], ph[~ex]
     if not len(O):

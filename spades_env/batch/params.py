@@ -5,8 +5,8 @@ and card-play options are the core's records (:class:`~spades_env.core.bidding.B
 :class:`~spades_env.core.card_play.PlayRules`) stacked with one entry per rules
 id, plus *switches* (which options any rules id has: code paths the others
 skip). ``HANDLED_RULES`` names each field of :class:`~spades_env.core.rules.Rules`
-and the core function the engine reaches it through; a test fails naming any
-field that is missing.
+and how the engine reaches it (the core's homes, ``core.rules.RULE_HOMES``,
+and the engine's own parts); a test fails naming any field that is missing.
 """
 
 from __future__ import annotations
@@ -17,43 +17,28 @@ import numpy as np
 
 from ..core import bidding, card_play
 from ..core.cards import deck
+from ..core.rules import RULE_HOMES
 from ..core.tricks import DEUCE_HIGH_CHOICES
 from ..core.ops import INT
 from ..core.scoring import BidKind
 from ..encoding import SCORE_SCALE_TARGET, rule_features
 from .tables import LOW_WORD, WORD_BITS
 
-# Each field of Rules, and how the engine reaches the core's statement of it.
-HANDLED_BY: dict[str, str] = {
-    "num_players": "state shapes; core.bidding.bidder (turn order), core.deal.deal_positions",
-    "partnerships": "state shapes (sides, partner seats), core.bidding.partner_bid, core.exchange",
-    "jokers": "the pack (core.cards.deck), core.tricks.TRICK_KEYS",
-    "deuce_of_spades_high": "core.tricks.TRICK_KEYS",
-    "nil": "core.bidding.bid_rules (low)",
-    "nil_value": "core.scoring.score_hands",
-    "blind_nil": "core.bidding.bid_rules (blind_nil)",
-    "blind_nil_value": "core.scoring.score_hands",
-    "blind_nil_requires_deficit": "core.bidding.bid_rules (deficit), blind_nil_by_score",
-    "blind_nil_exchange": "core.bidding.bid_rules (exchange), core.exchange",
-    "nil_tricks_count_for_partner": "core.scoring.score_hands",
-    "max_team_bid": "core.bidding.bid_rules (team_cap, ten, blind_bids)",
-    "ten_for_200": "core.bidding.bid_rules (ten), core.scoring.score_hands",
-    "blind_bids": "core.bidding.bid_rules (blind_bids), core.scoring.score_hands",
-    "blind_bid_min": "core.bidding.bid_rules (blind_bids)",
-    "mirror": "core.bidding.bid_rules (mirror)",
-    "suicide": "core.bidding.bid_rules (suicide)",
-    "bids_may_total_tricks": "core.bidding.bid_rules (no_hook)",
-    "first_trick": "core.card_play.play_rules (lowest_club)",
-    "dealer_leads_any": "core.card_play.play_rules (dealer_leads_any)",
-    "bag_value": "core.scoring.score_hands",
-    "bag_limit": "core.scoring.score_hands",
-    "bag_penalty": "core.scoring.score_hands",
-    "boston_bonus": "core.scoring.score_hands",
-    "target_score": "core.game.game_end, observation scale",
-    "lose_score": "core.game.game_end",
-    "max_hands": "core.game.game_end, deal log",
+# Each field of Rules, and how the engine reaches it: through the core's functions that state it
+# (core.rules.RULE_HOMES), plus what the engine itself does with a few (shapes, rules ids, infos).
+_BATCH_PARTS = {
+    "num_players": "state shapes",
+    "partnerships": "state shapes (sides, partner seats)",
+    "jokers": "the pools' packs (core.cards.deck)",
+    "deuce_of_spades_high": "the core's trick keys (core.tricks.TRICK_KEYS) by rules id",
+    "target_score": "the observation's score scale",
+    "max_hands": "the deal log",
     "crazy": "a rules id per table (state.rid, params)",
     "name": "info['hand_rules']",
+}
+HANDLED_BY: dict[str, str] = {
+    field: ", ".join(([_BATCH_PARTS[field]] if field in _BATCH_PARTS else []) + [f"core.{home}" for home in homes])
+    for field, homes in RULE_HOMES.items()
 }
 HANDLED_RULES: frozenset[str] = frozenset(HANDLED_BY)
 

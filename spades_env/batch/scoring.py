@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.game import game_end
+from ..core.game import game_end, next_dealer
 from ..core.scoring import score_hands
 from ..rewards import hand_winner
 from .dealing import new_games, start_hands
@@ -103,7 +103,7 @@ def finish_hands(t: BatchTables, E: np.ndarray, rewards: np.ndarray) -> tuple[np
         new_games(t, F)
     C = E[~over]  # the games that go on: the deal passes to the left
     if len(C):
-        dealer = (t.dealer.take(C) + 1) % t.num_players
+        dealer = next_dealer(t.dealer.take(C), t.num_players)
         t.dealer[C] = dealer
         start_hands(t, C, dealer)
     return dones, StepInfo(t.num_envs, t._info_width, t._P.names, E, hand_data, F, episode_data, deals)

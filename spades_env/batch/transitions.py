@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import actions as A
 from ..core.bidding import bid_effect_on_partner, bidder, next_bid_position, takes_turns
-from ..core.card_play import first_leader, next_seat
+from ..core.card_play import breaks_spades, first_leader, next_seat
 from ..core.cards import NUM_SUITS
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.ops import ARRAY
@@ -47,7 +47,6 @@ from .tables import (
     PLAY,
     RECEIVED_B,
     SEAT_W,
-    SPADES,
     START_B,
     TRICK_B,
     U0,
@@ -206,7 +205,7 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     sbf[f] = sbf.take(f) ^ bit
     f += TRICK_B
     sbf[f] = bit  # at tables not in play, a trick board that is empty anyway
-    t.broken |= (bit & SPADES) != U0
+    t.broken |= breaks_spades(bit)
     led = t._led = np.where(tn == 0, ACTION_SUIT.take(a), t._led)
     nxt = next_seat(cur, n)
     if playing is None:

@@ -18,14 +18,15 @@ The legal cards follow from the *situation* of the play
 The first trick is led by the seat left of the dealer, by the dealer with
 ``dealer_leads_any``, or by the holder of the lowest club dealt with
 ``first_trick: lowest_club``; each trick's winner leads the next, and play goes
-clockwise (:func:`next_seat`).
+clockwise (:func:`next_seat`). Playing a trump breaks spades (:func:`breaks_spades`). In the blind
+nil exchange (:mod:`~spades_env.core.exchange`) a seat may pass any card it holds (:func:`passable`).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .cards import NON_SPADE_MASK, NUM_SUITS, SUIT_MASKS, Suit
+from .cards import NON_SPADE_MASK, NUM_SUITS, SPADE_MASK, SUIT_MASKS, Suit
 from .ops import ARRAY, INT, Ops, cached_by_rules
 from .rules import FIRST_TRICK_LOWEST_CLUB, Rules
 
@@ -36,6 +37,7 @@ NUM_SITUATIONS = 4
 CLUB_MASK = SUIT_MASKS[Suit.CLUBS]
 RED_MASK = SUIT_MASKS[Suit.DIAMONDS] | SUIT_MASKS[Suit.HEARTS]
 ALL_CARDS = (1 << 64) - 1  # every card: a filter that keeps the whole hand
+BREAKS_SPADES = SPADE_MASK  # the cards whose play breaks spades: every trump (jokers are spades)
 
 
 class PlayRules(NamedTuple):
@@ -125,6 +127,16 @@ def legal_cards(ops: Ops, on: PlayRules, hand: Any, situation: Any, led: Any) ->
         return ops.select(first != 0, first, hand)
     first = ops.select(situation == LOWEST_CLUB_TRICK, ops.lowbit(first), first)
     return ops.first_nonempty(first, hand & tab.second[situation], hand)
+
+
+def breaks_spades(cards: Any) -> Any:
+    """Whether playing ``cards`` (a bitboard) breaks spades."""
+    return (cards & BREAKS_SPADES) != 0
+
+
+def passable(hand: Any) -> Any:
+    """The cards a seat may pass in the blind nil exchange: any card it holds."""
+    return hand
 
 
 def next_seat(seat: Any, num_players: int) -> Any:

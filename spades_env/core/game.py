@@ -26,6 +26,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from .card_play import next_seat
 from .deal import Deal, deal_cards
 from .hand import HandState, Phase
 from .rules import Rules
@@ -52,6 +53,16 @@ class HandResult:
 
 
 NO_WINNER = -1  # game_end's winner while the game goes on, or when it is truncated
+
+
+def next_dealer(dealer: Any, num_players: int) -> Any:
+    """The dealer of the next hand: the deal passes clockwise (one dealer, or an array of them)."""
+    return next_seat(dealer, num_players)
+
+
+def first_dealer(rng: np.random.Generator, num_players: int, size: int | None = None) -> Any:
+    """The first dealer of a game (``size``: of that many games), drawn at random."""
+    return rng.integers(num_players, size=size)
 _OVER = Phase.OVER  # a plain reference for the hot path (looking up Phase.OVER on the class is slower)
 
 
@@ -78,7 +89,7 @@ class Game:
         self.scores = _checked_per_side("scores", scores, sides, allow_negative=True)
         self.bags = _checked_per_side("bags", bags, sides, allow_negative=False)
         if dealer is None:
-            dealer = int(rng.integers(rules.num_players))
+            dealer = int(first_dealer(rng, rules.num_players))
         elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < rules.num_players:
             raise GameError(f"dealer must be a seat in 0..{rules.num_players - 1}, got {dealer!r}")
         self.dealer = int(dealer)
@@ -133,7 +144,7 @@ class Game:
         self.winner = None if winner == NO_WINNER else winner
         self.truncated = truncated
         if not self.over:
-            self.dealer = (self.dealer + 1) % self.rules.num_players
+            self.dealer = next_dealer(self.dealer, self.rules.num_players)
             self.hand = self._new_hand()
         return result
 

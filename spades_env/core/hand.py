@@ -52,8 +52,8 @@ from .bidding import (
     next_bid_position,
     partner_bid,
 )
-from .card_play import first_leader, legal_cards, next_seat, play_rules, situations
-from .cards import CARD_SUIT, SPADE_MASK, cards_of
+from .card_play import BREAKS_SPADES, first_leader, legal_cards, next_seat, passable, play_rules, situations
+from .cards import CARD_SUIT, cards_of
 from .deal import Deal
 from .exchange import exchange_givers, exchange_length, exchange_pass
 from .ops import INT, cached_by_rules
@@ -236,7 +236,7 @@ class HandState:
             self.hands[seat] ^= bit
             self.played[seat] |= bit
             self.looked[seat] = True
-            if bit & SPADE_MASK:
+            if bit & BREAKS_SPADES:
                 self.spades_broken = True
             self.trick_seats.append(seat)
             trick_cards = self.trick_cards
@@ -360,7 +360,7 @@ class HandState:
         if phase == _BID or phase == _BLIND:
             return self._bid_word(seat, phase == _BLIND) << A.BID_OFFSET
         if phase == _EXCHANGE:
-            return self.hands[seat]
+            return passable(self.hands[seat])
         return 0
 
     def _play_mask(self, seat: int) -> int:

@@ -21,6 +21,7 @@ a tuple, or an array) and indexed with one flat index.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable, NamedTuple
 
 import numpy as np
@@ -115,9 +116,7 @@ def cached_by_rules(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
         cache[id(rules)] = (rules, value)  # the rules stay alive, so their id is not reused
         return value
 
-    cached.__doc__ = build.__doc__
-    cached.__name__ = build.__name__
-    return cached
+    return functools.update_wrapper(cached, build)
 
 
 _CACHE_SIZE = 256

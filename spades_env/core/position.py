@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .cards import SPADE_MASK, cards_of, deck
+from .card_play import breaks_spades
+from .cards import cards_of, deck
 from .deal import Deal
 from .hand import HandState, Phase
 from .rules import Rules
@@ -148,7 +149,7 @@ def _enter_play(state: HandState, trick: list[int], trick_seats: list[int], lead
         all_played = 0
         for m in state.played:
             all_played |= m
-        spades_broken = bool(all_played & SPADE_MASK)
+        spades_broken = bool(breaks_spades(all_played))
     state.spades_broken = bool(spades_broken)
     state.phase = Phase.PLAY
 

@@ -370,3 +370,40 @@ def preset(name: str) -> Rules:
     if name not in PRESETS:
         raise RulesError(f"unknown rules preset {name!r}; presets: {sorted(PRESETS)}")
     return Rules(name=name, **PRESETS[name])
+
+
+# Where each option is stated: the core functions that read it (``module.function`` in
+# ``spades_env.core``), each in a form that serves one hand and many tables. The engines reach every
+# option through these; tests/core/test_rule_homes.py checks that every field is here and that each
+# function named reads it.
+RULE_HOMES: dict[str, tuple[str, ...]] = {
+    "num_players": ("rules.Rules.hand_size", "deal.deal_cards", "hand.HandState.__init__"),
+    "partnerships": ("rules.Rules.partner_of", "rules.Rules.side_of", "bidding.bid_rules"),
+    "jokers": ("deal.deal_cards", "deal.make_deal"),
+    "deuce_of_spades_high": ("hand.HandState.__init__",),
+    "nil": ("bidding.bid_rules",),
+    "nil_value": ("scoring._build_tables", "rules.Rules.blind_nil_points"),
+    "blind_nil": ("bidding.bid_rules",),
+    "blind_nil_value": ("rules.Rules.blind_nil_points",),
+    "blind_nil_requires_deficit": ("bidding.bid_rules",),
+    "blind_nil_exchange": ("bidding.bid_rules",),
+    "nil_tricks_count_for_partner": ("scoring.counts_toward_contract",),
+    "max_team_bid": ("bidding.bid_rules",),
+    "ten_for_200": ("bidding.bid_rules",),
+    "blind_bids": ("bidding.bid_rules",),
+    "blind_bid_min": ("bidding.bid_rules",),
+    "mirror": ("bidding.bid_rules",),
+    "suicide": ("bidding.bid_rules",),
+    "bids_may_total_tricks": ("bidding.bid_rules",),
+    "first_trick": ("card_play.play_rules",),
+    "dealer_leads_any": ("card_play.play_rules",),
+    "bag_value": ("scoring._build_tables",),
+    "bag_limit": ("scoring._carried_bags",),
+    "bag_penalty": ("scoring._carried_bags",),
+    "boston_bonus": ("scoring._build_tables",),
+    "target_score": ("game._game_end",),
+    "lose_score": ("game._game_end",),
+    "max_hands": ("game._game_end",),
+    "crazy": ("rules.Rules.hand_rules",),
+    "name": (),  # a label, not a rule
+}
