@@ -16,21 +16,14 @@ legal ones, and leaves its state unchanged.
   truncated at ``max_hands``; random play almost never reaches the target, so
   a game of random players is about 5,600 decisions.
 * Observation: ``{"observation": float32[OBS_SIZE], "action_mask": int8[88]}``,
-  relative to the observer (layout ``spades_obs_v1`` in :mod:`spades_env.encoding`,
+  relative to the observer (layout ``spades_obs_v1`` in :mod:`spades_env.obs`,
   new in ``spades_v2``: the trick history and the public voids); the mask is
   all zeros for an agent that is not to act. ``observation_key`` renames the
   ``"observation"`` entry (RLlib's action-masking modules read
   ``"observations"``). ``state()`` is the full-information array
   (``STATE_SIZE``) relative to the seat to act.
 * Bounds: the observation Box's ``low``/``high`` are true for these rules
-  (:func:`observation_bounds`): 0..1 for one-hots, cards, tricks taken and
-  bags with a bag limit; the ``scores`` block (score / target) within
-  +-(``START_SCORE_TARGETS`` x max(target, |lose score|) + ``max_hands`` x
-  :func:`spades_env.core.scoring.hand_points_bound`) / target, since scores go below zero and past
-  the target (ties at the target play on); bags without a limit up to twice
-  ``max_hands`` x tricks per hand, over ``DEFAULT_BAG_SCALE``; the
-  ``target_score`` and ``rules`` blocks exactly the values of the rules (of
-  each hand of a crazy rotation).
+  (:func:`spades_env.obs.features.observation_bounds`).
 * Actions: the 88 actions of :mod:`spades_env.core.actions` in every variant.
 * Rewards (:mod:`spades_env.rewards`): shared by partners, individual in
   cutthroat; ``hand_points`` (default) at the end of each hand, ``win_loss``
@@ -96,23 +89,16 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from .config_io import load_rules
-from .core.actions import NUM_ACTIONS
+from .core.actions import MASK_BYTES_CACHE, NUM_ACTIONS, mask_bytes
 from .core.deal import Deal, make_deal
 from .core.game import Game, GameError, HandResult
 from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
-from .core.scoring import BidKind, hand_points_bound
-from .encoding import (
-    DEFAULT_BAG_SCALE,
-    OBS_SIZE,
-    SCORE_SCALE_TARGET,
-    STATE_SIZE,
-    ObservationTracker,
-    bag_scale,
-    encode_state,
-    rule_features,
-)
-from .layout import OBSERVATION, STATE
+from .core.scoring import BidKind
+from .obs.encode import OBS_SIZE, STATE_SIZE, encode_state
+from .obs.features import START_SCORE_TARGETS, observation_bounds
+from .obs.tracker import ObservationTracker
+from .obs.layout import STATE
 from .render import render_text
 from .rewards import RewardScheme, hand_rewards_one, hand_winner_one, make_reward
 
@@ -125,38 +111,8 @@ PHASE_NAMES = {Phase.BLIND: "blind", Phase.BID: "bid", Phase.EXCHANGE: "exchange
 RESET_OPTIONS = ("deal", "deals", "dealer", "scores", "bags")
 ILLEGAL_ACTION_REWARD = -1
 NO_NIL = -1  # numeric infos: nil_made of a seat that did not bid nil
-START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (or lose scores) from zero
 
 _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-
-_MASK_BYTES: dict[int, bytes] = {}  # legal bitmask -> its mask as 88 bytes 0/1
-_MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~9 MB at the limit
-# A mask is built from its bitmask in eight chunks of 11 bits, each looked up as its bits (one byte 0/1 each,
-# a 2,048-entry table) and joined: a few big-integer shifts and one join, no per-bit Python loop.
-_CHUNK_BITS = 11
-_CHUNK = (1 << _CHUNK_BITS) - 1
-_CHUNK_TABLE = tuple(bytes((value >> bit) & 1 for bit in range(_CHUNK_BITS)) for value in range(1 << _CHUNK_BITS))
-# mask_bytes spells the shifts as literals (a module constant would cost a global read each); they are these:
-assert tuple(range(0, NUM_ACTIONS, _CHUNK_BITS)) == (0, 11, 22, 33, 44, 55, 66, 77)  # eight chunks, every action
-
-
-def mask_bytes(legal: int) -> bytes:
-    """The action mask of a legal-action bitmask as 88 bytes, each 0 or 1 (cached)."""
-    bits = _MASK_BYTES.get(legal)
-    if bits is None:
-        t, c = _CHUNK_TABLE, _CHUNK
-        bits = b"".join((t[legal & c], t[legal >> 11 & c], t[legal >> 22 & c], t[legal >> 33 & c],
-                         t[legal >> 44 & c], t[legal >> 55 & c], t[legal >> 66 & c], t[legal >> 77 & c]))
-        if len(_MASK_BYTES) >= _MASK_CACHE_LIMIT:
-            _MASK_BYTES.clear()
-        _MASK_BYTES[legal] = bits
-    return bits
-
-
-def mask_array(legal: int) -> np.ndarray:
-    """A fresh, writable int8 action mask (length 88) of a legal-action bitmask."""
-    return np.frombuffer(bytearray(mask_bytes(legal)), dtype=np.int8)
-
 
 class EnvStateError(RuntimeError):
     """The env is asked to act or report outside an episode: before ``reset`` or after every agent is done."""
@@ -178,35 +134,6 @@ def hand_result_info(result: HandResult) -> dict[str, Any]:
         "bag_penalties": [s.bag_penalties for s in result.score.sides],
         "nil_made": list(result.score.nil_made),
     }
-
-
-def score_bound(rules: Rules) -> int:
-    """The largest |score| a side can have in an env with ``rules`` (starting scores included)."""
-    start = START_SCORE_TARGETS * max(rules.target_score, abs(rules.lose_score or 0))
-    return start + rules.max_hands * hand_points_bound(rules)
-
-
-def bags_bound(rules: Rules) -> int:
-    """The most bags a side can carry in an env with ``rules`` (starting bags included)."""
-    if rules.bag_limit:
-        return rules.bag_limit - 1  # the penalty removes the bags as soon as they reach the limit
-    return 2 * rules.max_hands * rules.num_tricks  # starting bags plus one per trick of every hand
-
-
-def observation_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np.ndarray]:
-    """True float32 ``(low, high)`` of every entry of the observation (or ``STATE``) under ``rules``."""
-    low = np.zeros(layout.size, np.float32)
-    high = np.ones(layout.size, np.float32)
-    scores = np.float32(score_bound(rules) / float(rules.target_score))
-    low[layout["scores"]], high[layout["scores"]] = -scores, scores
-    high[layout["bags"]] = np.float32(bags_bound(rules) / bag_scale(rules))
-    low[layout["target_score"]] = high[layout["target_score"]] = np.float32(rules.target_score / SCORE_SCALE_TARGET)
-    features = np.stack([rule_features(hand) for hand in rules.distinct_hand_rules()])
-    low[layout["rules"]], high[layout["rules"]] = features.min(axis=0), features.max(axis=0)
-    return low, high
-
-
-assert DEFAULT_BAG_SCALE > 0  # bags_bound / bag_scale is finite
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -473,7 +400,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             seat = self.seat_of(agent)  # raises, naming the agent
         obs = self._tracker.observe(hand, seat)
         if hand.current == seat and not (self.terminations.get(agent) or self.truncations.get(agent)):
-            bits = _MASK_BYTES.get(hand.legal_mask())  # mask_array inlined: this is the hot path of every decision
+            bits = MASK_BYTES_CACHE.get(hand.legal_mask())  # mask_array inlined: this is the hot path of every decision
             if bits is None:
                 bits = mask_bytes(hand.legal_mask())
             mask = np.frombuffer(bytearray(bits), dtype=np.int8)

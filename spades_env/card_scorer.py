@@ -63,7 +63,7 @@ from torch import nn
 from .core.cards import (CARD_SUIT, LITTLE_JOKER, BIG_JOKER, NUM_CARDS, NUM_RANKS, NUM_SUITS, TWO_OF_CLUBS,
                          TWO_OF_HEARTS, card_power)
 from .core.tricks import CANNOT_WIN, DEUCE_HIGH_CHOICES, TRICK_KEYS
-from .layout import NUM_SLOTS, OBSERVATION, RULE_FEATURES
+from .obs.layout import NUM_SLOTS, OBSERVATION, RULE_FEATURES
 
 CARD_FEATURES = 25
 MAX_POWER = NUM_RANKS + 2  # the big joker's power

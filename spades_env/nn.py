@@ -73,8 +73,8 @@ from torch.nn import functional
 from .card_scorer import CARD_FEATURES, CardScorer
 from .core.actions import NUM_ACTIONS
 from .core.cards import NUM_CARDS
-from .encoding import OBS_SIZE
-from .layout import OBSERVATION, POSITION, STATE, LayoutError
+from .obs.encode import OBS_SIZE
+from .obs.layout import LayoutError, OBSERVATION, POSITION, STATE
 
 POLICY_FORMAT = "spades_env.policy/1"
 # Inputs are clamped to +-FEATURE_CLIP; only the scores (points / target) ever pass 1. Beyond twice the target the

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.aec import mask_array
+from spades_env.core.actions import mask_array
 from spades_env.agents import (
     ClassicHeuristicAgent,
     HeuristicAgent,
@@ -28,7 +28,8 @@ from spades_env.core import BidKind, HandState, Phase, Rules, deal_cards, parse_
 from spades_env.core.actions import BLIND_NIL, SEE_CARDS, action_name
 from spades_env.core.cards import CARD_SUIT, SUIT_MASKS, mask_of, parse_cards
 from spades_env.core.position import PositionError, build_position
-from spades_env.encoding import decode_observation, encode_observation
+from spades_env.obs.decode import decode_observation
+from spades_env.obs.encode import encode_observation
 from spades_env.evaluation import EvalConfig, evaluate
 
 PRESET_NAMES = sorted(spades_env.PRESETS)

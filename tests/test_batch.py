@@ -18,7 +18,7 @@ from spades_env.batch.scoring import score_tables
 from spades_env.batch import BatchEnv, IllegalActionError
 from spades_env.core import PRESETS, Bid, BidKind, preset, score_hand
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.encoding import OBS_SIZE, STATE_SIZE
+from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 
 PRESET_NAMES = sorted(PRESETS)
 

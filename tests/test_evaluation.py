@@ -13,7 +13,7 @@ from spades_env.agents import HeuristicAgent, registry
 from spades_env.agents.registry import register_agent
 from spades_env.core import BidKind, HandState, make_deal, preset, score_hand
 from spades_env.core.scoring import Bid
-from spades_env.encoding import decode_observation
+from spades_env.obs.decode import decode_observation
 from spades_env.evaluation import EvalConfig, evaluate, mean_interval, orientations, tally_hand, win_interval
 from spades_env.evaluation.__main__ import main, parse_options
 from spades_env.evaluation.duplicate import deal_context

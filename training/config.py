@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from spades_env.layout import OBSERVATION, POSITION, STATE, ObservationLayout
+from spades_env.obs.layout import OBSERVATION, ObservationLayout, POSITION, STATE
 
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the

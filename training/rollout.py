@@ -38,8 +38,8 @@ from spades_env.agents.policy import heuristic_prior
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
-from spades_env.encoding import OBS_SIZE
-from spades_env.layout import POSITION_COLUMNS
+from spades_env.obs.encode import OBS_SIZE
+from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.nn import (PolicyNet, SparseRows, ValueNet, apply_prior, card_feature_rows, fixed_weights, masked_logits,
                            sparse_rows)
 from spades_env.rewards import BagLedger, seat_sides

@@ -26,7 +26,9 @@ from ..core.cards import NUM_SUITS, SUIT_MASKS, cards_of, deck
 from ..core.hand import Phase
 from ..core.rules import PRESETS, Rules, preset
 from ..core.tricks import trick_voids  # noqa: F401 - re-exported: what one trick shows, the core's rule
-from ..encoding import OBS_SLICES, ObservationView, decode_observation, rules_fields_from_features
+from ..obs.decode import ObservationView, decode_observation
+from ..obs.encode import OBS_SLICES
+from ..obs.features import rules_fields_from_features
 
 AGENT_SLOT = 0  # observations number the seats from the observer: the agent is slot 0
 

@@ -53,7 +53,7 @@ from ..core.hand import NO_SEAT, HandState, Phase, trick_winner
 from ..core.position import build_position
 from ..core.rules import Rules
 from ..core.scoring import BidKind, score_hand
-from ..encoding import decode_observation
+from ..obs.decode import decode_observation
 from .base import Agent, check_observation, mask_bits
 from .heuristic import (
     DEFAULT_BID_PARAMS,

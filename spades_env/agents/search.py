@@ -71,12 +71,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..nn import torch  # noqa: I001 - first, so that a missing torch is reported with the extra to install
-from ..aec import mask_array
+from ..core.actions import mask_array
 from ..core.cards import CARD_SUIT, cards_of
 from ..core.hand import HandState, Phase
 from ..core.position import build_position
 from ..core.rules import Rules
-from ..encoding import ObservationTracker
+from ..obs.tracker import ObservationTracker
 from ..nn import apply_prior, masked_logits, one_torch_thread
 from ..rewards import bag_cost as game_bag_cost
 from .base import check_observation

@@ -21,18 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.cards import NUM_CARDS, NUM_STANDARD_CARDS, NUM_SUITS
-from ..encoding import THREE_PLAYERS, bid_offset
-from ..layout import (
-    BID_FEATURES,
-    NUM_BID_KINDS,
-    NUM_PHASES,
-    NUM_SLOTS,
-    OBSERVATION,
-    RULE_FEATURES,
-    STATE,
-    LayoutError,
-    ObservationLayout,
-)
+from ..obs.features import THREE_PLAYERS, bid_offset
+from ..obs.layout import BID_FEATURES, LayoutError, NUM_BID_KINDS, NUM_PHASES, NUM_SLOTS, OBSERVATION, ObservationLayout, RULE_FEATURES, STATE
 from .history import rebuild_history
 from .tables import (
     BLIND,

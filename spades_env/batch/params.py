@@ -21,7 +21,7 @@ from ..core.rules import RULE_HOMES
 from ..core.tricks import DEUCE_HIGH_CHOICES
 from ..core.ops import INT
 from ..core.scoring import BidKind
-from ..encoding import SCORE_SCALE_TARGET, rule_features
+from ..obs.features import SCORE_SCALE_TARGET, rule_features
 from .tables import LOW_WORD, WORD_BITS
 
 # Each field of Rules, and how the engine reaches it: through the core's functions that state it

@@ -31,8 +31,8 @@ from ..config_io import load_rules
 from ..core.bidding import bidder
 from ..core.cards import NUM_CARDS
 from ..core.rules import Rules
-from ..encoding import bag_scale
-from ..layout import OBSERVATION, STATE
+from ..obs.features import bag_scale
+from ..obs.layout import OBSERVATION, STATE
 from ..rewards import make_reward
 from ..core.tricks import TRICK_KEYS
 from .encoding import (

@@ -14,7 +14,7 @@ from ..core.cards import CARD_SUIT, NUM_CARDS, SPADE_MASK
 from ..core.hand import Phase
 from ..core.ops import ARRAY
 from ..core.scoring import BidKind
-from ..layout import MAX_BID_ONE_HOT, NUM_BID_KINDS, NUM_SLOTS
+from ..obs.layout import MAX_BID_ONE_HOT, NUM_BID_KINDS, NUM_SLOTS
 
 NUM_ACTIONS = A.NUM_ACTIONS
 WORD_BITS = 64  # a legal-action mask is two words: actions 0..63, 64..87

@@ -15,7 +15,9 @@ actions    name                   meaning
 =========  =====================  ===============================================
 
 ``NUM_ACTIONS`` is 88 in every variant. Which actions are legal is decided only
-by the legal-action mask of the hand state.
+by the legal-action mask of the hand state: a bitmask (bit ``a`` set = action
+``a`` legal); :func:`mask_bytes` / :func:`mask_array` pack it as the int8 action
+mask the environments return.
 """
 
 from __future__ import annotations
@@ -162,3 +164,33 @@ def parse_action(name: str) -> int:
         except CardError:
             pass
     raise ActionError(f"unknown action name {name!r}; examples: 'AS', '10D', 'nil', 'bid 4', 'blind nil', 'see cards', '10 for 200', 'blind 7'")
+
+
+# ------------------------------------------------------------------ mask packing
+MASK_BYTES_CACHE: dict[int, bytes] = {}  # legal bitmask -> its mask as 88 bytes 0/1 (filled by mask_bytes)
+_MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~9 MB at the limit
+# A mask is built from its bitmask in eight chunks of 11 bits, each looked up as its bits (one byte 0/1 each,
+# a 2,048-entry table) and joined: a few big-integer shifts and one join, no per-bit Python loop.
+_CHUNK_BITS = 11
+_CHUNK = (1 << _CHUNK_BITS) - 1
+_CHUNK_TABLE = tuple(bytes((value >> bit) & 1 for bit in range(_CHUNK_BITS)) for value in range(1 << _CHUNK_BITS))
+# mask_bytes spells the shifts as literals (a module constant would cost a global read each); they are these:
+assert tuple(range(0, NUM_ACTIONS, _CHUNK_BITS)) == (0, 11, 22, 33, 44, 55, 66, 77)  # eight chunks, every action
+
+
+def mask_bytes(legal: int) -> bytes:
+    """The action mask of a legal-action bitmask as 88 bytes, each 0 or 1 (cached)."""
+    bits = MASK_BYTES_CACHE.get(legal)
+    if bits is None:
+        t, c = _CHUNK_TABLE, _CHUNK
+        bits = b"".join((t[legal & c], t[legal >> 11 & c], t[legal >> 22 & c], t[legal >> 33 & c],
+                         t[legal >> 44 & c], t[legal >> 55 & c], t[legal >> 66 & c], t[legal >> 77 & c]))
+        if len(MASK_BYTES_CACHE) >= _MASK_CACHE_LIMIT:
+            MASK_BYTES_CACHE.clear()
+        MASK_BYTES_CACHE[legal] = bits
+    return bits
+
+
+def mask_array(legal: int) -> np.ndarray:
+    """A fresh, writable int8 action mask (length 88) of a legal-action bitmask."""
+    return np.frombuffer(bytearray(mask_bytes(legal)), dtype=np.int8)

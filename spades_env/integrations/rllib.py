@@ -155,7 +155,7 @@ def _build_module_class() -> type:
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI  # noqa: PLC0415
     from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule  # noqa: PLC0415
 
-    from ..encoding import OBS_SIZE  # noqa: PLC0415
+    from ..obs.encode import OBS_SIZE  # noqa: PLC0415
     from ..nn import PolicyNet, ValueNet, masked_logits  # noqa: PLC0415
 
     class SpadesPPOModule(TorchRLModule, ValueFunctionAPI):

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import spades_env
-from spades_env.aec import mask_array
+from spades_env.core.actions import mask_array
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
 from spades_env.agents.pimc import _representative, equivalent_choices
 from spades_env.agents.search import SearchAgent, network_rollouts
@@ -17,7 +17,8 @@ from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
 from spades_env.core.actions import action_name
 from spades_env.core.cards import cards_of, mask_of, parse_cards
 from spades_env.core.position import build_position
-from spades_env.encoding import ObservationTracker, encode_observation
+from spades_env.obs.encode import encode_observation
+from spades_env.obs.tracker import ObservationTracker
 from spades_env.nn import CheckpointError, PolicyNet, save_policy
 from spades_env.rewards import bag_cost
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spades_env.batch import encoding as batch_encoding
-from spades_env.layout import OBSERVATION, LayoutError, ObservationLayout
+from spades_env.obs.layout import LayoutError, OBSERVATION, ObservationLayout
 
 HEAD_NAMES = ("phase", "to_act", "dealer", "trick_leader")
 

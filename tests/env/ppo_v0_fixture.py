@@ -16,12 +16,12 @@ from pathlib import Path
 
 import spades_env
 from spades_env.agents import make_agent
-from spades_env.layout import OBSERVATION
+from spades_env.obs.layout import OBSERVATION
 
 V0_POLICY = Path(__file__).with_name("ppo_v0.pt")  # that release's policy file, as shipped then
 CASES = (("standard", 0), ("cutthroat3", 1), ("pagat", 2))  # (preset, seed): one hand each
 try:  # the current layout: its version 0 columns
-    from spades_env.layout import OBSERVATION_V0
+    from spades_env.obs.layout import OBSERVATION_V0
 
     V0_COLUMNS = OBSERVATION.projection(OBSERVATION_V0.describe(), "the fixture")
 except ImportError:  # the release that wrote the fixture: the observation is version 0

@@ -14,7 +14,7 @@ import spades_env
 from spades_env import preset
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import RulesError
-from spades_env.encoding import OBS_SIZE, STATE_SIZE
+from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 
 from .helpers import PRESET_NAMES
 

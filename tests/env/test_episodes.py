@@ -8,7 +8,7 @@ import pytest
 import spades_env
 from spades_env import preset
 from spades_env.core.hand import Phase
-from spades_env.encoding import OBS_SLICES
+from spades_env.obs.encode import OBS_SLICES
 
 from .helpers import SPADES_TO_SEAT_0, done, play_scripted_hand, play_to_end
 

@@ -13,7 +13,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import spades_env
 from spades_env import SingleAgentSpadesEnv
 from spades_env.core.hand import IllegalActionError
-from spades_env.encoding import OBS_SIZE
+from spades_env.obs.encode import OBS_SIZE
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

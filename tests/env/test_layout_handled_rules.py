@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env import encoding
+from spades_env.obs import decode, encode, features, tracker
 from spades_env.core.rules import Rules
-from spades_env.layout import OBSERVATION, STATE
+from spades_env.obs.layout import OBSERVATION, STATE
 
 RULES_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules))
 
 
 @pytest.mark.parametrize("side, handled", [
-    ("encoder", encoding.ENCODER_HANDLED_RULES),
-    ("decoder", encoding.DECODER_HANDLED_RULES),
+    ("encoder", features.ENCODER_HANDLED_RULES),
+    ("decoder", features.DECODER_HANDLED_RULES),
 ])
 def test_every_rules_option_is_handled_by_the_encoder_and_the_decoder(side, handled):
     missing = sorted(RULES_FIELDS - handled)
@@ -40,19 +40,19 @@ NO_BLIND_NIL = {"blind_nil": False}  # nil off and mirror both require blind nil
     ("lose_score", -500), ("deuce_of_spades_high", True),
 ]])
 def test_an_encoded_rules_option_changes_the_rules_block(field, value, base_changes):
-    assert field in encoding.ENCODER_HANDLED_RULES
+    assert field in features.ENCODER_HANDLED_RULES
     base = spades_env.load_rules("standard").replace(**base_changes)
     other = base.replace(**{field: value})
-    assert not np.array_equal(encoding.rule_features(base), encoding.rule_features(other)), field
+    assert not np.array_equal(features.rule_features(base), features.rule_features(other)), field
 
 
 def test_compatibility_names_are_views_of_the_layout_object():
-    assert encoding.OBS_SIZE == OBSERVATION.size and encoding.STATE_SIZE == STATE.size
-    assert encoding.OBS_SLICES == dict(OBSERVATION) and encoding.STATE_SLICES == dict(STATE)
+    assert encode.OBS_SIZE == OBSERVATION.size and encode.STATE_SIZE == STATE.size
+    assert encode.OBS_SLICES == dict(OBSERVATION) and encode.STATE_SLICES == dict(STATE)
 
 
 def test_tracker_buffer_starts_with_the_observation_layout():
-    blocks = list(encoding.TRACKER_BUFFER.blocks.values())
+    blocks = list(tracker.TRACKER_BUFFER.blocks.values())
     assert [(b.name, b.start, b.size) for b in blocks[:len(OBSERVATION)]] == \
         [(b.name, b.start, b.size) for b in OBSERVATION.blocks.values()]
 
@@ -65,7 +65,7 @@ def test_decoder_reads_back_what_the_encoder_wrote(rules_name):
         env.step(env.legal_actions()[0])
     hand = env.hand
     for seat in range(hand.num_players):
-        view = encoding.decode_observation(env.observe(f"player_{seat}")["observation"])
+        view = decode.decode_observation(env.observe(f"player_{seat}")["observation"])
         n = hand.num_players
         assert view.num_players == n and view.hand_size == env.rules.hand_size
         assert view.hand == (hand.hands[seat] if hand.looked[seat] else 0)

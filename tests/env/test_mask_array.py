@@ -1,11 +1,11 @@
-"""``aec.mask_array``: every legal bitmask becomes a fresh, writable int8 mask with exactly its bits set,
+"""``core.actions.mask_array``: every legal bitmask becomes a fresh, writable int8 mask with exactly its bits set,
 whether it is built or read from the cache of masks already seen."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from spades_env.aec import mask_array
+from spades_env.core.actions import mask_array
 from spades_env.core.actions import NUM_ACTIONS
 
 

@@ -9,17 +9,9 @@ import spades_env
 from spades_env.core.actions import BLIND_NIL, SEE_CARDS, bid_action, card_action
 from spades_env.core.hand import Phase
 from spades_env.core.scoring import BidKind
-from spades_env.encoding import (
-    BID_FEATURES,
-    NUM_BID_KINDS,
-    OBS_SIZE,
-    OBS_SLICES,
-    RULE_FEATURES,
-    STATE_SIZE,
-    STATE_SLICES,
-    decode_observation,
-    decode_observations,
-)
+from spades_env.obs.decode import decode_observation, decode_observations
+from spades_env.obs.encode import OBS_SIZE, OBS_SLICES, STATE_SIZE, STATE_SLICES
+from spades_env.obs.layout import BID_FEATURES, NUM_BID_KINDS, RULE_FEATURES
 
 from .helpers import MIXED_DEAL, PRESET_NAMES, block_cards, cards, play_to_end
 

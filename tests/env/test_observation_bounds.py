@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.aec import START_SCORE_TARGETS, observation_bounds, score_bound
+from spades_env.obs.features import START_SCORE_TARGETS, observation_bounds, score_bound
 from spades_env.core.scoring import hand_points_bound
-from spades_env.layout import OBSERVATION, STATE
+from spades_env.obs.layout import OBSERVATION, STATE
 
 from .helpers import PRESET_NAMES
 

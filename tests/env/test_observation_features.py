@@ -10,7 +10,8 @@ import spades_env
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import TEN_FOR_200, bid_action
 from spades_env.core.scoring import BidKind
-from spades_env.encoding import BID_FEATURES, NUM_BID_KINDS, OBS_SLICES, RULE_FEATURES, encode_observation
+from spades_env.obs.encode import OBS_SLICES, encode_observation
+from spades_env.obs.layout import BID_FEATURES, NUM_BID_KINDS, RULE_FEATURES
 
 from .helpers import MIXED_DEAL
 

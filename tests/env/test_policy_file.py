@@ -9,7 +9,7 @@ import torch
 
 import spades_env.nn as nn_module
 from spades_env.agents.policy import RELEASED_POLICY
-from spades_env.layout import OBSERVATION, OBSERVATION_V0, STATE, LayoutError
+from spades_env.obs.layout import LayoutError, OBSERVATION, OBSERVATION_V0, STATE
 from spades_env.nn import (
     CheckpointError,
     PolicyFileError,

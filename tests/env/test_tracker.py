@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.aec import mask_array
+from spades_env.core.actions import mask_array
 from spades_env.core.hand import Phase
 from spades_env.core.scoring import BidKind
-from spades_env.encoding import OBS_SLICES, encode_observation
+from spades_env.obs.encode import OBS_SLICES, encode_observation
 
 from .helpers import PRESET_NAMES, play_to_end
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from spades_env.core.game import Game
-from spades_env.encoding import ObservationTracker
+from spades_env.obs.tracker import ObservationTracker
 
 from .helpers import PRESET_NAMES
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import spades_env
 from spades_env.agents import make_agent
-from spades_env.layout import OBSERVATION, OBSERVATION_V0
+from spades_env.obs.layout import OBSERVATION, OBSERVATION_V0
 
 V0_COLUMNS = OBSERVATION.projection(OBSERVATION_V0.describe(), "the golden digest")
 

@@ -21,7 +21,7 @@ import spades_env
 from spades_env.batch import BatchEnv
 from spades_env.core.cards import NUM_CARDS, deck
 from spades_env.core.rules import PRESETS
-from spades_env.encoding import OBS_SLICES, STATE_SLICES
+from spades_env.obs.encode import OBS_SLICES, STATE_SLICES
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,8 @@ from spades_env.core.actions import SEE_CARDS, bid_action
 from spades_env.core.cards import CARD_SUIT, NUM_CARDS, NUM_RANKS, NUM_STANDARD_CARDS, card_power, deck, parse_card
 from spades_env.core.hand import Phase
 from spades_env.core.tricks import NUM_SUITS, TRICK_KEYS
-from spades_env.encoding import OBS_SIZE, decode_observation
+from spades_env.obs.decode import decode_observation
+from spades_env.obs.encode import OBS_SIZE
 from spades_env.nn import PolicyFileError, PolicyNet, load_policy, save_policy, sparse_rows
 from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
@@ -150,7 +151,7 @@ def test_the_card_scorer_changes_only_the_logits_of_cards_in_hand():
 
 
 def _hand_block() -> tuple[int, int]:
-    from spades_env.layout import OBSERVATION
+    from spades_env.obs.layout import OBSERVATION
 
     block = OBSERVATION.block("hand")
     return block.start, block.stop

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from spades_env.config_io import load_rules
-from spades_env.layout import HISTORY_BLOCKS, POSITION, POSITION_COLUMNS, STATE, OBSERVATION
+from spades_env.obs.layout import HISTORY_BLOCKS, OBSERVATION, POSITION, POSITION_COLUMNS, STATE
 from spades_env.nn import critic_layout
 from training.checkpoint import build_learner, config_conflicts
 from training.config import CRITIC_INPUTS, TrainConfig, from_mapping

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.encoding import OBS_SIZE
+from spades_env.obs.encode import OBS_SIZE
 from spades_env.nn import PolicyNet, ValueNet
 from training.config import TrainConfig
 from training.ppo import (clipped_policy_loss, gae_advantages, normalize_advantages, ppo_loss, ppo_update,

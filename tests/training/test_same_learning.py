@@ -10,7 +10,7 @@ from torch.distributions import Categorical
 
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.encoding import OBS_SIZE, STATE_SIZE
+from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.core.rules import Rules
 from spades_env.nn import SparseRows, feature_table, fixed_weights, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger

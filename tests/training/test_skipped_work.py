@@ -15,8 +15,8 @@ from spades_env.card_scorer import CardFeatures, scored_cards
 from spades_env.config_io import load_rules
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.cards import NUM_CARDS, NUM_STANDARD_CARDS
-from spades_env.encoding import OBS_SIZE, STATE_SIZE
-from spades_env.layout import OBSERVATION
+from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
+from spades_env.obs.layout import OBSERVATION
 from spades_env.nn import (PolicyNet, SparseRows, ValueNet, _sort_key_dtype, _weight_grad, apply_prior, masked_logits,
                            sparse_rows)
 from training.checkpoint import SnapshotNets

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from spades_env.batch import BatchEnv
-from spades_env.encoding import OBS_SIZE, STATE_SIZE
+from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.nn import WEIGHT_GRADS, PolicyNet, SparseRows, ValueNet, _sparse_rows_torch, sparse_rows, weight_grad_dtype
 
 TOLERANCE = 1e-5
@@ -155,7 +155,7 @@ def test_the_config_weight_grad_reaches_both_networks():
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_scores_beyond_twice_the_target_reach_the_networks_as_twice_the_target(sparse):
-    from spades_env.layout import OBSERVATION
+    from spades_env.obs.layout import OBSERVATION
     from spades_env.nn import FEATURE_CLIP
 
     torch.manual_seed(4)

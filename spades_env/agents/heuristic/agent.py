@@ -24,7 +24,7 @@ from ...core import actions as A
 from ...core.hand import HandState, Phase
 from ...core.rules import Rules
 from ...core.scoring import BidKind
-from ...encoding import ObservationView, decode_observation, decode_observations
+from ...obs.decode import ObservationView, decode_observation, decode_observations
 from ..base import Agent, check_batch, check_observation, mask_bits
 from ..knowledge import AGENT_SLOT, VoidTracker, in_play_phase, rules_from_observation, trick_slots
 from .bidding import DEFAULT_BID_PARAMS, BidParams, choose_bid, choose_blind, choose_exchange

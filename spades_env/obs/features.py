@@ -1,0 +1,191 @@
+"""What the observation says of the rules, and the scales and bounds of its numbers.
+
+* the ``rules`` block: :func:`rule_features` (the options that change play, by
+  ``layout.RULE_FEATURES``) and its inverse :func:`rules_fields_from_features`;
+  ``ENCODER_HANDLED_RULES`` / ``DECODER_HANDLED_RULES`` name every ``Rules``
+  field each side accounts for (a test names any missing);
+* the scales: scores over ``target_score``, the target over
+  ``SCORE_SCALE_TARGET``, bags over ``bag_limit`` (``DEFAULT_BAG_SCALE``
+  without one), tricks over the hand size;
+* the bounds (:func:`observation_bounds`): true float32 ``low``/``high`` of
+  every entry under the rules of an env: 0..1 for one-hots, cards, tricks
+  taken and bags with a bag limit; the ``scores`` block within
+  +-(``START_SCORE_TARGETS`` x max(target, |lose score|) + ``max_hands`` x
+  :func:`spades_env.core.scoring.hand_points_bound`) / target, since scores go
+  below zero and past the target (ties at the target play on); bags without a
+  limit up to twice ``max_hands`` x tricks per hand, over ``DEFAULT_BAG_SCALE``;
+  the ``target_score`` and ``rules`` blocks exactly the values of the rules (of
+  each hand of a crazy rotation).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, Rules
+from ..core.scoring import BidKind, hand_points_bound
+from .layout import (
+    NUM_BID_KINDS,
+    NUM_SLOTS,
+    OBSERVATION,
+    RULE_FEATURES,
+)
+
+SCORE_SCALE_TARGET = 1000.0
+THREE_PLAYERS = 3  # the one table smaller than NUM_SLOTS (three-player cutthroat)
+DEFAULT_BAG_SCALE = 10.0
+
+
+# Every field of ``Rules`` the encoder writes (or deliberately need not; a test
+# fails naming any field missing here). Not encoded, on purpose: ``max_hands``
+# (a truncation horizon of the game, not a rule of play), ``crazy`` (each hand
+# of a rotation is encoded with that hand's own rules) and ``name`` (a label).
+ENCODER_HANDLED_RULES: frozenset[str] = frozenset({
+    "num_players", "partnerships", "jokers", "deuce_of_spades_high", "nil", "nil_value", "blind_nil",
+    "blind_nil_value", "blind_nil_requires_deficit", "blind_nil_exchange", "nil_tricks_count_for_partner",
+    "max_team_bid", "ten_for_200", "blind_bids", "blind_bid_min", "mirror", "suicide", "bids_may_total_tricks",
+    "first_trick", "dealer_leads_any", "bag_value", "bag_limit", "bag_penalty", "boston_bonus", "target_score",
+    "lose_score",
+    "max_hands", "crazy", "name",  # deliberately not encoded (see above)
+})
+HANDLED_RULES = ENCODER_HANDLED_RULES
+
+
+def rule_features(rules: Rules) -> np.ndarray:
+    """The ``rules`` block for a hand's rules (float32, length ``len(RULE_FEATURES)``)."""
+    return cached_rule_features(rules).copy()
+
+
+_RULE_CACHE: dict[Rules, np.ndarray] = {}
+CACHE_LIMIT = 256  # distinct rules seen in one process: presets and a crazy rotation fit many times over
+
+
+def cached_rule_features(rules: Rules) -> np.ndarray:
+    cached = _RULE_CACHE.get(rules)
+    if cached is not None:
+        return cached
+    raw = {
+        "partnerships": rules.partnerships,
+        "three_players": rules.num_players == THREE_PLAYERS,
+        "jokers": rules.jokers,
+        "deuce_of_spades_high": rules.deuce_of_spades_high,
+        "nil": rules.nil,
+        "blind_nil": rules.blind_nil,
+        "blind_nil_always": rules.blind_nil and rules.blind_nil_requires_deficit is None,
+        "nil_tricks_count_for_partner": rules.nil_tricks_count_for_partner,
+        "ten_for_200": rules.ten_for_200,
+        "blind_bids": rules.blind_bids,
+        "mirror": rules.mirror,
+        "suicide": rules.suicide,
+        "no_hook": not rules.bids_may_total_tricks,
+        "first_trick_lowest_club": rules.first_trick == "lowest_club",
+        "dealer_leads_any": rules.dealer_leads_any,
+        "nil_value": rules.nil_value,
+        "blind_nil_points": rules.blind_nil_points,
+        "blind_nil_requires_deficit": rules.blind_nil_requires_deficit or 0,
+        "blind_nil_exchange": rules.blind_nil_exchange,
+        "max_team_bid": rules.max_team_bid or 0,
+        "blind_bid_min": rules.blind_bid_min if rules.blind_bids else 0,
+        "bag_value": rules.bag_value,
+        "bag_limit": rules.bag_limit or 0,
+        "bag_penalty": rules.bag_penalty,
+        "boston_bonus": rules.boston_bonus,
+        "lose_score": rules.lose_score or 0,
+    }
+    vec = np.array([float(raw[name]) / div for name, div in RULE_FEATURES], dtype=np.float32)
+    vec.setflags(write=False)
+    if len(_RULE_CACHE) > CACHE_LIMIT:
+        _RULE_CACHE.clear()
+    _RULE_CACHE[rules] = vec
+    return vec
+
+
+def rules_fields_from_features(features: Mapping[str, float], target_score: int) -> dict[str, Any]:
+    """The ``Rules`` fields (all but ``name``, ``max_hands`` and ``crazy``) that a decoded rules block
+    (``ObservationView.rules``, unscaled) and target score describe: the inverse of the rules block."""
+    r = features
+    nil_value = int(r["nil_value"])
+    blind_points = int(r["blind_nil_points"])
+    return dict(
+        num_players=THREE_PLAYERS if r["three_players"] else NUM_SLOTS,
+        partnerships=bool(r["partnerships"]),
+        jokers=bool(r["jokers"]),
+        deuce_of_spades_high=bool(r["deuce_of_spades_high"]),
+        nil=bool(r["nil"]),
+        nil_value=nil_value,
+        blind_nil=bool(r["blind_nil"]),
+        blind_nil_value=None if blind_points == 2 * nil_value else blind_points,
+        blind_nil_requires_deficit=None if r["blind_nil_always"] else int(r["blind_nil_requires_deficit"]),
+        blind_nil_exchange=int(r["blind_nil_exchange"]),
+        nil_tricks_count_for_partner=bool(r["nil_tricks_count_for_partner"]),
+        max_team_bid=int(r["max_team_bid"]) or None,
+        ten_for_200=bool(r["ten_for_200"]),
+        blind_bids=bool(r["blind_bids"]),
+        blind_bid_min=int(r["blind_bid_min"]) or Rules.blind_bid_min,
+        mirror=bool(r["mirror"]),
+        suicide=bool(r["suicide"]),
+        bids_may_total_tricks=not r["no_hook"],
+        first_trick=FIRST_TRICK_LOWEST_CLUB if r["first_trick_lowest_club"] else FIRST_TRICK_STANDARD,
+        dealer_leads_any=bool(r["dealer_leads_any"]),
+        bag_value=int(r["bag_value"]),
+        bag_limit=int(r["bag_limit"]) or None,
+        bag_penalty=int(r["bag_penalty"]),
+        boston_bonus=int(r["boston_bonus"]),
+        target_score=int(target_score),
+        lose_score=int(r["lose_score"]) or None,
+    )
+
+
+# Every field of ``Rules`` the decoder reads back: what ``rules_fields_from_features`` really
+# returns (``three_players`` gives ``num_players``, ``no_hook`` gives ``bids_may_total_tricks``,
+# ``first_trick_lowest_club`` gives ``first_trick``, ``blind_nil_points`` gives ``blind_nil_value``,
+# ``target_score`` comes from the view), plus ``max_hands``, ``crazy`` and ``name``, deliberately not
+# decoded because the encoder never writes them. A test fails naming any field missing.
+DECODER_HANDLED_RULES: frozenset[str] = frozenset(
+    rules_fields_from_features({name: 0.0 for name, _ in RULE_FEATURES}, target_score=0)
+) | {"max_hands", "crazy", "name"}
+
+
+def bag_scale(rules: Rules) -> float:
+    """Divisor of the bags block."""
+    return float(rules.bag_limit) if rules.bag_limit else DEFAULT_BAG_SCALE
+
+
+def bid_offset(kind: int, value: int) -> int | None:
+    """Offset of the tricks-bid one-hot within a slot's bid features, or None."""
+    if kind in (BidKind.NUMBER, BidKind.BLIND, BidKind.TEN_FOR_200, BidKind.CANCELLED):
+        return NUM_BID_KINDS + value
+    return None
+
+START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (or lose scores) from zero
+
+
+def score_bound(rules: Rules) -> int:
+    """The largest |score| a side can have in an env with ``rules`` (starting scores included)."""
+    start = START_SCORE_TARGETS * max(rules.target_score, abs(rules.lose_score or 0))
+    return start + rules.max_hands * hand_points_bound(rules)
+
+
+def bags_bound(rules: Rules) -> int:
+    """The most bags a side can carry in an env with ``rules`` (starting bags included)."""
+    if rules.bag_limit:
+        return rules.bag_limit - 1  # the penalty removes the bags as soon as they reach the limit
+    return 2 * rules.max_hands * rules.num_tricks  # starting bags plus one per trick of every hand
+
+
+def observation_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np.ndarray]:
+    """True float32 ``(low, high)`` of every entry of the observation (or ``STATE``) under ``rules``."""
+    low = np.zeros(layout.size, np.float32)
+    high = np.ones(layout.size, np.float32)
+    scores = np.float32(score_bound(rules) / float(rules.target_score))
+    low[layout["scores"]], high[layout["scores"]] = -scores, scores
+    high[layout["bags"]] = np.float32(bags_bound(rules) / bag_scale(rules))
+    low[layout["target_score"]] = high[layout["target_score"]] = np.float32(rules.target_score / SCORE_SCALE_TARGET)
+    features = np.stack([rule_features(hand) for hand in rules.distinct_hand_rules()])
+    low[layout["rules"]], high[layout["rules"]] = features.min(axis=0), features.max(axis=0)
+    return low, high
+
+
+assert DEFAULT_BAG_SCALE > 0  # bags_bound / bag_scale is finite
