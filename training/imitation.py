@@ -12,49 +12,17 @@ import time
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
-from spades_env.agents.policy import prior_of_actions
 from spades_env.core.actions import BID_OFFSET
 from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
 from training.pipeline import WORKER_STREAM, RolloutWorker
 from training.ppo import batch_tensors, choice_rows
-from training.rollout import Rollout
+from training.rollout import IMITATION_FIELDS as FIELDS, Rollout, heuristic_decisions
 from training.trajectories import Rows, join_rows
 
 IMITATION_TABLES = 1  # the worker's imitation tables: their own stream of the run's seed
 AGREEMENT_SAMPLE = 20_000  # decisions on which the agreement with the heuristic is measured
-FIELDS = ("obs", "mask", "action", "critic", "return", "prior")
-
-
-def heuristic_decisions(rollout: Rollout, config: TrainConfig, decisions: int | None = None,
-                        progress: bool | None = None) -> dict[str, Rows]:
-    """At least ``decisions`` (default ``bc_decisions``) finished decisions of the heuristic playing every seat
-    (returns = hand rewards)."""
-    decisions = config.bc_decisions if decisions is None else decisions
-    store = rollout.new_store()
-    rollout.reset()
-    parts: dict[str, list[Rows]] = {key: [] for key in FIELDS}
-    rows = np.arange(config.num_envs)
-    bar = tqdm(total=decisions, desc="imitating heuristic", unit="dec",
-               disable=not (config.progress if progress is None else progress))
-    collected = 0
-    while collected < decisions:
-        for _ in range(config.rollout_steps):
-            actions = rollout.heuristic.act_batch(rollout.obs, rollout.mask)
-            prior = prior_of_actions(actions, config.prior_on_bids) if config.prior_weight else None
-            store.add(rows, rollout.to_act, rollout.obs.copy(), rollout.mask.copy(), rollout.critic_input(rows),
-                      actions, np.zeros(len(rows)), np.zeros(len(rows)), prior)
-            rollout.step(store, actions)
-        data = store.take_complete(1.0, 1.0)  # returns = the hand's reward (no discount)
-        if data is not None:
-            for key in FIELDS:
-                parts[key].append(data[key])
-            collected += len(data["action"])
-            bar.update(len(data["action"]))
-    bar.close()
-    return {key: join_rows(chunks) for key, chunks in parts.items()}
 
 
 def imitation_data(rollout: Rollout, config: TrainConfig, worker: RolloutWorker | None = None) -> dict[str, Rows]:

@@ -43,7 +43,7 @@ import torch
 
 from training.checkpoint import SnapshotNets
 from training.config import TrainConfig
-from training.rollout import Rollout, collect
+from training.rollout import Rollout, collect, heuristic_decisions
 
 WORKER_STREAM = 0x5EED  # mixed into the run's seed: the worker's generators are their own streams
 
@@ -103,8 +103,6 @@ def _serve(conn: Any, config: TrainConfig, device: str, threads: int) -> None:
                 state.rollout.config = config
                 continue
             if kind == "imitate":  # the heuristic's decisions on tables of its own (training.imitation)
-                from training.imitation import heuristic_decisions
-
                 _send(conn, ("imitation", heuristic_decisions(message[1], config, message[2], progress=False)))
                 continue
             _, policy_state, new_pool = message
@@ -231,7 +229,7 @@ class ImitationRequest:
         self._worker = worker
 
     def result(self) -> dict[str, Any]:
-        """The decisions (as :func:`training.imitation.heuristic_decisions` returns them)."""
+        """The decisions (as :func:`training.rollout.heuristic_decisions` returns them)."""
         return self._worker._receive("imitation")[1]
 
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from spades_env.agents import make_agent
-from spades_env.agents.policy import heuristic_prior
+from spades_env.agents.policy import heuristic_prior, prior_of_actions
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
@@ -45,7 +46,7 @@ from spades_env.nn import (PolicyNet, SparseRows, ValueNet, apply_prior, card_fe
 from spades_env.rewards import BagLedger, seat_sides
 from training.checkpoint import SnapshotNets
 from training.config import CRITIC_INPUTS, TrainConfig
-from training.trajectories import TrajectoryStore, with_advantages
+from training.trajectories import Rows, TrajectoryStore, join_rows, with_advantages
 
 SELF, HEURISTIC, SNAPSHOT, RANDOM = 0, 1, 2, 3  # table kinds
 SEED_RANGE = 2**31  # seeds drawn for the batch engine
@@ -281,3 +282,35 @@ def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> 
                              pool_size)
     rollout.reset()
 
+
+# ------------------------------------------------------------------ the heuristic's decisions
+IMITATION_FIELDS = ("obs", "mask", "action", "critic", "return", "prior")  # what heuristic_decisions returns
+
+
+def heuristic_decisions(rollout: Rollout, config: TrainConfig, decisions: int | None = None,
+                        progress: bool | None = None) -> dict[str, Rows]:
+    """At least ``decisions`` (default ``bc_decisions``) finished decisions of the heuristic playing every seat
+    (returns = hand rewards)."""
+    decisions = config.bc_decisions if decisions is None else decisions
+    store = rollout.new_store()
+    rollout.reset()
+    parts: dict[str, list[Rows]] = {key: [] for key in IMITATION_FIELDS}
+    rows = np.arange(config.num_envs)
+    bar = tqdm(total=decisions, desc="imitating heuristic", unit="dec",
+               disable=not (config.progress if progress is None else progress))
+    collected = 0
+    while collected < decisions:
+        for _ in range(config.rollout_steps):
+            actions = rollout.heuristic.act_batch(rollout.obs, rollout.mask)
+            prior = prior_of_actions(actions, config.prior_on_bids) if config.prior_weight else None
+            store.add(rows, rollout.to_act, rollout.obs.copy(), rollout.mask.copy(), rollout.critic_input(rows),
+                      actions, np.zeros(len(rows)), np.zeros(len(rows)), prior)
+            rollout.step(store, actions)
+        data = store.take_complete(1.0, 1.0)  # returns = the hand's reward (no discount)
+        if data is not None:
+            for key in IMITATION_FIELDS:
+                parts[key].append(data[key])
+            collected += len(data["action"])
+            bar.update(len(data["action"]))
+    bar.close()
+    return {key: join_rows(chunks) for key, chunks in parts.items()}

@@ -26,7 +26,7 @@ reports how the finished one ended in ``info``.
   ``(num_envs, PACKED_SIZE)`` (224 bytes a row instead of 3,516): the card
   blocks and the led cards as uint64 bitboards, the score features as float32,
   the head and bid features as row codes, the rules id, each card's trick and
-  each slot's voids as bytes (``encoding.PACKED_*`` name the fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
+  each slot's voids as bytes (``pieces.PACKED_*`` name the fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
   the float32 observations, into ``out`` when given (a torch CPU tensor's
   ``.numpy()`` view is written without a copy); decode when the rows are used,
   e.g. per minibatch. ``observe(seats)`` and ``state()`` stay float32.

@@ -166,10 +166,10 @@ class BatchEnv(BatchTables):
                                          "no table was changed")
             a = a.astype(np.intp)
         inside = a.view(np.uint64) < NUM_ACTIONS  # negative values wrap around to huge ones
-        if inside.all() and self._mask_bits.ravel().take(self._base88 + a).all():
+        if inside.all() and self._mask_bits.ravel().take(self._action_rows + a).all():
             return a
         ok = inside.copy()
-        ok[inside] = self._mask_bits.ravel().take(self._base88[inside] + a[inside]) != 0
+        ok[inside] = self._mask_bits.ravel().take(self._action_rows[inside] + a[inside]) != 0
         bad = np.flatnonzero(~ok)
         t = int(bad[0])
         act = int(a[t])

@@ -40,16 +40,6 @@ _TRUMPS = breaks_spades(_CARD_BITS)  # the cards that break spades
 _NO_TRUMP = np.iinfo(np.intp).max  # the play number of the first trump of a hand with none played yet
 
 
-def allocate_history(t: BatchTables) -> None:
-    """The history arrays of ``t.num_envs`` tables (see the module docstring)."""
-    N = t.num_envs
-    t._card_trick = np.zeros((N, NUM_CARDS + 1), np.uint8)
-    t._leads = np.zeros(N, np.uint64)
-    t._voids = np.zeros((N, MAX_SEATS), np.uint8)
-    t._play_order = None if t._live_history else np.zeros((N, NUM_CARDS + 1), np.uint8)
-    t._plays = None if t._live_history else np.zeros(N, np.uint8)
-
-
 def reset_history(t: BatchTables, T: np.ndarray) -> None:
     """Nothing played yet at the tables T (a hand was dealt)."""
     if not t._live_history:
@@ -83,11 +73,11 @@ def record_plays(t: BatchTables, a: np.ndarray, card: np.ndarray, playing: np.nd
             plays += 1
         else:
             plays += playing
-        t._play_order.ravel()[t._base_cards + card] = plays  # the sink column takes the others' writes
+        t._play_order.ravel()[t._card_rows + card] = plays  # the sink column takes the others' writes
         return
     leads = t.trick_n == 0
     ti = t.trick_index
-    t._card_trick.ravel()[t._base_cards + card] = ti + 1
+    t._card_trick.ravel()[t._card_rows + card] = ti + 1
     bit = ACTION_CARD_BIT.take(card)  # the sink column is no card: no bit
     t._leads |= np.where(leads, bit, U0)
     suit = ACTION_SUIT.take(a)

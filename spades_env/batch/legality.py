@@ -64,7 +64,7 @@ def compute_legal(t: BatchTables) -> None:
 def play_legal(t: BatchTables) -> None:
     """The legal cards at every table (rows of tables in another phase are overwritten after)."""
     at = t.cur * BOARDS_PER_SEAT
-    at += t._base21
+    at += t._board_rows
     hand = t._sb.ravel().take(at)
     on = t._P.play_on
     first_trick = t.trick_index == 0 if on.lowest_club else False  # read only on the lowest-club trick

@@ -35,7 +35,7 @@ from ..obs.features import bag_scale
 from ..obs.layout import OBSERVATION, STATE
 from ..rewards import make_reward
 from ..core.tricks import TRICK_KEYS
-from .encoding import (
+from .pieces import (
     BAGS_AT,
     MID_W,
     NUM_CARD_BLOCKS,
@@ -48,7 +48,6 @@ from .encoding import (
     packed_views,
     perm_tables,
 )
-from .history import allocate_history
 from .info import StepInfo, info_widths
 from .params import RulesParams
 from .tables import (
@@ -72,6 +71,8 @@ from .tables import (
 )
 
 EPISODE_MODES = ("game", "hand")
+_RENAMED = {"_base20": "_seat_rows", "_base21": "_board_rows", "_base13": "_mid_rows", "_base88": "_action_rows",
+            "_base_cards": "_card_rows"}
 NO_PARTNER = -1
 LOG_HANDS = 8  # deal-log rows allocated up front (it grows to max_hands as games get longer)
 POOL_MIN, POOL_MAX = 256, 8192  # shuffled packs drawn at a time (scaled with num_envs, within these bounds)
@@ -147,11 +148,12 @@ class BatchTables:
         N, S = self.num_envs, self.num_sides
         self._ar = np.arange(N, dtype=np.intp)
         self._arn = self._ar * self.num_players
-        self._base20 = self._ar * SEAT_W
-        self._base21 = self._ar * BOARDS
-        self._base13 = self._ar * MID_W
-        self._base88 = self._ar * NUM_ACTIONS
-        self._base_cards = self._ar * (NUM_CARDS + 1)
+        # Each table's first index into a flattened per-table array (flat gathers and writes).
+        self._seat_rows = self._ar * SEAT_W
+        self._board_rows = self._ar * BOARDS
+        self._mid_rows = self._ar * MID_W
+        self._action_rows = self._ar * NUM_ACTIONS
+        self._card_rows = self._ar * (NUM_CARDS + 1)
         for name in ("rid", "phase", "cur", "dealer", "first_dealer", "hand_index", "bid_pos", "trick_n",
                      "trick_index", "_led", "_ex_len", "_ex_pos"):
             setattr(self, name, np.zeros(N, np.intp))
@@ -172,7 +174,12 @@ class BatchTables:
         self._mask_bits = np.zeros((N, NUM_ACTIONS), np.uint8)
         log_hands = 1 if self.episode == "hand" else min(LOG_HANDS, self.rules.max_hands)
         self._log = np.zeros((N, log_hands, MAX_SEATS), np.uint64)
-        allocate_history(self)
+        # the trick history (written by ``history``; without observations only the order of play)
+        self._card_trick = np.zeros((N, NUM_CARDS + 1), np.uint8)
+        self._leads = np.zeros(N, np.uint64)
+        self._voids = np.zeros((N, MAX_SEATS), np.uint8)
+        self._play_order = None if self._live_history else np.zeros((N, NUM_CARDS + 1), np.uint8)
+        self._plays = None if self._live_history else np.zeros(N, np.uint8)
 
     def _allocate_outputs(self) -> None:
         """Reused output buffers (see ``output_buffers``) and the quiet-step info."""
@@ -206,7 +213,10 @@ class BatchTables:
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("obs_format", "float32")  # pickled before obs_format existed
         if "_live_history" not in state:  # pickled before the raw engine kept only the order of play
-            state.update(_live_history=True, _play_order=None, _plays=None, _base_cards=state["_ar"] * (NUM_CARDS + 1))
+            state.update(_live_history=True, _play_order=None, _plays=None, _card_rows=state["_ar"] * (NUM_CARDS + 1))
+        for old, new in _RENAMED.items():  # pickled under the names of the widths they stood for
+            if old in state:
+                state[new] = state.pop(old)
         # The rule records are rebuilt from the rules (a pickle may hold an older form of them).
         state["_P"] = RulesParams(state["_hand_rules"], state["rules"])
         state.pop("_any", None)

@@ -20,7 +20,7 @@ from ..core.card_play import breaks_spades, first_leader, next_seat
 from ..core.cards import NUM_SUITS
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.ops import ARRAY
-from .encoding import MID_W, TRICKS_AT
+from .pieces import MID_W, TRICKS_AT
 from .history import SINK, record_plays
 from .legality import blind_decisions
 from .tables import (
@@ -199,7 +199,7 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     record_plays(t, a, card, playing)  # the history blocks, read before the table changes
     cur, tn = t.cur, t.trick_n
     f = cur * BOARDS_PER_SEAT
-    f += t._base21
+    f += t._board_rows
     bit = ACTION_CARD_BIT.take(card)
     sbf = t._sb.ravel()
     sbf[f] = sbf.take(f) ^ bit

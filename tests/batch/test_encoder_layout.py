@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spades_env.batch import encoding as batch_encoding
+from spades_env.batch import pieces as batch_encoding
 from spades_env.obs.layout import LayoutError, OBSERVATION, ObservationLayout
 
 HEAD_NAMES = ("phase", "to_act", "dealer", "trick_leader")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from spades_env.batch import BatchEnv
-from spades_env.batch.encoding import PACKED_SIZE
+from spades_env.batch.pieces import PACKED_SIZE
 from spades_env.core.rules import PRESETS
 
 TABLES = 48

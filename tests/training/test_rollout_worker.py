@@ -12,7 +12,8 @@ import torch
 
 from training import train as train_module
 from training.config import load_config
-from training.imitation import FIELDS, IMITATION_TABLES, heuristic_decisions, imitation_data
+from training.imitation import IMITATION_TABLES, imitation_data
+from training.rollout import IMITATION_FIELDS as FIELDS, heuristic_decisions
 from training.pipeline import WORKER_STREAM, RolloutWorker, RolloutWorkerError, fresh_worker_state, weights
 from training.rollout import Rollout, collect, finish_batch, start_tables
 from training.trajectories import join_rows
