@@ -203,7 +203,7 @@ def score_cards(layers: tuple[Layer, RowsLayer, Layer, Layer], row: torch.Tensor
                 context: torch.Tensor) -> torch.Tensor:
     """One score per card (``row``: its row, in order; ``features``: its features) through the scorer's ``card``,
     ``context``, ``hidden`` and ``score`` layers, given as functions (a :class:`CardScorer`'s own, or a pool's
-    stacked layers, each applying its own snapshot's: ``training.checkpoint.SnapshotNets``). The ``context`` layer
+    stacked layers, each applying its own snapshot's: ``training.learner.SnapshotNets``). The ``context`` layer
     reads the body's output ``context`` of the rows with a scored card only, given with those rows' indices."""
     card, context_layer, hidden, score = layers
     used, position = torch.unique_consecutive(row, return_inverse=True)

@@ -661,5 +661,5 @@ def test_the_released_ppo_policy_plays_whole_games_without_heuristic_or_search_c
     finally:
         sys.setprofile(None)
     assert env.game.over
-    assert {"spades_env.nn", "spades_env.agents.policy"} <= called  # the recording saw the network play
+    assert {"spades_env.nn.nets", "spades_env.agents.policy"} <= called  # the recording saw the network play
     assert sorted(m for m in called if m.startswith(AGENT_CODE_NOT_IN_THE_NETWORK)) == []

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.checkpoint import SnapshotNets
+from training.learner import SnapshotNets, build_learner  # the worker builds the same networks as the learner
 from training.config import TrainConfig
 from training.rollout import Rollout, collect, heuristic_decisions
 
@@ -64,8 +64,7 @@ def fresh_worker_state(rollout: Rollout, seed: int) -> WorkerState:
 
 
 def _networks(config: TrainConfig, device: torch.device) -> tuple[torch.nn.Module, SnapshotNets]:
-    from training.checkpoint import build_learner  # the same networks as the learner's (no optimizer needed)
-
+    """The worker's policy and snapshot networks: the learner's (no optimizer is used)."""
     learner = build_learner(config, device)
     return learner.policy, learner.snapshots
 

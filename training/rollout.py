@@ -44,7 +44,7 @@ from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.nn import (PolicyNet, SparseRows, ValueNet, apply_prior, card_feature_rows, fixed_weights, masked_logits,
                            sparse_rows)
 from spades_env.rewards import BagLedger, seat_sides
-from training.checkpoint import SnapshotNets
+from training.learner import SnapshotNets
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.trajectories import Rows, TrajectoryStore, join_rows, with_advantages
 

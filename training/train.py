@@ -60,9 +60,9 @@ from tqdm import tqdm
 from spades_env.config_io import load_rules
 from spades_env.core.rules import Rules
 from spades_env.nn import save_policy
-from training.checkpoint import (CHECKPOINT_FORMAT, Learner, build_learner, init_weights, load_checkpoint,
-                                 restore_random_state, save_checkpoint)
+from training.checkpoint import CHECKPOINT_FORMAT, init_weights, load_checkpoint, restore_random_state, save_checkpoint
 from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides
+from training.learner import Learner, build_learner
 from training.imitation import imitate, set_learning_rate
 from training.pipeline import RolloutWorker, fresh_worker_state, weights
 from training.metrics import METRIC_FIELDS, MetricsLog, plot_learning_curve

@@ -37,6 +37,13 @@ bidding and the whole hand with the heuristic. Blind decisions and the
 exchange are the heuristic's. The budget is ``samples`` (and
 ``bid_samples``) per decision, optionally cut by ``time_limit`` seconds for
 card play (at least ``min_samples`` are always searched).
+
+The pieces that :mod:`~spades_env.agents.search` builds on are public:
+:func:`sample_hands` (deals consistent with an observation),
+:func:`play_position` (the core position of a sampled deal),
+:func:`side_context` (scores and bags per side), :func:`position_utility`
+(a finished hand's value for slot 0) and :func:`representative_card` (the
+searched card a card is equivalent to).
 """
 
 from __future__ import annotations
@@ -175,7 +182,7 @@ def equivalent_choices(legal: int, unseen: int, deuce_high: bool) -> list[int]:
     return out
 
 
-def _representative(card: int, choices: Sequence[int], unseen: int, deuce_high: bool) -> int:
+def representative_card(card: int, choices: Sequence[int], unseen: int, deuce_high: bool) -> int:
     """The searched card equivalent to ``card`` (same suit, no unseen card between them)."""
     if card in choices:
         return card
@@ -369,7 +376,7 @@ class PIMCAgent(Agent):
         self.last_values = {}
         if len(choices) == 1:
             return choices[0]
-        scores, bags, bags_by_seat = _side_context(view, rules)
+        scores, bags, bags_by_seat = side_context(view, rules)
         deals = self._position_deals(view, rules, unseen, voids, bags_by_seat)
         base: HandState | None = None
         totals = {c: 0.0 for c in choices}
@@ -381,7 +388,7 @@ class PIMCAgent(Agent):
                 break
             hands[0] = hand
             if base is None:
-                base = sample = _play_position(rules, view, hands, scores)
+                base = sample = play_position(rules, view, hands, scores)
             else:
                 sample = base.clone()
                 sample.hands = hands
@@ -390,14 +397,14 @@ class PIMCAgent(Agent):
                 state = sample.clone()
                 state.apply(card)
                 rollout(state, list(voids), bags_by_seat)
-                totals[card] += _utility(rules, state, bags, self.bag_cost)
+                totals[card] += position_utility(rules, state, bags, self.bag_cost)
             drawn += 1
         self.last_values = {c: totals[c] / drawn for c in choices}
         best = max(choices, key=lambda c: (self.last_values[c], -c))
         if self.margin > 0:
             # Keep the heuristic's card unless the search finds a clearly better one.
             prior = choose_card(table_from_view(view, rules, legal, voids))
-            rep = _representative(prior, choices, unseen, rules.deuce_of_spades_high)
+            rep = representative_card(prior, choices, unseen, rules.deuce_of_spades_high)
             if self.last_values[best] - self.last_values[rep] < self.margin:
                 return prior
         return best
@@ -419,7 +426,7 @@ class PIMCAgent(Agent):
         self.last_values = {}
         if len(choices_list) == 1:
             return prior
-        scores, bags, bags_by_seat = _side_context(view, rules)
+        scores, bags, bags_by_seat = side_context(view, rules)
         kinds, values = view.bid_kinds[:n], view.bid_values[:n]
         deals = self._bid_deals(view, rules)
         totals = {a: 0.0 for a in choices_list}
@@ -434,7 +441,7 @@ class PIMCAgent(Agent):
                 while state.phase != Phase.PLAY and not state.is_over:
                     state.apply(act_from_state(state, zero_voids, bags_by_seat, self.bid_params))
                 rollout(state, list(zero_voids), bags_by_seat)
-                totals[action] += _utility(rules, state, bags, self.bag_cost)
+                totals[action] += position_utility(rules, state, bags, self.bag_cost)
         self.last_values = {a: totals[a] / len(deals) for a in choices_list}
         return max(choices_list, key=lambda a: (self.last_values[a], a == prior))
 
@@ -504,7 +511,7 @@ class PIMCAgent(Agent):
         return [pool[i] for i in pick]
 
 
-def _play_position(rules: Rules, view, hands: list[int], scores: Sequence[int]) -> HandState:
+def play_position(rules: Rules, view, hands: list[int], scores: Sequence[int]) -> HandState:
     """The core position of an observation at a card play, with ``hands`` for every slot."""
     n = view.num_players
     seats = trick_slots(view)
@@ -516,7 +523,7 @@ def _play_position(rules: Rules, view, hands: list[int], scores: Sequence[int]) 
                           received=[view.received] + [0] * (n - 1))
 
 
-def _side_context(view, rules: Rules) -> tuple[list[int], list[int], list[int]]:
+def side_context(view, rules: Rules) -> tuple[list[int], list[int], list[int]]:
     """Scores and bags per side, and each slot's side's bags, from an observation."""
     n = view.num_players
     side_slot = [next(s for s in range(n) if rules.side_of(s) == side) for side in range(rules.num_sides)]
@@ -525,7 +532,7 @@ def _side_context(view, rules: Rules) -> tuple[list[int], list[int], list[int]]:
     return scores, bags, [view.bags[s] for s in range(n)]
 
 
-def _utility(rules: Rules, state: HandState, bags_before: Sequence[int], bag_cost: float) -> float:
+def position_utility(rules: Rules, state: HandState, bags_before: Sequence[int], bag_cost: float) -> float:
     """Slot 0's side points minus the mean of the other sides', bags charged ``bag_cost`` each."""
     score = score_hand(rules, state.bids, state.tricks_won, bags_before)
     mine = rules.side_of(0)

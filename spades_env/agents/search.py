@@ -81,7 +81,7 @@ from ..nn import apply_prior, masked_logits, one_torch_thread
 from ..rewards import bag_cost as game_bag_cost
 from .base import check_observation
 from .heuristic import act_from_state, decide
-from .pimc import PIMCAgent, _play_position, _representative, _side_context, _utility
+from .pimc import PIMCAgent, play_position, position_utility, representative_card, side_context
 from .policy import RELEASED_POLICY, PolicyAgent, load_policy_agent, prior_of_actions
 from .registry import register_agent
 
@@ -231,7 +231,7 @@ class SearchAgent(PIMCAgent):
         network_card, choices = self._network_candidates(legal, unseen, choices, rules.deuce_of_spades_high)
         if len(choices) == 1:
             return network_card
-        scores, bags, bags_by_seat = _side_context(view, rules)
+        scores, bags, bags_by_seat = side_context(view, rules)
         deals = self._position_deals(view, rules, unseen, voids, bags_by_seat)
         totals = np.zeros(len(choices))
         start = time.perf_counter()
@@ -244,18 +244,18 @@ class SearchAgent(PIMCAgent):
             states, trackers, rollout_voids = [], [], []
             for hands in batch:
                 hands[0] = view.hand
-                _branch(_play_position(rules, view, hands, scores), voids, choices, (scores, bags, rules),
+                _branch(play_position(rules, view, hands, scores), voids, choices, (scores, bags, rules),
                         states, trackers, rollout_voids)
             with one_torch_thread():
                 self.forwards += network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
-            utilities = [_utility(rules, s, bags, cost) for s in states]
+            utilities = [position_utility(rules, s, bags, cost) for s in states]
             totals += np.asarray(utilities).reshape(len(batch), len(choices)).sum(axis=0)
             searched += len(batch)
         self.last_samples = searched
         means = totals / searched
         self.last_values = {c: float(v) for c, v in zip(choices, means)}
         best = max(choices, key=lambda c: (self.last_values[c], -c))
-        mine = _representative(network_card, choices, unseen, rules.deuce_of_spades_high)
+        mine = representative_card(network_card, choices, unseen, rules.deuce_of_spades_high)
         if self.last_values[best] - self.last_values[mine] < self.margin:
             return network_card  # the search must find a clearly better card to overrule the network
         return best
@@ -271,7 +271,7 @@ class SearchAgent(PIMCAgent):
         if len(choices) == 1:
             return network_bid
         n = view.num_players
-        scores, bags, bags_by_seat = _side_context(view, rules)
+        scores, bags, bags_by_seat = side_context(view, rules)
         states, trackers, rollout_voids = [], [], []
         for hands in self._bid_deals(view, rules):
             hands[0] = view.hand
@@ -280,7 +280,7 @@ class SearchAgent(PIMCAgent):
             _branch(sample, [0] * n, choices, (scores, bags, rules), states, trackers, rollout_voids)
         with one_torch_thread():
             self.forwards = network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
-        utilities = np.asarray([_utility(rules, s, bags, self.bag_cost) for s in states])
+        utilities = np.asarray([position_utility(rules, s, bags, self.bag_cost) for s in states])
         means = utilities.reshape(-1, len(choices)).mean(axis=0)
         self.last_values = {a: float(v) for a, v in zip(choices, means)}
         best = max(choices, key=lambda a: (self.last_values[a], a == network_bid))
@@ -298,8 +298,8 @@ class SearchAgent(PIMCAgent):
             return network_card, choices
         run_probability = dict.fromkeys(choices, 0.0)
         for card in cards_of(legal):
-            run_probability[_representative(card, choices, unseen, deuce_high)] += float(probs[card])
-        mine = _representative(network_card, choices, unseen, deuce_high)
+            run_probability[representative_card(card, choices, unseen, deuce_high)] += float(probs[card])
+        mine = representative_card(network_card, choices, unseen, deuce_high)
         return network_card, [c for c in choices if c == mine or run_probability[c] >= self.prune]
 
 

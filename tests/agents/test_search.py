@@ -10,7 +10,7 @@ import torch
 import spades_env
 from spades_env.core.actions import mask_array
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
-from spades_env.agents.pimc import _representative, equivalent_choices
+from spades_env.agents.pimc import representative_card, equivalent_choices
 from spades_env.agents.search import SearchAgent, network_rollouts
 from spades_env.nn import one_torch_thread as single_thread
 from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
@@ -266,8 +266,8 @@ def searched_runs(obs: dict, state: HandState, prune: float) -> set[int]:
     probs = make_agent("ppo").probabilities(obs)
     run = dict.fromkeys(choices, 0.0)
     for card in cards_of(legal):
-        run[_representative(card, choices, unseen, False)] += probs[card]
-    mine = _representative(int(np.argmax(probs)), choices, unseen, False)
+        run[representative_card(card, choices, unseen, False)] += probs[card]
+    mine = representative_card(int(np.argmax(probs)), choices, unseen, False)
     return {c for c in choices if c == mine or run[c] >= prune}
 
 

@@ -16,8 +16,9 @@ from spades_env.core.hand import NO_SEAT, HandState, Phase, Transition
 from .helpers import MIXED_DEAL, PRESET_NAMES, done, play_to_end
 
 PACKAGE = Path(spades_env.__file__).resolve().parent
-ENV_LAYER_FILES = ["aec.py", "gym_env.py", "records.py", "render.py", "registration.py", "nn.py", "encoding.py",
-                   "layout.py", "agents/policy.py"]
+ENV_LAYER_FILES = ["aec.py", "gym_env.py", "records.py", "render.py", "registration.py", "nn/sparse.py", "nn/nets.py",
+                   "nn/policy_file.py", "obs/layout.py", "obs/features.py", "obs/encode.py", "obs/decode.py",
+                   "obs/tracker.py", "agents/policy.py"]
 
 
 def mixed_hand() -> HandState:

@@ -19,7 +19,7 @@ from spades_env.core.tricks import NUM_SUITS, TRICK_KEYS
 from spades_env.obs.decode import decode_observation
 from spades_env.obs.encode import OBS_SIZE
 from spades_env.nn import PolicyFileError, PolicyNet, load_policy, save_policy, sparse_rows
-from training.checkpoint import SnapshotNets
+from training.learner import SnapshotNets
 from training.config import TrainConfig
 
 HIGHER_OUT, LOWER_OUT, HIGHER_MINE, LOWER_MINE, SUIT_OUT, SUIT_MINE, MASTER, FOLLOWS, WINS_NOW = range(9)

@@ -11,7 +11,8 @@ import torch
 from spades_env.config_io import load_rules
 from spades_env.obs.layout import HISTORY_BLOCKS, OBSERVATION, POSITION, POSITION_COLUMNS, STATE
 from spades_env.nn import critic_layout
-from training.checkpoint import build_learner, config_conflicts
+from training.checkpoint import config_conflicts
+from training.learner import build_learner
 from training.config import CRITIC_INPUTS, TrainConfig, from_mapping
 from training.rollout import Rollout, start_tables
 

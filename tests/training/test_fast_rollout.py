@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from spades_env.nn import PolicyNet, sparse_rows
-from training.checkpoint import SnapshotNets
+from training.learner import SnapshotNets
 from training.config import TrainConfig
 from training.train import evaluation_line
 from training.trajectories import TrajectoryStore

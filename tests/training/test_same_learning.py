@@ -14,7 +14,7 @@ from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.core.rules import Rules
 from spades_env.nn import SparseRows, feature_table, fixed_weights, masked_logits, sparse_rows
 from spades_env.rewards import BagLedger
-from training.checkpoint import ADAM_EPS, build_learner
+from training.learner import ADAM_EPS, build_learner
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.ppo import action_log_probs, ppo_update
 from training.rollout import sample_actions

@@ -17,9 +17,10 @@ from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.cards import NUM_CARDS, NUM_STANDARD_CARDS
 from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.obs.layout import OBSERVATION
-from spades_env.nn import (PolicyNet, SparseRows, ValueNet, _sort_key_dtype, _weight_grad, apply_prior, masked_logits,
+from spades_env.nn import (PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits,
                            sparse_rows)
-from training.checkpoint import SnapshotNets
+from spades_env.nn.sparse import _sort_key_dtype, _weight_grad
+from training.learner import SnapshotNets
 from training.config import TrainConfig
 from training.imitation import imitation_loss
 from training.ppo import action_log_probs, choice_rows, policy_log_probs, ppo_loss

@@ -10,7 +10,8 @@ import torch
 
 from spades_env.batch import BatchEnv
 from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
-from spades_env.nn import WEIGHT_GRADS, PolicyNet, SparseRows, ValueNet, _sparse_rows_torch, sparse_rows, weight_grad_dtype
+from spades_env.nn import WEIGHT_GRADS, PolicyNet, SparseRows, ValueNet, sparse_rows, weight_grad_dtype
+from spades_env.nn.sparse import _sparse_rows_torch
 
 TOLERANCE = 1e-5
 
@@ -129,7 +130,7 @@ def test_bf16_weight_gradient_keeps_the_forward_and_is_close_to_float32(net):
 
 
 def test_weight_grad_auto_is_bf16_only_on_a_cpu_with_matrix_units(monkeypatch):
-    import spades_env.nn as nn_module
+    import spades_env.nn.sparse as nn_module
 
     assert weight_grad_dtype("float32") == torch.float32 and weight_grad_dtype("bfloat16") == torch.bfloat16
     for has_units, expected in ((True, torch.bfloat16), (False, torch.float32)):
@@ -141,7 +142,7 @@ def test_weight_grad_auto_is_bf16_only_on_a_cpu_with_matrix_units(monkeypatch):
 
 
 def test_the_config_weight_grad_reaches_both_networks():
-    from training.checkpoint import build_learner
+    from training.learner import build_learner
     from training.config import WEIGHT_GRADS as CONFIG_WEIGHT_GRADS, TrainConfig, from_mapping
 
     assert CONFIG_WEIGHT_GRADS == WEIGHT_GRADS  # the config's copy of the choices (it does not import torch)
