@@ -518,3 +518,30 @@ def test_hand_state_rejects_bad_setup():
         HandState(STANDARD, deal, 0, scores=(0, 0, 0))
     with pytest.raises(ValueError):
         HandState(preset("cutthroat3"), deal, 0)
+
+
+def clubs_lead():
+    """Seat 0 (all clubs) to lead with dealer 3: 2C..AC are all legal, so 1 (3C) and 5 (7C) are."""
+    state = start_play(preset("standard"), ONE_SUIT_HANDS, dealer=3)
+    assert state.phase == Phase.PLAY and state.current == 0
+    assert {1, 5} <= set(state.legal_actions())
+    return state
+
+
+@pytest.mark.parametrize("action", [True, 5.0, np.float64(5), np.float32(1), np.bool_(True), "5", None, 1 + 0j],
+                         ids=repr)
+def test_apply_rejects_non_integer_actions_even_when_their_value_is_legal(action):
+    state = clubs_lead()
+    before = snapshot(state)
+    with pytest.raises(IllegalActionError):
+        state.apply(action)
+    assert snapshot(state) == before
+
+
+@pytest.mark.parametrize("action", [np.int64(5), np.int32(5), np.int8(1), np.uint8(5)], ids=repr)
+def test_apply_accepts_numpy_integer_legal_actions(action):
+    state = clubs_lead()
+    state.apply(action)
+    assert state.trick_cards == [int(action)]
+    assert state.history[-1] == (0, int(action))
+    assert type(state.history[-1][1]) is int

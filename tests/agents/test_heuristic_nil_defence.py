@@ -7,7 +7,7 @@ from spades_env.agents.heuristic import CLASSIC, STRONG, act_from_state
 from spades_env.core.cards import Suit
 from spades_env.core.actions import action_name
 
-from test_agents import observation, position
+from .test_agents import observation, position
 
 
 def attack_position():

@@ -14,7 +14,7 @@ from spades_env.nn import CheckpointError, load_policy
 from training import train as train_module
 from training.config import TrainConfig, add_arguments, from_mapping, load_config, overrides
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
 
 

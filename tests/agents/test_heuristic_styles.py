@@ -16,7 +16,7 @@ from spades_env.core import preset
 from spades_env.core.actions import BLIND_NIL, SEE_CARDS, action_name
 from spades_env.nn import PolicyNet
 
-from test_agents import observation, position
+from .test_agents import observation, position
 
 STD = preset("standard")
 

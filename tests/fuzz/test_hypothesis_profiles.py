@@ -7,7 +7,7 @@ from hypothesis import settings
 
 from conftest import CI_MAX_EXAMPLES, hypothesis_profile
 
-CI_SCRIPT = pathlib.Path(__file__).resolve().parent.parent / ".ci" / "run"
+CI_SCRIPT = pathlib.Path(__file__).resolve().parents[2] / ".ci" / "run"
 
 
 def test_ci_profile_is_derandomized_with_fixed_examples_and_prints_the_blob():

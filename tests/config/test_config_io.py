@@ -4,10 +4,20 @@ import pathlib
 
 import pytest
 
-from spades_env.config_io import dump_rules, load_rules, rules_from_mapping, write_presets
-from spades_env.core import PRESETS, Rules, RulesError, preset
+from spades_env.config_io import (
+    dump_rules,
+    load_rules,
+    rules_from_mapping,
+    write_presets,
+)
+from spades_env.core import (
+    PRESETS,
+    Rules,
+    RulesError,
+    preset,
+)
 
-CONFIG_DIR = pathlib.Path(__file__).resolve().parent.parent / "configs" / "rules"
+CONFIG_DIR = pathlib.Path(__file__).resolve().parents[2] / "configs" / "rules"
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -129,3 +139,21 @@ def test_load_rules_rejects_other_types():
 def test_rules_from_mapping_reports_its_source():
     with pytest.raises(RulesError, match="mysource"):
         rules_from_mapping({"nill": 1}, source="mysource")
+
+
+def test_yaml_file_is_named_after_itself(tmp_path):
+    path = tmp_path / "my_rules.yaml"
+    path.write_text("base: pagat\nnil_value: 60\n")
+    rules = load_rules(path)
+    assert rules.name == "my_rules"
+    assert rules.nil_value == 60
+    assert rules.blind_nil_exchange == 2 and rules.first_trick == "lowest_club"  # the rest of pagat
+    assert rules == preset("pagat").replace(nil_value=60, name="my_rules")
+
+
+def test_yaml_file_with_explicit_name_keeps_it(tmp_path):
+    path = tmp_path / "my_rules.yaml"
+    path.write_text("base: pagat\nnil_value: 60\nname: house\n")
+    rules = load_rules(path)
+    assert rules.name == "house"
+    assert rules.nil_value == 60
