@@ -46,7 +46,7 @@ trick_size             4     one-hot cards on the table (0..3), the same for all
 winning_slot           4     one-hot slot winning the trick so far (zero if none)
 =====================  ====  =====================================================
 
-The features read the observation by the names of :data:`spades_env.layout.OBSERVATION`
+The features read the observation by the names of :data:`spades_env.obs.layout.OBSERVATION`
 (``hand``, ``trick``, ``played``, ``trick_leader``, ``voids``, the ``jokers`` and
 ``deuce_of_spades_high`` entries of ``rules``); trick order comes from the core's
 :data:`spades_env.core.tricks.TRICK_KEYS`, so every rule variant is ranked as it plays.

@@ -7,7 +7,7 @@ over the AEC env (it re-implements no rule). Registered as
 ``episode="game"``; the older ids are retired, see :mod:`spades_env.registration`):
 
 * Observation: the learner's flat float32 observation (``OBS_SIZE``; layout in
-  :mod:`spades_env.encoding`; its Box bounds are true, see
+  :mod:`spades_env.obs`; its Box bounds are true, see
   :func:`spades_env.obs.features.observation_bounds`), or the AEC env's dict when
   ``observation_format="dict"``. ``action_masks()`` returns the current int8
   mask (SB3-contrib's ``MaskablePPO`` reads it); ``info["action_mask"]`` too.

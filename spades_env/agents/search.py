@@ -18,7 +18,7 @@ At each card play with more than one sensibly different choice, the agent
    * ``rollout="network"`` (default): the network plays all four seats of
      all positions at once (:func:`network_rollouts`): at each step the
      positions still in play are encoded (one incremental
-     :class:`~spades_env.encoding.ObservationTracker` per position, relative
+     :class:`~spades_env.obs.tracker.ObservationTracker` per position, relative
      to the seat to act, as the env would show it) and go through **one**
      torch forward; each takes the most probable legal card. A network
      residual over the heuristic (``prior_weight`` > 0) gets the heuristic's

@@ -56,7 +56,7 @@ reports how the finished one ended in ``info``.
   ``info["episode_deals"][i]`` and ``info["episode_dealer"][i]`` for a finished
   episode) plays the same episode (scores and bags start at 0).
 * ``state()``: the full-information array (``STATE_SIZE``) of every table,
-  relative to the seat to act, equal to :func:`spades_env.encoding.encode_state`.
+  relative to the seat to act, equal to :func:`spades_env.obs.encode.encode_state`.
   ``observe(seats)``: observations of any seat at each table.
 * Attributes: ``num_envs``, ``num_players``, ``num_sides``, ``obs_size``,
   ``state_size``, ``num_actions``, ``rules``; per table ``scores``, ``bags``,
@@ -74,17 +74,20 @@ observer and unpacked with ``numpy.unpackbits``, the small blocks come from
 lookup tables, and rows are written in cache-sized blocks.
 
 Modules, one job each: ``tables`` (constant bit and layout tables), ``params``
-(per-rules arrays, ``HANDLED_RULES``), ``state`` (the structure of arrays),
+(the core's rule records by rules id, ``HANDLED_RULES``), ``state`` (the structure of arrays),
 ``dealing``, ``legality``, ``transitions`` (bid, exchange, play, end of
 trick), ``scoring`` (the core's ``score_hands`` and ``game_end``, rewards),
-``encoding`` (observations through ``spades_env.layout``), ``info``
-(``StepInfo``) and ``env`` (``BatchEnv``). The rules have one home, the core:
-the trick keys (``core.tricks``), the bid kinds and bid ranges
-(``core.actions``), the bid options (``core.hand.lowest_bid``,
-``ten_for_200_allowed``, ``blind_bids_mask``), the scoring and the game end
-are read from it. The per-decision rules that run on whole arrays (the play
-rule, the bid limits, no-hook, blind nil eligibility) are array statements of
-the core's ``HandState`` rules, compared with it in lockstep on every preset.
+``pieces`` (the engine's cut of the observation layout), ``encoding`` (the
+observation writers), ``history`` (the trick history), ``info`` (``StepInfo``)
+and ``env`` (``BatchEnv``). No rule is stated here: legality, turn order, what
+a bid does, the exchange, the deal, the first leader, spades broken, the trick
+keys, the scoring and the game end are the core's functions
+(:mod:`spades_env.core.bidding`, :mod:`~spades_env.core.card_play`,
+:mod:`~spades_env.core.exchange`, :mod:`~spades_env.core.deal`,
+:mod:`~spades_env.core.tricks`, :mod:`~spades_env.core.scoring`,
+:mod:`~spades_env.core.game`) called on arrays (``core.ops.ARRAY``), the same
+lines the scalar ``HandState`` runs on ints; the lockstep tests compare the
+two on every preset.
 
 A ``BatchEnv`` pickles and deep-copies mid-game (generator included): the copy
 continues exactly as the original. ``observe(seats)``, ``step(actions)`` and

@@ -1,6 +1,6 @@
 """
 The policy is an MLP over the flat observation (layout in
-:mod:`spades_env.encoding`); illegal actions are masked out of its logits. The
+:mod:`spades_env.obs`); illegal actions are masked out of its logits. The
 same network plays every seat, since observations are relative to the seat.
 With ``card_scorer`` > 0 it also has a card-centred scorer
 (:mod:`spades_env.card_scorer`): per-card features of the observation and the
