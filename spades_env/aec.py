@@ -23,7 +23,7 @@ legal ones, and leaves its state unchanged.
   ``"observations"``). ``state()`` is the full-information array
   (``STATE_SIZE``) relative to the seat to act.
 * Bounds: the observation Box's ``low``/``high`` are true for these rules
-  (:func:`spades_env.obs.features.observation_bounds`).
+  (:func:`spades_env.obs.bounds.observation_bounds`).
 * Actions: the 88 actions of :mod:`spades_env.core.actions` in every variant.
 * Rewards (:mod:`spades_env.rewards`): shared by partners, individual in
   cutthroat; ``hand_points`` (default) at the end of each hand, ``win_loss``
@@ -96,7 +96,7 @@ from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
 from .core.scoring import BidKind
 from .obs.encode import OBS_SIZE, STATE_SIZE, encode_state
-from .obs.features import START_SCORE_TARGETS, observation_bounds
+from .obs.bounds import START_SCORE_TARGETS, observation_bounds
 from .obs.tracker import ObservationTracker
 from .obs.layout import STATE
 from .render import render_text

@@ -10,7 +10,7 @@ import importlib
 import warnings
 from typing import Any
 
-_HOMES = ("layout", "features", "encode", "decode", "tracker")
+_HOMES = ("layout", "features", "bounds", "encode", "decode", "tracker")
 
 
 def __getattr__(name: str) -> Any:

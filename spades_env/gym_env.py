@@ -8,7 +8,7 @@ over the AEC env (it re-implements no rule). Registered as
 
 * Observation: the learner's flat float32 observation (``OBS_SIZE``; layout in
   :mod:`spades_env.obs`; its Box bounds are true, see
-  :func:`spades_env.obs.features.observation_bounds`), or the AEC env's dict when
+  :func:`spades_env.obs.bounds.observation_bounds`), or the AEC env's dict when
   ``observation_format="dict"``. ``action_masks()`` returns the current int8
   mask (SB3-contrib's ``MaskablePPO`` reads it); ``info["action_mask"]`` too.
 * Masks at the end of an episode: the step that ends an episode returns a mask
@@ -65,7 +65,7 @@ from .aec import (
     raw_env,
 )
 from .core.actions import NUM_ACTIONS
-from .obs.features import observation_bounds
+from .obs.bounds import observation_bounds
 from .core.hand import IllegalActionError
 from .core.rules import Rules
 from .obs.encode import OBS_SIZE

@@ -68,7 +68,8 @@ The package, one module a job:
 
 * :mod:`~spades_env.obs.layout`: the layout objects (``OBSERVATION``,
   ``STATE``, ``POSITION``), named blocks and versions, policy-file checks;
-* :mod:`~spades_env.obs.features`: the rules block, the scales, the bounds;
+* :mod:`~spades_env.obs.features`: the rules block (``RULE_FEATURES``) and the scales;
+* :mod:`~spades_env.obs.bounds`: the true bounds of every entry under an env's rules;
 * :mod:`~spades_env.obs.encode`: the reference encoder (one hand);
 * :mod:`~spades_env.obs.tracker`: the incremental encoder of the AEC env;
 * :mod:`~spades_env.obs.decode`: observations back to readable fields.
@@ -80,7 +81,8 @@ reference encoder decision by decision.
 
 from .decode import ObservationView, decode_observation, decode_observations
 from .encode import OBS_SIZE, OBS_SLICES, STATE_SIZE, STATE_SLICES, encode_observation, encode_state
-from .features import observation_bounds, rule_features, rules_fields_from_features
+from .bounds import observation_bounds
+from .features import rule_features, rules_fields_from_features
 from .layout import OBSERVATION, POSITION, RULE_FEATURES, STATE, LayoutError, ObservationLayout
 from .tracker import ObservationTracker
 

@@ -1,4 +1,4 @@
-"""What the observation says of the rules, and the scales and bounds of its numbers.
+"""What the observation says of the rules (the ``rules`` block), and the scales of its numbers.
 
 * the ``rules`` block: :func:`rule_features` (the options that change play, by
   ``layout.RULE_FEATURES``) and its inverse :func:`rules_fields_from_features`;
@@ -7,15 +7,6 @@
 * the scales: scores over ``target_score``, the target over
   ``SCORE_SCALE_TARGET``, bags over ``bag_limit`` (``DEFAULT_BAG_SCALE``
   without one), tricks over the hand size;
-* the bounds (:func:`observation_bounds`): true float32 ``low``/``high`` of
-  every entry under the rules of an env: 0..1 for one-hots, cards, tricks
-  taken and bags with a bag limit; the ``scores`` block within
-  +-(``START_SCORE_TARGETS`` x max(target, |lose score|) + ``max_hands`` x
-  :func:`spades_env.core.scoring.hand_points_bound`) / target, since scores go
-  below zero and past the target (ties at the target play on); bags without a
-  limit up to twice ``max_hands`` x tricks per hand, over ``DEFAULT_BAG_SCALE``;
-  the ``target_score`` and ``rules`` blocks exactly the values of the rules (of
-  each hand of a crazy rotation).
 """
 
 from __future__ import annotations
@@ -25,16 +16,24 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, Rules
-from ..core.scoring import BidKind, hand_points_bound
-from .layout import (
-    NUM_BID_KINDS,
-    NUM_SLOTS,
-    OBSERVATION,
-    RULE_FEATURES,
+from ..core.scoring import BidKind
+
+# (name, divisor) of each entry of the ``rules`` block; booleans have divisor 1.
+RULE_FEATURES: tuple[tuple[str, float], ...] = (
+    ("partnerships", 1), ("three_players", 1), ("jokers", 1), ("deuce_of_spades_high", 1), ("nil", 1),
+    ("blind_nil", 1), ("blind_nil_always", 1), ("nil_tricks_count_for_partner", 1), ("ten_for_200", 1),
+    ("blind_bids", 1), ("mirror", 1), ("suicide", 1), ("no_hook", 1), ("first_trick_lowest_club", 1),
+    ("dealer_leads_any", 1), ("nil_value", 100), ("blind_nil_points", 200), ("blind_nil_requires_deficit", 100),
+    ("blind_nil_exchange", 3), ("max_team_bid", 13), ("blind_bid_min", 13), ("bag_value", 10),
+    ("bag_limit", 10), ("bag_penalty", 100), ("boston_bonus", 100), ("lose_score", 1000),
 )
 
+
+
 SCORE_SCALE_TARGET = 1000.0
-THREE_PLAYERS = 3  # the one table smaller than NUM_SLOTS (three-player cutthroat)
+THREE_PLAYERS = 3  # the one table smaller than four (three-player cutthroat)
+FOUR_PLAYERS = 4
+NUM_BID_KINDS = len(BidKind)
 DEFAULT_BAG_SCALE = 10.0
 
 
@@ -109,7 +108,7 @@ def rules_fields_from_features(features: Mapping[str, float], target_score: int)
     nil_value = int(r["nil_value"])
     blind_points = int(r["blind_nil_points"])
     return dict(
-        num_players=THREE_PLAYERS if r["three_players"] else NUM_SLOTS,
+        num_players=THREE_PLAYERS if r["three_players"] else FOUR_PLAYERS,
         partnerships=bool(r["partnerships"]),
         jokers=bool(r["jokers"]),
         deuce_of_spades_high=bool(r["deuce_of_spades_high"]),
@@ -158,34 +157,3 @@ def bid_offset(kind: int, value: int) -> int | None:
     if kind in (BidKind.NUMBER, BidKind.BLIND, BidKind.TEN_FOR_200, BidKind.CANCELLED):
         return NUM_BID_KINDS + value
     return None
-
-START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (or lose scores) from zero
-
-
-def score_bound(rules: Rules) -> int:
-    """The largest |score| a side can have in an env with ``rules`` (starting scores included)."""
-    start = START_SCORE_TARGETS * max(rules.target_score, abs(rules.lose_score or 0))
-    return start + rules.max_hands * hand_points_bound(rules)
-
-
-def bags_bound(rules: Rules) -> int:
-    """The most bags a side can carry in an env with ``rules`` (starting bags included)."""
-    if rules.bag_limit:
-        return rules.bag_limit - 1  # the penalty removes the bags as soon as they reach the limit
-    return 2 * rules.max_hands * rules.num_tricks  # starting bags plus one per trick of every hand
-
-
-def observation_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np.ndarray]:
-    """True float32 ``(low, high)`` of every entry of the observation (or ``STATE``) under ``rules``."""
-    low = np.zeros(layout.size, np.float32)
-    high = np.ones(layout.size, np.float32)
-    scores = np.float32(score_bound(rules) / float(rules.target_score))
-    low[layout["scores"]], high[layout["scores"]] = -scores, scores
-    high[layout["bags"]] = np.float32(bags_bound(rules) / bag_scale(rules))
-    low[layout["target_score"]] = high[layout["target_score"]] = np.float32(rules.target_score / SCORE_SCALE_TARGET)
-    features = np.stack([rule_features(hand) for hand in rules.distinct_hand_rules()])
-    low[layout["rules"]], high[layout["rules"]] = features.min(axis=0), features.max(axis=0)
-    return low, high
-
-
-assert DEFAULT_BAG_SCALE > 0  # bags_bound / bag_scale is finite

@@ -39,24 +39,12 @@ import numpy as np
 
 from ..core.cards import NUM_CARDS, NUM_SUITS
 from ..core.hand import Phase
-from ..core.scoring import BidKind
+from .features import NUM_BID_KINDS, RULE_FEATURES  # noqa: F401 - re-exported (the bids and rules blocks)
 
 NUM_SLOTS = 4
 NUM_PHASES = len(Phase)
-NUM_BID_KINDS = len(BidKind)
 MAX_BID_ONE_HOT = 18
 BID_FEATURES = NUM_BID_KINDS + MAX_BID_ONE_HOT
-
-# (name, divisor) of each entry of the ``rules`` block; booleans have divisor 1.
-RULE_FEATURES: tuple[tuple[str, float], ...] = (
-    ("partnerships", 1), ("three_players", 1), ("jokers", 1), ("deuce_of_spades_high", 1), ("nil", 1),
-    ("blind_nil", 1), ("blind_nil_always", 1), ("nil_tricks_count_for_partner", 1), ("ten_for_200", 1),
-    ("blind_bids", 1), ("mirror", 1), ("suicide", 1), ("no_hook", 1), ("first_trick_lowest_club", 1),
-    ("dealer_leads_any", 1), ("nil_value", 100), ("blind_nil_points", 200), ("blind_nil_requires_deficit", 100),
-    ("blind_nil_exchange", 3), ("max_team_bid", 13), ("blind_bid_min", 13), ("bag_value", 10),
-    ("bag_limit", 10), ("bag_penalty", 100), ("boston_bonus", 100), ("lose_score", 1000),
-)
-
 
 class LayoutError(ValueError):
     """An array or a policy file does not match the layout it is read with."""

@@ -10,7 +10,7 @@ import pytest
 
 import spades_env
 from spades_env.aec import EnvStateError
-from spades_env.obs.features import START_SCORE_TARGETS
+from spades_env.obs.bounds import START_SCORE_TARGETS
 from spades_env.core.hand import IllegalActionError
 from spades_env.gym_env import SingleAgentSpadesEnv
 from spades_env.records import RecordError, replay

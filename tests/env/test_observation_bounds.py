@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.obs.features import START_SCORE_TARGETS, observation_bounds, score_bound
+from spades_env.obs.bounds import START_SCORE_TARGETS, observation_bounds, score_bound
 from spades_env.core.scoring import hand_points_bound
 from spades_env.obs.layout import OBSERVATION, STATE
 
