@@ -65,6 +65,14 @@ NO_SEAT = -1
 _NO_BLIND_NIL = {n: (False,) * n for n in range(1, 5)}
 
 
+_NEXT_SEATS = {n: tuple(next_seat(s, n) for s in range(n)) for n in range(1, 5)}  # core.card_play.next_seat, tabled
+
+
+def _next_seats(n: int) -> tuple[int, ...]:
+    """``next_seat`` of every seat at a table of ``n`` (one tuple lookup per card on the hot path)."""
+    return _NEXT_SEATS[n]
+
+
 @cached_by_rules
 def _partners(rules: Rules) -> tuple[int, ...]:
     """Each seat's partner, NO_SEAT in cutthroat."""
@@ -119,7 +127,7 @@ class HandState:
         "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations", "_blind_nil_ok",
+        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations", "_next_seat", "_blind_nil_ok",
         "_partners",
     )
 
@@ -161,6 +169,7 @@ class HandState:
         self._bid_p = p = bid_rules(rules)
         self._play_p = play_rules(rules)
         self._situations = situations(rules)
+        self._next_seat = _next_seats(n)
         self._partners = _partners(rules)
         self._blind_nil_ok = _NO_BLIND_NIL[n]
         if p.blind_nil:  # by the scores before the hand, per seat
@@ -242,7 +251,7 @@ class HandState:
             trick_cards = self.trick_cards
             trick_cards.append(action)
             if len(trick_cards) < self.num_players:
-                nxt = next_seat(seat, self.num_players)
+                nxt = self._next_seat[seat]
                 self.current = nxt
                 self.looked[nxt] = True
             else:
