@@ -19,8 +19,6 @@ from ..core import bidding, card_play
 from ..core.cards import deck
 from ..core.rules import RULE_HOMES
 from ..core.tricks import DEUCE_HIGH_CHOICES
-from ..core.ops import INT
-from ..core.scoring import BidKind
 from ..obs.features import SCORE_SCALE_TARGET, rule_features
 from .tables import LOW_WORD, WORD_BITS
 
@@ -68,8 +66,8 @@ class RulesParams:
         self.exchange = bool(on.exchange)
         # Number bids that read nothing of the state: one constant word for every table.
         self.constant_bids = None  # the legal-action words (low, high) of that word
-        if not (on.ten or on.mirror or on.suicide or on.no_hook or on.team_cap) and self.uniform:
-            word = bidding.bid_word_mask(bidding.number_bids(INT, bid[0], on, BidKind.NONE, 0, 0))
+        if self.uniform and bidding.constant_bids(hr[0]) is not None:
+            word = bidding.bid_word_mask(bidding.constant_bids(hr[0]))
             self.constant_bids = (np.uint64(word & LOW_WORD), np.uint64(word >> WORD_BITS))
 
     def bid_at(self, rid: np.ndarray) -> Any:

@@ -208,6 +208,20 @@ def number_bids(ops: Ops, p: BidRules, on: BidRules, partner_kind: Any, partner_
     return word
 
 
+def reads_state(p: BidRules) -> bool:
+    """Whether the number bids of one hand's record can depend on the bidding or the hand (without:
+    ``constant_bids``)."""
+    return bool(p.ten or p.mirror or p.suicide or p.no_hook or p.team_cap != NO_CAP)
+
+
+@cached_by_rules
+def constant_bids(rules: Rules) -> int | None:
+    """The bid word of the number bids of one hand's rules when it reads nothing of the state (made once), else
+    None."""
+    p = bid_rules(rules)
+    return None if reads_state(p) else number_bids(INT, p, p, _NONE, 0, 0)
+
+
 def blind_nil_by_score(ops: Ops, p: BidRules, scores: Any, side: int, num_sides: int) -> Any:
     """Whether blind nil is open to ``side`` on the scores before the hand (behind the best other side by
     ``blind_nil_requires_deficit``; ``scores`` per side)."""

@@ -47,6 +47,7 @@ from .bidding import (
     bid_rules,
     bidder,
     blind_nil_by_score,
+    constant_bids,
     decides_blind,
     legal_bids,
     next_bid_position,
@@ -127,7 +128,7 @@ class HandState:
         "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations", "_next_seat", "_blind_nil_ok",
+        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations", "_constant_bids", "_next_seat", "_blind_nil_ok",
         "_partners",
     )
 
@@ -169,6 +170,7 @@ class HandState:
         self._bid_p = p = bid_rules(rules)
         self._play_p = play_rules(rules)
         self._situations = situations(rules)
+        self._constant_bids = constant_bids(rules)
         self._next_seat = _next_seats(n)
         self._partners = _partners(rules)
         self._blind_nil_ok = _NO_BLIND_NIL[n]
@@ -299,6 +301,8 @@ class HandState:
 
     def _bid_word(self, seat: int, blind: bool) -> int:
         """The bid word of the seat's legal bids (core.bidding)."""
+        if not blind and self._constant_bids is not None:
+            return self._constant_bids
         kind, value, context = self._bid_inputs(seat)
         p = self._bid_p
         return legal_bids(INT, p, p, blind, self._blind_nil_ok[seat], self.hands[seat], kind, value, context)

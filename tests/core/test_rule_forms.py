@@ -163,3 +163,18 @@ def test_deal_positions_deal_one_card_at_a_time_from_the_dealers_left():
     assert (many[1] == by_position).all() and (many_aside[0] == aside).all()
     deal = deal_cards(rules, np.random.default_rng(0), dealer=2)  # position 0 is seat 0, left of dealer 2
     assert len(deal.set_aside) == 1 and all(len(hand) == 17 for hand in deal.hands)
+
+
+def test_constant_bids_are_the_number_bids_of_every_state():
+    """Where the number bids read nothing of the state, the word made once equals the rule at any state."""
+    rng = np.random.default_rng(3)
+    kinds, values, dealer, position, seat, partner, hands = random_bidding(rng)
+    for rules in HAND_RULES:
+        constant = bidding.constant_bids(rules)
+        p = bidding.bid_rules(rules)
+        assert (constant is None) == bidding.reads_state(p)
+        if constant is None:
+            continue
+        for i in range(50):
+            pk, pv = bidding.partner_bid(INT, each(kinds, i), each(values, i), int(partner[i]))
+            assert bidding.number_bids(INT, p, p, pk, pv, int(hands[i])) == constant, rules.name
