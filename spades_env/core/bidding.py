@@ -46,13 +46,11 @@ from .ops import ARRAY, INT, Ops, cached_by_rules
 from .rules import TEN_FOR_200_TRICKS, Rules
 from .scoring import BidKind
 
-NUM_BID_BITS = A.NUM_ACTIONS - A.BID_OFFSET  # 34
 NO_CAP = 1 << 20  # team_cap without max_team_bid: no bid reaches it
 ALWAYS = -(1 << 40)  # deficit without blind_nil_requires_deficit: every side is behind by at least this
 _NONE, _NUMBER, _NIL, _BLIND_NIL = int(BidKind.NONE), int(BidKind.NUMBER), int(BidKind.NIL), int(BidKind.BLIND_NIL)
 _TEN, _BLIND, _SKIPPED, _CANCELLED = (int(BidKind.TEN_FOR_200), int(BidKind.BLIND), int(BidKind.SKIPPED),
                                       int(BidKind.CANCELLED))
-_SPADES = SPADE_MASK
 _RANGE_W = A.MAX_BID + 2  # number-bid ranges by low * _RANGE_W + high + 1 (high -1: none)
 
 
@@ -150,9 +148,6 @@ def tables(ops: Ops) -> _Tables:
     return _INT_TABLES if ops is INT else _ARRAY_TABLES
 
 
-SEE_BIT = bid_bit(A.SEE_CARDS)
-
-
 # ------------------------------------------------------------------ turn order
 def bidder(dealer: Any, position: Any, num_players: int) -> Any:
     """The seat at a position of the bidding (0: the dealer's left); also the order of dealing."""
@@ -204,7 +199,7 @@ def number_bids(ops: Ops, p: BidRules, on: BidRules, partner_kind: Any, partner_
     if on.ten:
         word = word | select(p.ten & (partner_kind != _TEN), tab.ten, tab.zero)
     if on.mirror:
-        word = select(p.mirror, tab.number[ops.popcount(hand & _SPADES)], word)
+        word = select(p.mirror, tab.number[ops.popcount(hand & SPADE_MASK)], word)
     return word
 
 

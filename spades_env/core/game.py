@@ -30,7 +30,8 @@ from .card_play import next_seat
 from .deal import Deal, deal_cards
 from .hand import HandState, Phase
 from .rules import Rules
-from .scoring import Bid, HandScore, pick, score_hand
+from .ops import pick
+from .scoring import Bid, HandScore, score_hand
 
 
 @dataclass(frozen=True)

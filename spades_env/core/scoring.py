@@ -36,6 +36,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from .ops import cached_by_rules, pick
 from .rules import (
     BLIND_BID_MULTIPLIER,
     POINTS_PER_BID_TRICK,
@@ -176,11 +177,6 @@ _TABLE_CACHE_SIZE = 256
 _SHARED_OPTIONS = ("num_players", "partnerships", "bag_limit", "bag_penalty")
 
 
-def pick(condition: Any, if_true: Any, if_false: Any) -> Any:
-    """``numpy.where`` for plain values: the select that the shared arithmetic below uses on one hand."""
-    return if_true if condition else if_false
-
-
 class _KindTables(NamedTuple):
     """Lookups by bid: by ``code`` = ``r * NUM_KINDS + BidKind`` (``r``: index of the rules) whether the
     seat's tricks count toward the contract (``counts_toward_contract``), whether they are bags of a nil,
@@ -253,19 +249,10 @@ def _scoring_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
     return tables
 
 
-_SINGLE_CACHE: dict[int, tuple[Rules, _ScoringTables]] = {}
-
-
+@cached_by_rules
 def _single_rules_tables(rules: Rules) -> _ScoringTables:
     """``_scoring_tables((rules,))`` without building a key tuple (the hot path of both engines)."""
-    hit = _SINGLE_CACHE.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    tables = _scoring_tables((rules,))
-    if len(_SINGLE_CACHE) >= _TABLE_CACHE_SIZE:
-        _SINGLE_CACHE.clear()
-    _SINGLE_CACHE[id(rules)] = (rules, tables)
-    return tables
+    return _scoring_tables((rules,))
 
 
 # ------------------------------------------------------------------ the arithmetic, stated once
