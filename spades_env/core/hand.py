@@ -36,7 +36,7 @@ unless that decision is a blind one (it looks after it).
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -53,7 +53,15 @@ from .bidding import (
     next_bid_position,
     partner_bid,
 )
-from .card_play import BREAKS_SPADES, first_leader, legal_cards, next_seat, passable, play_rules, situations
+from .card_play import (
+    BREAKS_SPADES,
+    first_leader,
+    legal_cards,
+    next_seat,
+    passable,
+    play_rules,
+    situations,
+)
 from .cards import CARD_SUIT, cards_of
 from .deal import Deal
 from .exchange import exchange_givers, exchange_length, exchange_pass
@@ -63,10 +71,15 @@ from .scoring import Bid, BidKind
 from .tricks import TRUMP_BONUS, best_of_trick, led_keys, win_keys, winning_index  # noqa: F401 - re-exported
 
 NO_SEAT = -1
-_NO_BLIND_NIL = {n: (False,) * n for n in range(1, 5)}
 
 
 _NEXT_SEATS = {n: tuple(next_seat(s, n) for s in range(n)) for n in range(1, 5)}  # core.card_play.next_seat, tabled
+_BID_ORDERS = {n: tuple([bidder(d, i, n) for i in range(n)] for d in range(n)) for n in range(1, 5)}  # by dealer
+# BidKind(k) as a tuple lookup (the enum's call costs more than recording the bid).
+_KINDS = tuple(BidKind(k) for k in range(len(BidKind)))
+# core.bidding.bid_effect_on_partner of every (kind bid, partner's kind), tabled: a lookup per bid.
+_EFFECTS = tuple(tuple(_KINDS[bid_effect_on_partner(INT, kind, partner)] for partner in range(len(BidKind)))
+                 for kind in range(len(BidKind)))
 
 
 def _next_seats(n: int) -> tuple[int, ...]:
@@ -74,10 +87,25 @@ def _next_seats(n: int) -> tuple[int, ...]:
     return _NEXT_SEATS[n]
 
 
+class _HandRules(NamedTuple):
+    """What a hand reads of its rules, made once per rules object (one lookup when a hand starts)."""
+
+    bid: Any  # core.bidding.BidRules
+    play: Any  # core.card_play.PlayRules
+    situations: tuple  # core.card_play.situations
+    constant_bids: int | None  # core.bidding.constant_bids
+    partners: tuple[int, ...]  # each seat's partner, NO_SEAT in cutthroat
+    sides: tuple[int, ...]  # each seat's side
+    num_sides: int
+    trick_keys: tuple  # core.tricks.led_keys
+
+
 @cached_by_rules
-def _partners(rules: Rules) -> tuple[int, ...]:
-    """Each seat's partner, NO_SEAT in cutthroat."""
-    return tuple(NO_SEAT if rules.partner_of(s) is None else rules.partner_of(s) for s in range(rules.num_players))
+def _hand_rules(rules: Rules) -> _HandRules:
+    partners = tuple(NO_SEAT if rules.partner_of(s) is None else rules.partner_of(s) for s in range(rules.num_players))
+    return _HandRules(bid_rules(rules), play_rules(rules), situations(rules), constant_bids(rules), partners,
+                      tuple(rules.side_of(s) for s in range(rules.num_players)), rules.num_sides,
+                      led_keys(rules.deuce_of_spades_high))
 
 
 class Phase(enum.IntEnum):
@@ -128,8 +156,8 @@ class HandState:
         "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations", "_constant_bids", "_next_seat", "_blind_nil_ok",
-        "_partners",
+        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations",
+        "_constant_bids", "_next_seat", "_partners", "_sides", "_bid_in",
     )
 
     def __init__(self, rules: Rules, deal: Deal, dealer: int, scores: Sequence[int] | None = None):
@@ -141,15 +169,17 @@ class HandState:
         self.rules = rules
         self.num_players = n
         self.dealer = dealer
-        self.scores = tuple(scores) if scores is not None else (0,) * rules.num_sides
-        if len(self.scores) != rules.num_sides:
-            raise ValueError(f"need {rules.num_sides} scores, got {len(self.scores)}")
+        hand_rules = _hand_rules(rules)
+        num_sides = hand_rules.num_sides
+        self.scores = tuple(scores) if scores is not None else (0,) * num_sides
+        if len(self.scores) != num_sides:
+            raise ValueError(f"need {num_sides} scores, got {len(self.scores)}")
         self.deal = deal
         self.hands = [sum(map(_card_bit, hand)) for hand in deal.hands]
         self.looked = [False] * n
         self.bid_kinds = [BidKind.NONE] * n
         self.bid_values = [0] * n
-        self.bid_order = [bidder(dealer, i, n) for i in range(n)]
+        self.bid_order = list(_BID_ORDERS[n][dealer])  # core.bidding.bidder, tabled
         self.bid_pos = 0
         self.exchange_steps: list[tuple[int, int]] = []
         self.exchange_pos = 0
@@ -166,17 +196,10 @@ class HandState:
         self.history: list[tuple[int, int]] = []  # (seat, action)
         self.last_transition: Transition | None = None
         self._legal: int | None = None
-        self._trick_keys = led_keys(rules.deuce_of_spades_high)
-        self._bid_p = p = bid_rules(rules)
-        self._play_p = play_rules(rules)
-        self._situations = situations(rules)
-        self._constant_bids = constant_bids(rules)
+        (self._bid_p, self._play_p, self._situations, self._constant_bids, self._partners, self._sides, _,
+         self._trick_keys) = hand_rules
         self._next_seat = _next_seats(n)
-        self._partners = _partners(rules)
-        self._blind_nil_ok = _NO_BLIND_NIL[n]
-        if p.blind_nil:  # by the scores before the hand, per seat
-            sides = [blind_nil_by_score(INT, p, self.scores, side, rules.num_sides) for side in range(rules.num_sides)]
-            self._blind_nil_ok = tuple(sides[rules.side_of(s)] for s in range(n))
+        self._bid_in: tuple | None = None  # _bid_inputs of the seat to bid, made once per turn
         self.current = self.bid_order[0]
         self.phase = _BID
         self._begin_bid_turn()
@@ -214,6 +237,7 @@ class HandState:
     def forget_legal(self) -> None:
         """Drop the cached legal actions; call after changing hands or bids from outside (search)."""
         self._legal = None
+        self._bid_in = None
 
     def clone(self) -> "HandState":
         """An independent copy (for search)."""
@@ -279,21 +303,27 @@ class HandState:
 
     # ---------------------------------------------------------------- bidding
     def _bid_inputs(self, seat: int) -> tuple:
-        """(partner's kind, partner's value, the no-hook context or None) for the seat to bid."""
-        partner = self._partners[seat]
-        kind, value = partner_bid(INT, self.bid_kinds, self.bid_values, partner)
-        context = None
-        if self._bid_p.no_hook:
-            context = bid_context(INT, self.num_players, self.bid_kinds, self.bid_values, self.dealer, self.bid_pos,
-                                  partner)
-        return kind, value, context
+        """(partner's kind, partner's value, the no-hook context or None, blind nil open by the score) for the
+        seat to bid (made once a turn: the bids do not change until it bids)."""
+        inputs = self._bid_in
+        if inputs is None:
+            p = self._bid_p
+            partner = self._partners[seat]
+            kind, value = partner_bid(INT, self.bid_kinds, self.bid_values, partner)
+            context = None
+            if p.no_hook:
+                context = bid_context(INT, self.num_players, self.bid_kinds, self.bid_values, self.dealer,
+                                      self.bid_pos, partner)
+            eligible = p.blind_nil and blind_nil_by_score(INT, p, self.scores, self._sides[seat], len(self.scores))
+            inputs = self._bid_in = (kind, value, context, eligible)
+        return inputs
 
     def _begin_bid_turn(self) -> None:
         seat = self.current
         p = self._bid_p
         if (p.blind_nil or p.blind_bids) and not self.looked[seat]:
-            kind, _, context = self._bid_inputs(seat)
-            if decides_blind(INT, p, p, False, self._blind_nil_ok[seat], kind, context):
+            kind, _, context, eligible = self._bid_inputs(seat)
+            if decides_blind(INT, p, p, False, eligible, kind, context):
                 self.phase = _BLIND
                 return
         self.looked[seat] = True
@@ -303,9 +333,9 @@ class HandState:
         """The bid word of the seat's legal bids (core.bidding)."""
         if not blind and self._constant_bids is not None:
             return self._constant_bids
-        kind, value, context = self._bid_inputs(seat)
+        kind, value, context, eligible = self._bid_inputs(seat)
         p = self._bid_p
-        return legal_bids(INT, p, p, blind, self._blind_nil_ok[seat], self.hands[seat], kind, value, context)
+        return legal_bids(INT, p, p, blind, eligible, self.hands[seat], kind, value, context)
 
     def _bid(self, seat: int, action: int) -> None:
         if action == A.SEE_CARDS:
@@ -314,13 +344,14 @@ class HandState:
             return
         kinds = self.bid_kinds
         kind = A.BID_ACTION_KIND[action]
-        kinds[seat], self.bid_values[seat] = BidKind(kind), A.BID_ACTION_VALUE[action]
+        kinds[seat], self.bid_values[seat] = _KINDS[kind], A.BID_ACTION_VALUE[action]
         partner = self._partners[seat]
         if partner != NO_SEAT:
-            kinds[partner] = BidKind(bid_effect_on_partner(INT, kind, kinds[partner]))
+            kinds[partner] = _EFFECTS[kind][kinds[partner]]
         self.looked[seat] = True
         n = self.num_players
         self.bid_pos = next_bid_position(INT, self._bid_p, n, kinds, self.dealer, self.bid_pos)
+        self._bid_in = None
         if self.bid_pos < n:
             self.current = self.bid_order[self.bid_pos]
             self._begin_bid_turn()
@@ -368,19 +399,19 @@ class HandState:
     def _compute_legal(self) -> int:
         phase = self.phase
         seat = self.current
-        if phase == _PLAY:
-            return self._play_mask(seat)
+        if phase == _PLAY:  # core.card_play, in the situation of this card (most decisions: no further call level)
+            trick = self.trick_cards
+            if trick:
+                return legal_cards(INT, self._play_p, self.hands[seat],
+                                   self._situations[self.trick_index == 0][False][self.spades_broken],
+                                   CARD_SUIT[trick[0]])
+            return legal_cards(INT, self._play_p, self.hands[seat],
+                               self._situations[self.trick_index == 0][True][self.spades_broken], 0)
         if phase == _BID or phase == _BLIND:
             return self._bid_word(seat, phase == _BLIND) << A.BID_OFFSET
         if phase == _EXCHANGE:
             return passable(self.hands[seat])
         return 0
-
-    def _play_mask(self, seat: int) -> int:
-        trick = self.trick_cards
-        leads = not trick
-        played_in = self._situations[self.trick_index == 0][leads][self.spades_broken]
-        return legal_cards(INT, self._play_p, self.hands[seat], played_in, 0 if leads else CARD_SUIT[trick[0]])
 
     def _complete_trick(self) -> int:
         """Score the trick just completed (the last card is on it) and clear the table; return its winner."""

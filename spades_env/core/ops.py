@@ -22,6 +22,7 @@ a tuple, or an array) and indexed with one flat index.
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable, Iterable, NamedTuple
 
 import numpy as np
@@ -40,10 +41,6 @@ def _lowbit_array(boards: np.ndarray) -> np.ndarray:
     return boards & (~boards + np.uint64(1))
 
 
-def _popcount_int(board: int) -> int:
-    return board.bit_count()
-
-
 if hasattr(np, "bitwise_count"):
     def _popcount_array(boards: np.ndarray) -> np.ndarray:
         return np.bitwise_count(boards).astype(np.intp)
@@ -53,10 +50,6 @@ else:  # pragma: no cover - numpy < 2.0
     def _popcount_array(boards: np.ndarray) -> np.ndarray:
         boards = np.ascontiguousarray(boards, dtype=np.uint64)
         return _POP8[boards.view(np.uint8).reshape(boards.shape + (8,))].sum(-1)
-
-
-def _seat_int(values: Any, seat: int) -> Any:
-    return values[seat]
 
 
 def _seat_array(values: np.ndarray, seat: int) -> np.ndarray:
@@ -78,10 +71,6 @@ def _first_nonempty_array(first: np.ndarray, second: np.ndarray, third: np.ndarr
 
 def _clip_int(x: int, low: int, high: int) -> int:
     return low if x < low else high if x > high else x
-
-
-def _any_int(x: Any) -> bool:
-    return bool(x)
 
 
 def _any_array(x: Any) -> bool:
@@ -140,8 +129,9 @@ class Ops(NamedTuple):
     words: Callable[[Iterable[int]], Any]  # a lookup table of bitboards or bid words
 
 
-INT = Ops(pick, _lowbit_int, _popcount_int, _seat_int, _seat_int, min, max, _clip_int, _first_nonempty_int, _any_int,
-          int, tuple, tuple)
+# Builtins where one fits: a C call costs less than a Python one on the scalar hot paths.
+INT = Ops(pick, _lowbit_int, int.bit_count, operator.getitem, operator.getitem, min, max, _clip_int,
+          _first_nonempty_int, bool, int, tuple, tuple)
 ARRAY = Ops(np.where, _lowbit_array, _popcount_array, _seat_array, _at_array, np.minimum, np.maximum, np.clip,
             _first_nonempty_array, _any_array, _word_array, _table_array, _table_words)
 FORMS = (INT, ARRAY)

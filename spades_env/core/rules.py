@@ -380,7 +380,7 @@ RULE_HOMES: dict[str, tuple[str, ...]] = {
     "num_players": ("rules.Rules.hand_size", "deal.deal_cards", "hand.HandState.__init__"),
     "partnerships": ("rules.Rules.partner_of", "rules.Rules.side_of", "bidding.bid_rules"),
     "jokers": ("deal.deal_cards", "deal.make_deal"),
-    "deuce_of_spades_high": ("hand.HandState.__init__",),
+    "deuce_of_spades_high": ("hand._hand_rules",),
     "nil": ("bidding.bid_rules",),
     "nil_value": ("scoring._build_tables", "rules.Rules.blind_nil_points"),
     "blind_nil": ("bidding.bid_rules",),
