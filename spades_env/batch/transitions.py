@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import actions as A
 from ..core.bidding import bid_effect_on_partner, bidder, next_bid_position, takes_turns
-from ..core.card_play import breaks_spades, first_leader, next_seat
+from ..core.card_play import breaks_spades, first_leader
 from ..core.cards import NUM_SUITS
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.ops import ARRAY
@@ -207,7 +207,7 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
     sbf[f] = bit  # at tables not in play, a trick board that is empty anyway
     t.broken |= breaks_spades(bit)
     led = t._led = np.where(tn == 0, ACTION_SUIT.take(a), t._led)
-    nxt = next_seat(cur, n)
+    nxt = t._next_seat.take(cur)  # core.card_play.next_seat, tabled
     if playing is None:
         tn += 1
         t.cur = nxt

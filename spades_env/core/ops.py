@@ -56,9 +56,15 @@ def _seat_array(values: np.ndarray, seat: int) -> np.ndarray:
     return values[:, seat]
 
 
+_ROW_STARTS: dict[int, np.ndarray] = {}  # by row width: the flat index of each row's first entry
+
+
 def _at_array(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
     rows, width = values.shape
-    return values.ravel().take(np.arange(0, rows * width, width) + seat)
+    starts = _ROW_STARTS.get(width)
+    if starts is None or len(starts) < rows:  # made once for the largest batch seen, then sliced (no arange a call)
+        starts = _ROW_STARTS[width] = np.arange(0, max(rows, 1024) * width, width)
+    return values.ravel().take(starts[:rows] + seat)
 
 
 def _first_nonempty_int(first: int, second: int, third: int) -> int:
