@@ -113,10 +113,10 @@ def start_hands(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
 
 def blind_nil_eligibility(t: BatchTables, T: np.ndarray) -> np.ndarray:
     """Blind nil for each seat (k, n) by the scores before the hand (the core's ``blind_nil_by_score``)."""
-    p = t._P.bid_at(t.rid.take(T))
+    p = t._P.bid_at(t.rid, T)
     scores = t.scores[T]
     sides = [blind_nil_by_score(ARRAY, p, scores, side, t.num_sides) for side in range(t.num_sides)]
-    return np.stack(sides, axis=1)[:, t._seat_side]
+    return np.array(sides).take(t._seat_side, axis=0).T  # (k, n): each seat its side's (np.stack costs more)
 
 
 def _log_deals(t: BatchTables, T: np.ndarray, hands: np.ndarray) -> None:

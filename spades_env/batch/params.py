@@ -70,12 +70,12 @@ class RulesParams:
             word = bidding.bid_word_mask(bidding.constant_bids(hr[0]))
             self.constant_bids = (np.uint64(word & LOW_WORD), np.uint64(word >> WORD_BITS))
 
-    def bid_at(self, rid: np.ndarray) -> Any:
-        """The bidding record of tables with rules ids ``rid`` (plain values with one rules id; else each
-        field gathered when the core reads it)."""
+    def bid_at(self, rid: np.ndarray, tables: np.ndarray | None = None) -> Any:
+        """The bidding record of the tables ``tables`` (None: every table) whose rules ids are ``rid[tables]``
+        (plain values with one rules id, and no gather; else each field gathered when the core reads it)."""
         if self.uniform:
             return self.bid
-        return _Gathered(self.bid, rid)
+        return _Gathered(self.bid, rid if tables is None else rid.take(tables))
 
     def play_at(self, rid: Any) -> Any:
         """The card-play record of tables with rules ids ``rid`` (plain values with one rules id)."""

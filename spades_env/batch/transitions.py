@@ -62,15 +62,15 @@ if TYPE_CHECKING:
 
 def begin_bid_turn(t: BatchTables, T: np.ndarray, seat: np.ndarray) -> None:
     """The seat to bid looks at its cards unless it decides blind first (phase BLIND)."""
-    looked = t._seat.ravel()
+    flat = t._seat.ravel()
     f = T * SEAT_W + seat + LOOKED * MAX_SEATS
     if not t._P.blind:
         t.phase[T] = BID
-        looked[f] = 1
+        flat[f] = 1
         return
-    blind = blind_decisions(t, T, seat)
+    blind = blind_decisions(t, T, seat, flat.take(f) != 0)
     t.phase[T] = np.where(blind, BLIND, BID)
-    looked[f[~blind]] = 1
+    flat[f[~blind]] = 1
 
 
 def bid(t: BatchTables, B: np.ndarray, a: np.ndarray) -> None:
@@ -121,7 +121,7 @@ def end_bidding(t: BatchTables, D: np.ndarray) -> None:
     if not t._P.exchange:
         begin_play(t, D)
         return
-    cards = np.broadcast_to(t._P.bid_at(t.rid.take(D)).exchange, (len(D),))
+    cards = np.broadcast_to(t._P.bid_at(t.rid, D).exchange, (len(D),))
     X, cards = D[cards > 0], cards[cards > 0]
     if len(X):
         givers = exchange_givers(ARRAY, t.num_players, t.bid_kind[X], t.dealer.take(X))
@@ -143,7 +143,7 @@ def end_bidding(t: BatchTables, D: np.ndarray) -> None:
 def _passes(t: BatchTables, X: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(seat passing, seat receiving) at pass ``step`` of the exchange at the tables X (core.exchange)."""
     givers = Givers(t._ex_givers[X, 0], t._ex_givers[X, 1], None)
-    cards = t._P.bid_at(t.rid.take(X)).exchange
+    cards = t._P.bid_at(t.rid, X).exchange
     return exchange_pass(ARRAY, t.num_players, givers, cards, step)
 
 

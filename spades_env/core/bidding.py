@@ -162,6 +162,8 @@ def next_bid_position(ops: Ops, on: BidRules, num_players: int, kinds: Any, deal
         return position
     for _ in range(num_players - 1):
         taken = (position < num_players) & (ops.at(kinds, bidder(dealer, position, num_players)) != _NONE)
+        if not ops.any(taken):  # no position moved: the next steps would read the same seats
+            break
         position = position + taken
     return position
 
@@ -176,10 +178,10 @@ def reads_partner(on: BidRules) -> bool:
     return bool(on.suicide or on.team_cap or on.ten or on.blind_bids)
 
 
-def partner_bid(ops: Ops, kinds: Any, values: Any, partner: Any) -> tuple[Any, Any]:
-    """The partner's bid kind and value (NONE, 0 without a partner: ``partner`` < 0)."""
-    has = partner >= 0
-    return ops.select(has, ops.at(kinds, partner), _NONE), ops.select(has, ops.at(values, partner), 0)
+def partner_bid(ops: Ops, kind: Any, value: Any, has_partner: Any) -> tuple[Any, Any]:
+    """The partner's bid kind and value from the bid at the partner's seat (``kind``, ``value``; anything
+    without a partner): NONE, 0 without one."""
+    return ops.select(has_partner, kind, _NONE), ops.select(has_partner, value, 0)
 
 
 # ------------------------------------------------------------------ legal bids
@@ -197,7 +199,7 @@ def number_bids(ops: Ops, p: BidRules, on: BidRules, partner_kind: Any, partner_
         high = ops.minimum(high, p.team_cap - least)
     word = tab.range[low * _RANGE_W + ops.clip(high, -1, A.MAX_BID) + 1]
     if on.ten:
-        word = word | select(p.ten & (partner_kind != _TEN), tab.ten, tab.zero)
+        word = word | ops.keep(p.ten & (partner_kind != _TEN), tab.ten)
     if on.mirror:
         word = select(p.mirror, tab.number[ops.popcount(hand & SPADE_MASK)], word)
     return word
@@ -232,15 +234,14 @@ def blind_options(ops: Ops, p: BidRules, on: BidRules, eligible: Any, partner_ki
     """The bid word of the blind options open to a seat that has not looked (SEE CARDS not included);
     ``eligible``: blind nil by the score (``blind_nil_by_score``)."""
     tab = tables(ops)
-    select = ops.select
     word = tab.zero
     if on.blind_nil:
         ok = p.blind_nil & eligible
         if on.suicide:
             ok = ok & ((p.suicide & tab.is_nil[partner_kind]) == False)  # noqa: E712 - not after a partner's nil
-        word = select(ok, tab.blind_nil, word)
+        word = ops.keep(ok, tab.blind_nil)
     if on.blind_bids:
-        word = word | select(partner_kind == _NONE, p.blind_bids, tab.zero)
+        word = word | ops.keep(partner_kind == _NONE, p.blind_bids)
     return word
 
 
@@ -269,7 +270,8 @@ def bid_context(ops: Ops, num_players: int, kinds: Any, values: Any, dealer: Any
         due = (at < num_players) & (ops.at(kinds, seat) == _NONE)
         later = later + due
         partner_later = partner_later | (due & (seat == partner))
-    partner_kind, partner_value = partner_bid(ops, kinds, values, partner)
+    has = partner >= 0
+    partner_kind, partner_value = partner_bid(ops, ops.at(kinds, partner), ops.at(values, partner), has)
     return BidContext(total, select(partner_kind == _NUMBER, partner_value, 0), later == 0,
                       later - partner_later == 0)
 
@@ -277,13 +279,13 @@ def bid_context(ops: Ops, num_players: int, kinds: Any, values: Any, dealer: Any
 def hooking_bids(ops: Ops, p: BidRules, c: BidContext) -> Any:
     """The bid word of the bids that would end the bidding with the total equal to the tricks."""
     tab = tables(ops)
-    select = ops.select
+    keep = ops.keep
     need = p.tricks - c.total  # the number that would hook
-    number = select(c.last & (need >= 0) & (need <= A.MAX_BID), tab.number[ops.clip(need, 0, A.MAX_BID)], tab.zero)
-    blind_nil = select(c.last & (need == 0), tab.blind_nil, tab.zero)
-    ten = select(c.last_but_partner & (c.total + TEN_FOR_200_TRICKS - c.cancelled == p.tricks), tab.ten, tab.zero)
-    blind = select(c.last_but_partner & (need >= 1) & (need <= A.MAX_BLIND_BID),
-                   tab.blind[ops.clip(need, 0, A.MAX_BLIND_BID)], tab.zero)
+    number = keep(c.last & (need >= 0) & (need <= A.MAX_BID), tab.number[ops.clip(need, 0, A.MAX_BID)])
+    blind_nil = keep(c.last & (need == 0), tab.blind_nil)
+    ten = keep(c.last_but_partner & (c.total + TEN_FOR_200_TRICKS - c.cancelled == p.tricks), tab.ten)
+    blind = keep(c.last_but_partner & (need >= 1) & (need <= A.MAX_BLIND_BID),
+                 tab.blind[ops.clip(need, 0, A.MAX_BLIND_BID)])
     return number | blind_nil | ten | blind
 
 
@@ -301,19 +303,18 @@ def legal_bids(ops: Ops, p: BidRules, on: BidRules, blind: Any, eligible: Any, h
     """The bid word of a seat's legal bids: the blind options and SEE CARDS where ``blind`` (it has not
     looked and has a blind option), else the number bids; ``context``: a ``BidContext`` (read only
     where no hook is on: ``on.no_hook``)."""
-    tab = tables(ops)
-    word = tab.zero
-    if ops.any(blind):
+    some_blind, some_looked = ops.any(blind), ops.any(blind == False)  # noqa: E712
+    if some_blind:
         blinds = blind_options(ops, p, on, eligible, partner_kind)
         if on.no_hook:
             blinds = without_hooks(ops, p, blinds, hooking_bids(ops, p, context), keep_if_forced=False)
-        word = ops.select(blind, blinds | tab.see, word)
-    if ops.any(blind == False):  # noqa: E712
-        numbers = number_bids(ops, p, on, partner_kind, partner_value, hand)
-        if on.no_hook:
-            numbers = without_hooks(ops, p, numbers, hooking_bids(ops, p, context), keep_if_forced=True)
-        word = ops.select(blind, word, numbers)
-    return word
+        blinds = blinds | tables(ops).see
+        if not some_looked:
+            return blinds
+    numbers = number_bids(ops, p, on, partner_kind, partner_value, hand)
+    if on.no_hook:
+        numbers = without_hooks(ops, p, numbers, hooking_bids(ops, p, context), keep_if_forced=True)
+    return ops.select(blind, blinds, numbers) if some_blind else numbers
 
 
 def decides_blind(ops: Ops, p: BidRules, on: BidRules, looked: Any, eligible: Any, partner_kind: Any,

@@ -309,7 +309,7 @@ class HandState:
         if inputs is None:
             p = self._bid_p
             partner = self._partners[seat]
-            kind, value = partner_bid(INT, self.bid_kinds, self.bid_values, partner)
+            kind, value = partner_bid(INT, self.bid_kinds[partner], self.bid_values[partner], partner != NO_SEAT)
             context = None
             if p.no_hook:
                 context = bid_context(INT, self.num_players, self.bid_kinds, self.bid_values, self.dealer,

@@ -67,7 +67,7 @@ def test_legal_bids_are_the_same_in_both_forms(rng):
     records, gathered, on = bid_records(rid)
     blind = rng.random(K) < 0.5
     eligible = rng.random(K) < 0.5
-    pk, pv = bidding.partner_bid(ARRAY, kinds, values, partner)
+    pk, pv = bidding.partner_bid(ARRAY, ARRAY.at(kinds, partner), ARRAY.at(values, partner), partner >= 0)
     context = bidding.bid_context(ARRAY, 4, kinds, values, dealer, position, partner)
     words = bidding.legal_bids(ARRAY, gathered, on, blind, eligible, hands, pk, pv, context)
     decides = bidding.decides_blind(ARRAY, gathered, on, blind, eligible, pk, context)
@@ -75,7 +75,7 @@ def test_legal_bids_are_the_same_in_both_forms(rng):
     for i in range(K):
         p = records[rid[i]]
         k, v = each(kinds, i), each(values, i)
-        ipk, ipv = bidding.partner_bid(INT, k, v, int(partner[i]))
+        ipk, ipv = bidding.partner_bid(INT, k[int(partner[i])], v[int(partner[i])], int(partner[i]) >= 0)
         ctx = bidding.bid_context(INT, 4, k, v, int(dealer[i]), int(position[i]), int(partner[i]))
         assert (ipk, ipv) == (pk[i], pv[i])
         assert tuple(ctx) == tuple(c[i] for c in context)
@@ -176,5 +176,6 @@ def test_constant_bids_are_the_number_bids_of_every_state():
         if constant is None:
             continue
         for i in range(50):
-            pk, pv = bidding.partner_bid(INT, each(kinds, i), each(values, i), int(partner[i]))
+            pk, pv = bidding.partner_bid(INT, each(kinds, i)[int(partner[i])], each(values, i)[int(partner[i])],
+                                         int(partner[i]) >= 0)
             assert bidding.number_bids(INT, p, p, pk, pv, int(hands[i])) == constant, rules.name
