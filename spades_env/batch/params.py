@@ -75,7 +75,7 @@ class RulesParams:
         (plain values with one rules id, and no gather; else each field gathered when the core reads it)."""
         if self.uniform:
             return self.bid
-        return _Gathered(self.bid, rid if tables is None else rid.take(tables))
+        return Gathered(self.bid, rid if tables is None else rid.take(tables))
 
     def play_at(self, rid: Any) -> Any:
         """The card-play record of tables with rules ids ``rid`` (plain values with one rules id)."""
@@ -84,14 +84,14 @@ class RulesParams:
         return card_play.PlayRules(*(field.take(rid) for field in self.play))
 
 
-class _Gathered:
-    """A record's fields at some tables, each gathered by rules id on first read (a rotation's bidding
-    reads a few of them per call)."""
+class Gathered:
+    """A record's fields gathered at some entries (rules ids, or tables), each on first read (a rotation's
+    bidding and play read a few of them per call)."""
 
-    def __init__(self, record: Any, rid: np.ndarray):
-        self._record, self._rid = record, rid
+    def __init__(self, record: Any, index: np.ndarray):
+        self._record, self._index = record, index
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._record, name).take(self._rid)
+        value = getattr(self._record, name).take(self._index)
         setattr(self, name, value)
         return value

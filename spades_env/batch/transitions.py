@@ -23,6 +23,7 @@ from ..core.ops import ARRAY
 from .pieces import MID_W, TRICKS_AT
 from .history import SINK, record_plays
 from .legality import blind_decisions
+from .params import Gathered
 from .tables import (
     ACTION_CARD_BIT,
     ACTION_CODE,
@@ -178,7 +179,7 @@ def begin_play(t: BatchTables, P: np.ndarray) -> None:
     n = t.num_players
     on = t._P.play_on
     hands = t._sb[P[:, None], HAND_COLS[:n]] if on.lowest_club else None
-    p = t._play if t._P.uniform else type(t._play)(*(field.take(P) for field in t._play))
+    p = t._play if t._P.uniform else Gathered(t._play, P)  # the tables' play records, read lazily
     leader = first_leader(ARRAY, p, on, n, t.dealer.take(P), hands)
     t.phase[P] = PLAY
     t.cur[P] = leader

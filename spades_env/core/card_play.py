@@ -141,8 +141,7 @@ def passable(hand: Any) -> Any:
 
 def next_seat(seat: Any, num_players: int) -> Any:
     """The seat to play after ``seat`` (clockwise)."""
-    after = seat + 1
-    return after * (after != num_players)  # back to seat 0 after the last (no modulo: cheaper on arrays)
+    return (seat + 1) % num_players
 
 
 def first_leader(ops: Ops, p: PlayRules, on: PlayRules, num_players: int, dealer: Any, hands: Any) -> Any:
