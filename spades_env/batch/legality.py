@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core import actions as A
-from ..core.bidding import bid_context, decides_blind, legal_bids, partner_bid, reads_partner
+from ..core.bidding import bid_context, decides_blind, legal_bids, partner_bid, reads_partner, reads_partner_value
 from ..core.card_play import legal_cards, passable, situation
 from ..core.ops import ARRAY
 from ..core.scoring import BidKind
@@ -85,8 +85,8 @@ def bid_inputs(t: BatchTables, B: np.ndarray, seat: np.ndarray) -> tuple:
     if reads_partner(on):  # the bid at the partner's seat (a seat of the same table without one: not read)
         f = B * SEAT_W + partner
         flat = t._seat.ravel()
-        pk, pv = partner_bid(ARRAY, flat.take(f + KIND * MAX_SEATS), flat.take(f + VALUE * MAX_SEATS),
-                             t.partnerships)
+        value = flat.take(f + VALUE * MAX_SEATS) if reads_partner_value(on) else 0
+        pk, pv = partner_bid(ARRAY, flat.take(f + KIND * MAX_SEATS), value, t.partnerships)
     context = None
     if on.no_hook:
         context = bid_context(ARRAY, t.num_players, t.bid_kind[B], t.bid_value[B], t.dealer.take(B),
@@ -94,8 +94,10 @@ def bid_inputs(t: BatchTables, B: np.ndarray, seat: np.ndarray) -> tuple:
     return pk, pv, context
 
 
-def blind_nil_ok(t: BatchTables, B: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """Blind nil by the scores before the hand, for the seats at tables B."""
+def blind_nil_ok(t: BatchTables, B: np.ndarray, seat: np.ndarray) -> np.ndarray | bool:
+    """Blind nil by the scores before the hand, for the seats at tables B (False where no rules id has it)."""
+    if not t._P.bid_on.blind_nil:
+        return False
     return t._bn_eligible.ravel().take(B * MAX_SEATS + seat)
 
 

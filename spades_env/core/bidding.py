@@ -173,9 +173,20 @@ def takes_turns(on: BidRules) -> bool:
     return bool(on.ten or on.blind_bids)
 
 
+def capped(on: BidRules) -> bool:
+    """Whether ``max_team_bid`` can matter: a switch that is on, or one hand's cap (NO_CAP: none)."""
+    return on.team_cap is True or (on.team_cap is not False and on.team_cap != NO_CAP)
+
+
 def reads_partner(on: BidRules) -> bool:
     """Whether the legal bids can depend on the partner's bid (without, pass NONE and 0 for it)."""
-    return bool(on.suicide or on.team_cap or on.ten or on.blind_bids)
+    return bool(on.suicide or capped(on) or on.ten or on.blind_bids)
+
+
+def reads_partner_value(on: BidRules) -> bool:
+    """Whether the legal bids can depend on the value of the partner's bid (without, pass 0 for it; the no-hook
+    context reads it on its own)."""
+    return capped(on)
 
 
 def partner_bid(ops: Ops, kind: Any, value: Any, has_partner: Any) -> tuple[Any, Any]:
@@ -194,7 +205,7 @@ def number_bids(ops: Ops, p: BidRules, on: BidRules, partner_kind: Any, partner_
         partner_nil = tab.is_nil[partner_kind]
         low = select(p.suicide & partner_nil, 1, low)  # the partner bid nil: this seat may not
         high = select(p.suicide & (partner_nil == False) & (partner_kind != _NONE), 0, high)  # noqa: E712 - nil only
-    if on.team_cap:
+    if capped(on):
         least = select(partner_kind == _NUMBER, partner_value, select(partner_kind == _NONE, p.low, 0))
         high = ops.minimum(high, p.team_cap - least)
     word = tab.range[low * _RANGE_W + ops.clip(high, -1, A.MAX_BID) + 1]

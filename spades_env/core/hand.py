@@ -52,6 +52,7 @@ from .bidding import (
     legal_bids,
     next_bid_position,
     partner_bid,
+    reads_partner,
 )
 from .card_play import (
     BREAKS_SPADES,
@@ -77,6 +78,7 @@ _NEXT_SEATS = {n: tuple(next_seat(s, n) for s in range(n)) for n in range(1, 5)}
 _BID_ORDERS = {n: tuple([bidder(d, i, n) for i in range(n)] for d in range(n)) for n in range(1, 5)}  # by dealer
 # BidKind(k) as a tuple lookup (the enum's call costs more than recording the bid).
 _KINDS = tuple(BidKind(k) for k in range(len(BidKind)))
+_NONE_BID = (BidKind.NONE, 0)  # the partner's bid where the legal bids do not read it
 # core.bidding.bid_effect_on_partner of every (kind bid, partner's kind), tabled: a lookup per bid.
 _EFFECTS = tuple(tuple(_KINDS[bid_effect_on_partner(INT, kind, partner)] for partner in range(len(BidKind)))
                  for kind in range(len(BidKind)))
@@ -309,7 +311,9 @@ class HandState:
         if inputs is None:
             p = self._bid_p
             partner = self._partners[seat]
-            kind, value = partner_bid(INT, self.bid_kinds[partner], self.bid_values[partner], partner != NO_SEAT)
+            kind, value = _NONE_BID
+            if reads_partner(p):
+                kind, value = partner_bid(INT, self.bid_kinds[partner], self.bid_values[partner], partner != NO_SEAT)
             context = None
             if p.no_hook:
                 context = bid_context(INT, self.num_players, self.bid_kinds, self.bid_values, self.dealer,

@@ -179,3 +179,26 @@ def test_constant_bids_are_the_number_bids_of_every_state():
             pk, pv = bidding.partner_bid(INT, each(kinds, i)[int(partner[i])], each(values, i)[int(partner[i])],
                                          int(partner[i]) >= 0)
             assert bidding.number_bids(INT, p, p, pk, pv, int(hands[i])) == constant, rules.name
+
+
+def test_what_the_bids_read_of_the_partner_is_all_they_read():
+    """Where ``reads_partner`` is false the legal bids are the same for any partner's bid, and where
+    ``reads_partner_value`` is false the same for any value of it (the engines then skip gathering it)."""
+    rng = np.random.default_rng(5)
+    kinds, values, dealer, position, seat, partner, hands = random_bidding(rng)
+    checked = {"partner": 0, "value": 0}
+    for rules in HAND_RULES:
+        p = bidding.bid_rules(rules)
+        for i in range(60):
+            kind, value, hand = int(kinds[i, 0]), int(values[i, 0]), int(hands[i])
+            ctx = bidding.bid_context(INT, 4, each(kinds, i), each(values, i), int(dealer[i]), int(position[i]),
+                                      int(partner[i]))
+            for blind in (False, True):
+                word = bidding.legal_bids(INT, p, p, blind, True, hand, kind, value, ctx)
+                if not bidding.reads_partner(p):
+                    checked["partner"] += 1
+                    assert word == bidding.legal_bids(INT, p, p, blind, True, hand, int(BidKind.NONE), 0, ctx)
+                if not bidding.reads_partner_value(p):
+                    checked["value"] += 1
+                    assert word == bidding.legal_bids(INT, p, p, blind, True, hand, kind, 0, ctx), rules.name
+    assert checked["partner"] and checked["value"]
