@@ -238,7 +238,7 @@ def blind_nil_by_score(ops: Ops, p: BidRules, scores: Any, side: int, num_sides:
         if other != side:
             value = ops.seat(scores, other)
             best = value if best is None else ops.maximum(best, value)
-    return p.blind_nil & (best - ops.seat(scores, side) >= p.deficit)
+    return ops.select(p.blind_nil, best - ops.seat(scores, side) >= p.deficit, False)  # no op on a plain option
 
 
 def blind_options(ops: Ops, p: BidRules, on: BidRules, eligible: Any, partner_kind: Any) -> Any:
@@ -247,7 +247,7 @@ def blind_options(ops: Ops, p: BidRules, on: BidRules, eligible: Any, partner_ki
     tab = tables(ops)
     word = tab.zero
     if on.blind_nil:
-        ok = p.blind_nil & eligible
+        ok = ops.select(p.blind_nil, eligible, False)
         if on.suicide:
             ok = ok & ((p.suicide & tab.is_nil[partner_kind]) == False)  # noqa: E712 - not after a partner's nil
         word = ops.keep(ok, tab.blind_nil)

@@ -67,7 +67,7 @@ def situation(ops: Ops, p: PlayRules, on: PlayRules, first_trick: Any, leads: An
     """The situation of a card played: on the first trick or not, leading it or not, spades broken
     before it or not."""
     select = ops.select
-    free = broken | p.dealer_leads_any if on.dealer_leads_any else broken
+    free = select(p.dealer_leads_any, True, broken) if on.dealer_leads_any else broken
     s = select(leads, select(free, LEADS_FREELY, LEADS_BEFORE_BROKEN), FOLLOWS)
     if on.lowest_club:
         s = select(p.lowest_club & first_trick, LOWEST_CLUB_TRICK, s)
