@@ -28,7 +28,7 @@ the previous main on ``PYTHONPATH``): ``--seconds 6 --rounds 3 --clock cpu`` gav
 1.65x OpenSpiel (obs+mask) before and 1.76x / 1.73x after, ``env()`` 1.55x / 1.50x before and
 1.53x / 1.55x after; callgrind (``--fixed-hands 100`` minus ``--fixed-hands 0``, PYTHONHASHSEED=0)
 ``raw_env`` 99,439 -> 96,720 and ``env()`` 110,177 -> 107,437 instructions a decision. The goals
-(2.5x and 1.5x with margin) are not reached; see the README's speed section.
+(2.5x and 1.5x with margin) are not reached; see docs/benchmarks.md.
 
 Measured 2026-12-03 (2-vCPU Intel Xeon, alternating with the previous main on ``PYTHONPATH``, the mask
 built from 11-bit chunks): callgrind ``raw_env`` about 96,200 -> 94,800 instructions a decision (four

@@ -44,7 +44,7 @@ Measured 2026-12-01 on the shared 2-core machine (load average 1.2 to 1.9) with
 alternating with the previous main (branch ``batch4``): raw 9.27M to 9.63M
 decisions/s, 16.3x to 16.7x OpenSpiel (before: 8.05M to 8.19M, 14.1x to 14.5x);
 obs+mask 23.8x to 24.8x (before 23.9x to 25.4x); packed+mask 68.0x to 70.9x
-(before 67.8x to 71.8x). See the README's Speed section for each round.
+(before 67.8x to 71.8x). See docs/benchmarks.md for each round.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Strength of the baseline agents and the released policy, measured with the duplicate evaluation tool.
 
-Reproduces the figures the README quotes (standard rules, seed 0):
+Reproduces the figures docs/evaluation.md and docs/training.md quote (standard rules, seed 0):
 
 1. heuristic vs random: games to 500, each seed played twice with the partnerships swapped;
 2. heuristic vs heuristic, and random vs random (agents with their own seeds): duplicate deals; the
@@ -56,7 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     parser.add_argument("--out", default="benchmarks/results", help="directory for the JSON reports and charts")
-    parser.add_argument("--quick", action="store_true", help="small runs (a smoke test, not the README figures)")
+    parser.add_argument("--quick", action="store_true", help="small runs (a smoke test, not the documented figures)")
     parser.add_argument("--only", nargs="+", choices=sorted(RUNS), help="run only these")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -33,13 +33,13 @@ default had the card-centred scorer (``card_scorer: 64``), with ``--updates 4
 --rounds 2 --clock wall``: old 3,699, new in process 4,875, new without the card
 scorer 11,564 (**3.13x**), new 7,363 learner decisions/s (**1.99x**): the scorer's
 per-card features and shared network make each decision dearer (updates 13.3 s
-against 9.2 s for the same decisions), and its imitation far closer (README).
+against 9.2 s for the same decisions), and its imitation far closer (docs/training.md).
 
 Measured again later that day, after the card scorer's features were made once per
 batch (same command, nothing else running): old 4,145, new in process 4,258, new
 without the card scorer 9,484 (2.29x), new 7,121 (**1.72x**); the scorer-less path,
 which that change leaves alone, measured lower than in the run above, so the machine
-was slower then and the two runs' ratios do not compare (README, "Self-play training").
+was slower then and the two runs' ratios do not compare (docs/training.md).
 
 Measured 2026-12-03, later, on a 2-vCPU AMD EPYC machine (AVX2, no AMX: the first layers' weight gradient
 is float32 there), nothing else running, ``--updates 4 --rounds 2 --clock wall``. Before the changes of
@@ -50,7 +50,7 @@ the policy's update pass on decisions with a choice only), three runs: old 4,047
 new without the scorer 13,614 / 15,289 / 12,023 (3.36x / 3.31x / 3.11x), new 11,199 / 12,870 /
 10,005 (**2.77x / 2.78x / 2.59x**); with ``--updates 6 --rounds 3``: old 4,492, without the scorer
 12,325 (2.74x), new 11,046 (**2.46x**). The machine's speed drifted by half between runs (old
-2,889 to 4,624), so only ratios within a run compare (README, "Self-play training").
+2,889 to 4,624), so only ratios within a run compare (docs/training.md).
 
 Measured the night of 2026-12-03 (the AMD EPYC machine, nothing else running), once the default critic read
 the position (``critic_input: position``, the state without the history of play) with ``critic_hidden: [256,
@@ -58,7 +58,7 @@ the position (``critic_input: position``, the state without the history of play)
 ``--updates 6 --rounds 3``, twice: old 4,671 / 4,501, new without the scorer 17,868 / 16,515 (3.83x / 3.67x), new
 14,984 / 15,393 (**3.21x / 3.42x**); ``--updates 4
 --rounds 2``, twice: old 4,634 / 4,494, new 14,377 / 16,707 (**3.10x / 3.72x**). The same code before its last
-small change (the first layers' bias added in place) gave 2.80x-3.65x in four runs (README, "Self-play training").
+small change (the first layers' bias added in place) gave 2.80x-3.65x in four runs (docs/training.md).
 
 Measured earlier on 2026-12-03 (the Xeon machine, nothing else running), after
 the bf16 first-layer weight gradient (``weight_grad: auto``, AMX), the numpy

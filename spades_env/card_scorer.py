@@ -9,7 +9,7 @@ shared by all 54 cards (:class:`CardScorer`), fed the card's features and the
 policy body's last hidden layer (the rest of the game: bids, tricks, scores).
 Its score is added to that card's logit of the policy head, so what makes a
 card good is learned once for all cards. Measured on the heuristic's own
-decisions (README, "Self-play training"), a 256x256 MLP imitating the heuristic
+decisions (docs/training.md), a 256x256 MLP imitating the heuristic
 agreed with its card choices 73.5% of the time, the same MLP with the scorer
 86.4%.
 

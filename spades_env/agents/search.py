@@ -38,7 +38,7 @@ At each card play with more than one sensibly different choice, the agent
 This is one step of policy improvement over the network: the search plays
 the network's card unless rollouts of the network itself, from deals
 consistent with the table, say another card does better. Measured with
-``benchmarks/search_vs_pimc.py`` on 300 duplicate deals each (README, 2026-12-03):
+``benchmarks/search_vs_pimc.py`` on 300 duplicate deals each (docs/evaluation.md, 2026-12-03):
 +7.43 [+1.46, +13.41] bag-adjusted points per deal against PIMC at 77 against
 105 ms per decision, +8.13 [+3.85, +12.41] against the pure network.
 

@@ -33,7 +33,7 @@ from torch.nn import functional
 # Inputs are clamped to +-FEATURE_CLIP; only the scores (points / target) ever pass 1. Beyond twice the target the
 # networks see twice the target: a main-job network (seed 2) that saw such scores at +-10 targets against
 # `random` (whose blind nils sink its score by thousands) underbid into bag penalties and won 1 of 12 games (11
-# undecided at the hand limit); at +-2, 12 of 12 in 16 hands (README, "Self-play training").
+# undecided at the hand limit); at +-2, 12 of 12 in 16 hands (docs/training.md).
 FEATURE_CLIP = 2.0
 
 
