@@ -66,8 +66,9 @@ class RulesParams:
         self.exchange = bool(on.exchange)
         # Number bids that read nothing of the state: one constant word for every table.
         self.constant_bids = None  # the legal-action words (low, high) of that word
-        if self.uniform and bidding.constant_bids(hr[0]) is not None:
-            word = bidding.bid_word_mask(bidding.constant_bids(hr[0]))
+        constant = bidding.constant_bids(hr[0]) if self.uniform else None
+        if constant is not None:
+            word = bidding.bid_word_mask(constant)
             self.constant_bids = (np.uint64(word & LOW_WORD), np.uint64(word >> WORD_BITS))
 
     def bid_at(self, rid: np.ndarray, tables: np.ndarray | None = None) -> Any:

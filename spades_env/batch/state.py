@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..config_io import load_rules
-from ..core.bidding import bidder
-from ..core.card_play import next_seat
+from ..core.bidding import bid_orders
+from ..core.card_play import next_seats
 from ..core.cards import NUM_CARDS
 from ..core.rules import Rules
 from ..obs.features import bag_scale
@@ -90,11 +90,6 @@ def _check_options(num_envs: Any, episode: str, output_buffers: Any, obs_format:
         raise ValueError(f"obs_format must be one of {OBS_FORMATS}, got {obs_format!r}")
 
 
-def next_seat_table(num_players: int) -> np.ndarray:
-    """The core's ``next_seat`` of every seat (a gather per card: cheaper than its arithmetic on arrays)."""
-    return np.array([next_seat(seat, num_players) for seat in range(num_players)], np.intp)
-
-
 class BatchTables:
     """Configuration and state arrays of ``num_envs`` tables; see the module docstring."""
 
@@ -133,8 +128,8 @@ class BatchTables:
         self._P = RulesParams(self._hand_rules, r)
         self._perm = perm_tables(n)
         # [dealer, deal position] -> the seat dealt it (the core's order)
-        self._deal_seats = np.array([[bidder(d, pos, n) for pos in range(n)] for d in range(n)], np.intp)
-        self._next_seat = next_seat_table(n)
+        self._deal_seats = np.array(bid_orders(n), np.intp)
+        self._next_seat = np.array(next_seats(n), np.intp)  # a gather per card: cheaper than the arithmetic
         self._seat_side = np.array([r.side_of(s) for s in range(n)], np.intp)
         partners = [r.partner_of(s) for s in range(MAX_SEATS)] if r.partnerships else [None] * MAX_SEATS
         self._partner_seat = np.array([NO_PARTNER if p is None else p for p in partners], np.intp)
@@ -226,7 +221,7 @@ class BatchTables:
                 state[new] = state.pop(old)
         # The rule records are rebuilt from the rules (a pickle may hold an older form of them).
         state["_P"] = RulesParams(state["_hand_rules"], state["rules"])
-        state["_next_seat"] = next_seat_table(state["num_players"])
+        state["_next_seat"] = np.array(next_seats(state["num_players"]), np.intp)
         state.pop("_any", None)
         state.pop("_simple_bid_words", None)
         state["_play"] = state["_P"].play_at(state["rid"])

@@ -38,6 +38,7 @@ The rules stated here:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 from . import actions as A
@@ -152,6 +153,13 @@ def tables(ops: Ops) -> _Tables:
 def bidder(dealer: Any, position: Any, num_players: int) -> Any:
     """The seat at a position of the bidding (0: the dealer's left); also the order of dealing."""
     return (dealer + 1 + position) % num_players
+
+
+@functools.lru_cache(maxsize=None)
+def bid_orders(num_players: int) -> tuple[tuple[int, ...], ...]:
+    """``bidder`` as a table, ``[dealer][position]`` (a lookup per hand on the engines' hot paths)."""
+    return tuple(tuple(bidder(dealer, position, num_players) for position in range(num_players))
+                 for dealer in range(num_players))
 
 
 def next_bid_position(ops: Ops, on: BidRules, num_players: int, kinds: Any, dealer: Any, position: Any) -> Any:

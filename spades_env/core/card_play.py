@@ -24,6 +24,7 @@ nil exchange (:mod:`~spades_env.core.exchange`) a seat may pass any card it hold
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 from .cards import NON_SPADE_MASK, NUM_SUITS, SPADE_MASK, SUIT_MASKS, Suit
@@ -142,6 +143,12 @@ def passable(hand: Any) -> Any:
 def next_seat(seat: Any, num_players: int) -> Any:
     """The seat to play after ``seat`` (clockwise)."""
     return (seat + 1) % num_players
+
+
+@functools.lru_cache(maxsize=None)
+def next_seats(num_players: int) -> tuple[int, ...]:
+    """``next_seat`` of every seat, as a table (a lookup per card on the engines' hot paths)."""
+    return tuple(next_seat(seat, num_players) for seat in range(num_players))
 
 
 def first_leader(ops: Ops, p: PlayRules, on: PlayRules, num_players: int, dealer: Any, hands: Any) -> Any:

@@ -44,8 +44,8 @@ from . import actions as A
 from .bidding import (
     bid_context,
     bid_effect_on_partner,
+    bid_orders,
     bid_rules,
-    bidder,
     blind_nil_by_score,
     constant_bids,
     decides_blind,
@@ -58,7 +58,7 @@ from .card_play import (
     BREAKS_SPADES,
     first_leader,
     legal_cards,
-    next_seat,
+    next_seats,
     passable,
     play_rules,
     situations,
@@ -74,19 +74,12 @@ from .tricks import TRUMP_BONUS, best_of_trick, led_keys, win_keys, winning_inde
 NO_SEAT = -1
 
 
-_NEXT_SEATS = {n: tuple(next_seat(s, n) for s in range(n)) for n in range(1, 5)}  # core.card_play.next_seat, tabled
-_BID_ORDERS = {n: tuple([bidder(d, i, n) for i in range(n)] for d in range(n)) for n in range(1, 5)}  # by dealer
 # BidKind(k) as a tuple lookup (the enum's call costs more than recording the bid).
 _KINDS = tuple(BidKind(k) for k in range(len(BidKind)))
 _NONE_BID = (BidKind.NONE, 0)  # the partner's bid where the legal bids do not read it
 # core.bidding.bid_effect_on_partner of every (kind bid, partner's kind), tabled: a lookup per bid.
 _EFFECTS = tuple(tuple(_KINDS[bid_effect_on_partner(INT, kind, partner)] for partner in range(len(BidKind)))
                  for kind in range(len(BidKind)))
-
-
-def _next_seats(n: int) -> tuple[int, ...]:
-    """``next_seat`` of every seat at a table of ``n`` (one tuple lookup per card on the hot path)."""
-    return _NEXT_SEATS[n]
 
 
 class _HandRules(NamedTuple):
@@ -181,7 +174,7 @@ class HandState:
         self.looked = [False] * n
         self.bid_kinds = [BidKind.NONE] * n
         self.bid_values = [0] * n
-        self.bid_order = list(_BID_ORDERS[n][dealer])  # core.bidding.bidder, tabled
+        self.bid_order = list(bid_orders(n)[dealer])
         self.bid_pos = 0
         self.exchange_steps: list[tuple[int, int]] = []
         self.exchange_pos = 0
@@ -200,7 +193,7 @@ class HandState:
         self._legal: int | None = None
         (self._bid_p, self._play_p, self._situations, self._constant_bids, self._partners, self._sides, _,
          self._trick_keys) = hand_rules
-        self._next_seat = _next_seats(n)
+        self._next_seat = next_seats(n)
         self._bid_in: tuple | None = None  # _bid_inputs of the seat to bid, made once per turn
         self.current = self.bid_order[0]
         self.phase = _BID
@@ -405,12 +398,10 @@ class HandState:
         seat = self.current
         if phase == _PLAY:  # core.card_play, in the situation of this card (most decisions: no further call level)
             trick = self.trick_cards
-            if trick:
-                return legal_cards(INT, self._play_p, self.hands[seat],
-                                   self._situations[self.trick_index == 0][False][self.spades_broken],
-                                   CARD_SUIT[trick[0]])
+            leads = not trick
             return legal_cards(INT, self._play_p, self.hands[seat],
-                               self._situations[self.trick_index == 0][True][self.spades_broken], 0)
+                               self._situations[self.trick_index == 0][leads][self.spades_broken],
+                               0 if leads else CARD_SUIT[trick[0]])
         if phase == _BID or phase == _BLIND:
             return self._bid_word(seat, phase == _BLIND) << A.BID_OFFSET
         if phase == _EXCHANGE:
