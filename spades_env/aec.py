@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment over the rules core (``spades_v2``).
+"""PettingZoo AEC environment over the rules core (``spades_v3``).
 
 ``raw_env(rules="standard", episode="hand", reward="hand_points",
 render_mode=None, info_format="full", observation_key="observation")`` is the
@@ -9,29 +9,34 @@ bare env raises :class:`IllegalActionError` on an illegal action, naming the
 legal ones, and leaves its state unchanged.
 
 * Agents ``player_0 .. player_{n-1}``; seat k is ``player_k``, clockwise;
-  partnerships are seats (0, 2) and (1, 3).
+  partnerships are seats (0, 2) and (1, 3). Two-player Spades (preset
+  ``two_player``) has two agents and starts each hand with 26 drawing turns
+  (actions ``keep`` and ``discard``).
 * ``episode="hand"`` (the default since ``spades_v1``) ends after one hand:
   about 56 decisions in standard rules, the length RL libraries expect.
   ``episode="game"`` (the ``spades_v0`` default) plays to the target score,
   truncated at ``max_hands``; random play almost never reaches the target, so
   a game of random players is about 5,600 decisions.
-* Observation: ``{"observation": float32[OBS_SIZE], "action_mask": int8[88]}``,
-  relative to the observer (layout ``spades_obs_v1`` in :mod:`spades_env.obs`,
-  new in ``spades_v2``: the trick history and the public voids); the mask is
+* Observation: ``{"observation": float32[OBS_SIZE], "action_mask": int8[90]}``,
+  relative to the observer (layout ``spades_obs_v2`` in :mod:`spades_env.obs`,
+  new in ``spades_v3``: the drawing phase of two players, appended to
+  ``spades_obs_v1``, whose trick history and public voids came with
+  ``spades_v2``); the mask is
   all zeros for an agent that is not to act. ``observation_key`` renames the
   ``"observation"`` entry (RLlib's action-masking modules read
   ``"observations"``). ``state()`` is the full-information array
   (``STATE_SIZE``) relative to the seat to act.
 * Bounds: the observation Box's ``low``/``high`` are true for these rules
   (:func:`spades_env.obs.bounds.observation_bounds`).
-* Actions: the 88 actions of :mod:`spades_env.core.actions` in every variant.
+* Actions: the 90 actions of :mod:`spades_env.core.actions` in every variant
+  (88 before ``spades_v3``; ``keep`` and ``discard`` were appended).
 * Rewards (:mod:`spades_env.rewards`): shared by partners, individual in
   cutthroat; ``hand_points`` (default) at the end of each hand, ``win_loss``
   at the end of the episode. The illegal-move wrapper of ``env()`` sets both
   termination and truncation, as PettingZoo's wrapper does; the bare env only
   truncates when ``max_hands`` is reached.
 * ``info_format="full"`` (default): ``infos[agent]["phase"]`` names the phase
-  (``blind``, ``bid``, ``exchange``, ``play``, ``over``); at the end of each
+  (``draw``, ``blind``, ``bid``, ``exchange``, ``play``, ``over``); at the end of each
   hand every agent's info also holds ``hand_result`` (points, scores, bags per
   side; bids, tricks per seat; nil outcomes). ``info_format="numeric"``: every
   info of every step holds the same keys, numbers and fixed-shape integer
@@ -44,7 +49,9 @@ legal ones, and leaves its state unchanged.
   nil, 0 failed, 1 made) per seat, zeros unless the hand ended.
 * ``reset(seed=..., options=...)``: ``options`` may hold ``deal`` (one card
   list per seat, e.g. ``[["AS", "KS", ...], ...]``), ``deals`` (a list of
-  deals used for the first hands in order), ``dealer`` (a seat), ``scores``
+  deals used for the first hands in order), with two players ``stock`` (the
+  stock order: the 52 cards, top first) or ``stocks`` (a list of them) instead,
+  ``dealer`` (a seat), ``scores``
   and ``bags`` (one integer per side). Ranges: ``|score| <=
   START_SCORE_TARGETS`` times the larger of ``target_score`` and
   ``|lose_score|`` (a game that starts further out is not a game of Spades);
@@ -90,7 +97,7 @@ from pettingzoo import AECEnv
 
 from .config_io import load_rules
 from .core.actions import MASK_BYTES_CACHE, NUM_ACTIONS, mask_bytes
-from .core.deal import Deal, make_deal
+from .core.deal import Deal, make_deal, make_stock
 from .core.game import Game, GameError, HandResult
 from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
@@ -102,13 +109,15 @@ from .obs.layout import STATE
 from .render import render_text
 from .rewards import RewardScheme, hand_rewards_one, hand_winner_one, make_reward
 
-ENV_NAME = "spades_v2"
+ENV_NAME = "spades_v3"
 EPISODE_MODES = ("game", "hand")
 DEFAULT_EPISODE = "hand"  # spades_v0 played whole games by default (see the module docstring)
 INFO_FORMATS = ("full", "numeric")
 RENDER_MODES = ("ansi", "human", "rgb_array")
-PHASE_NAMES = {Phase.BLIND: "blind", Phase.BID: "bid", Phase.EXCHANGE: "exchange", Phase.PLAY: "play", Phase.OVER: "over"}
-RESET_OPTIONS = ("deal", "deals", "dealer", "scores", "bags")
+PHASE_NAMES = {Phase.DRAW: "draw", Phase.BLIND: "blind", Phase.BID: "bid", Phase.EXCHANGE: "exchange",
+               Phase.PLAY: "play", Phase.OVER: "over"}
+RESET_OPTIONS = ("deal", "deals", "stock", "stocks", "dealer", "scores", "bags")
+DEAL_OPTIONS = ("deal", "deals", "stock", "stocks")  # at most one of them
 ILLEGAL_ACTION_REWARD = -1
 NO_NIL = -1  # numeric infos: nil_made of a seat that did not bid nil
 
@@ -253,18 +262,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if unknown:
             # A warning, not an error: PettingZoo's api_test resets with a dummy option.
             warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=3)
-        if "deal" in options and "deals" in options:
-            raise ValueError("give either 'deal' or 'deals', not both")
+        given = [key for key in DEAL_OPTIONS if key in options]
+        if len(given) > 1:
+            raise ValueError(f"give one of {list(DEAL_OPTIONS)}, not {given}")
         deals: list[Deal] | None = None
         try:
             scores = self._checked_start("scores", options.get("scores"), self._score_range())
             bags = self._checked_start("bags", options.get("bags"), self._bag_range())
-            if "deal" in options:
-                deals = [make_deal(self.rules.hand_rules(0), options["deal"])]
-            elif "deals" in options:
-                if not isinstance(options["deals"], (list, tuple)):
-                    raise ValueError("'deals' must be a list of deals")
-                deals = [make_deal(self.rules.hand_rules(i), d) for i, d in enumerate(options["deals"])]
+            if given:
+                key = given[0]
+                make = make_stock if key.startswith("stock") else make_deal
+                values = [options[key]] if key in ("deal", "stock") else options[key]
+                if not isinstance(values, (list, tuple)):
+                    raise ValueError(f"'{key}' must be a list of {'stocks' if key == 'stocks' else 'deals'}")
+                deals = [make(self.rules.hand_rules(i), d) for i, d in enumerate(values)]
             return Game(self.rules, rng, dealer=options.get("dealer"), scores=scores, bags=bags, deals=deals)
         except (GameError, ValueError, TypeError) as exc:  # TypeError: e.g. scores=5 (not a sequence)
             raise ValueError(f"invalid reset options: {exc}") from None
@@ -470,7 +481,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         current = [] if over else [action for _, action in game.hand.history]
         record["actions"] = self._past_actions + current
         hands = len(game.results) + (0 if over else 1)
-        record["deals"] = [d.to_strings() for d in game.deals[:hands]]
+        record["deals"] = [d.stock_strings() if d.stock else d.to_strings() for d in game.deals[:hands]]
         record.setdefault("results", [hand_result_info(r) for r in game.results])
         record["over"] = over
         return record

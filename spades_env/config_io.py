@@ -1,7 +1,7 @@
 """Reading and writing rules configs (the only YAML reader of the package).
 
 ``load_rules(x)`` accepts a :class:`Rules` object (returned as is), a preset
-name (``"standard"``, ``"pagat"``, ... RULES.md section 9) or the path of a
+name (``"standard"``, ``"pagat"``, ... RULES.md section 10) or the path of a
 YAML file. A YAML file maps option names to values; the optional key
 ``base`` names a preset whose options the file overrides (default:
 ``standard``). Unknown keys are errors naming the key.
@@ -168,7 +168,7 @@ def write_presets(directory: str | os.PathLike) -> list[Path]:
     paths = []
     for name in PRESETS:
         path = out_dir / f"{name}.yaml"
-        header = f"# Spades rules preset '{name}' (RULES.md section 9). Every option is listed;\n" \
+        header = f"# Spades rules preset '{name}' (RULES.md section 10). Every option is listed;\n" \
                  f"# see spades_env/core/rules.py for what each one means.\n"
         path.write_text(header + dump_rules(preset(name)))
         paths.append(path)

@@ -3,7 +3,7 @@
 ``SingleAgentSpadesEnv(rules="standard", episode="hand", reward="hand_points",
 seat=0, opponents=None, illegal_action="terminate")`` is a ``gymnasium.Env``
 over the AEC env (it re-implements no rule). Registered as
-``gymnasium.make("spades_env/Spades-v2")`` (one hand per episode; whole games with
+``gymnasium.make("spades_env/Spades-v3")`` (one hand per episode; whole games with
 ``episode="game"``; the older ids are retired, see :mod:`spades_env.registration`):
 
 * Observation: the learner's flat float32 observation (``OBS_SIZE``; layout in

@@ -36,6 +36,7 @@ import numpy as np
 
 from .core.actions import action_name, is_card_action, parse_action
 from .core.cards import CARD_SUIT, NUM_STANDARD_CARDS, SUIT_CHARS, cards_of, format_card
+from .core.drawing import stock_left
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
@@ -147,6 +148,15 @@ def table_text(console: Console, hand: HandState, scores: Sequence[int], bags: S
         _, seats, cards, winner = hand.last_trick
         shown = ", ".join(f"{names[s]} {console.card(c)}" for s, c in zip(seats, cards))
         lines.append(f"  last trick: {shown}; won by {names[winner]}")
+    if hand.stock:  # two players: what this player knows of the stock and the discards
+        lines.append(f"  stock: {stock_left(hand.draw_turn)} cards; your discards: "
+                     f"{hand_text(console, hand.discards[viewer]) or '-'}")
+        if hand.rules.discards_face_up:
+            other = (viewer + 1) % hand.num_players
+            lines.append(f"  {names[other]}'s discards (face up): {hand_text(console, hand.discards[other]) or '-'}")
+        if hand.offered is not None and hand.current == viewer:
+            lines.append(f"  on offer: {console.card(hand.offered)} (keep it, and the next card is discarded; "
+                         "or discard it, and take the next card)")
     if hand.looked[viewer] or hand.phase != Phase.BLIND:
         lines.append(f"  your hand: {hand_text(console, hand.hands[viewer])}")
     else:
@@ -251,7 +261,7 @@ def human_turn(console: Console, env: Any, seat: int, names: Sequence[str], hint
             console.say("game abandoned")
             return None
         if word in ("help", "?"):
-            console.say("type a move (e.g. AS, 10D, bid 4, nil, blind nil, see cards) or a command:")
+            console.say("type a move (e.g. AS, 10D, bid 4, nil, blind nil, see cards, keep, discard) or a command:")
             for name, text in COMMANDS.items():
                 console.say(f"  {name:6s} {text}")
             continue
@@ -269,7 +279,7 @@ def human_turn(console: Console, env: Any, seat: int, names: Sequence[str], hint
 
 
 def _phase_word(phase: Phase) -> str:
-    return {Phase.BLIND: "blind decision", Phase.BID: "bidding", Phase.EXCHANGE: "exchange",
+    return {Phase.DRAW: "drawing", Phase.BLIND: "blind decision", Phase.BID: "bidding", Phase.EXCHANGE: "exchange",
             Phase.PLAY: "play", Phase.OVER: "over"}[phase]
 
 

@@ -2,7 +2,8 @@
 
 A record (``raw_env.game_record()``) holds the env name, the rules (every
 option), the episode mode, the seed, the first dealer, the starting scores and
-bags, every deal (card strings per seat, one deal per hand) and every action
+bags, every deal (card strings per seat, one deal per hand; with two players
+the stock instead, its 52 card strings top first) and every action
 id, plus each hand's result and (``over``) whether the episode had ended.
 Replaying feeds the deals and actions back into a fresh env; nothing random is
 involved, so every observation, reward and score comes out the same.
@@ -25,6 +26,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .core.drawing import has_drawing
 from .core.rules import Rules
 from .rewards import make_reward
 
@@ -34,6 +36,11 @@ OPTIONAL_RECORD_KEYS = ("over",)  # absent from records written before it existe
 
 class RecordError(ValueError):
     """A record that is malformed or does not replay."""
+
+
+def deals_option(rules: Rules) -> str:
+    """The reset option that takes a record's ``deals`` under these rules: ``"stocks"`` with two players."""
+    return "stocks" if has_drawing(rules.hand_rules(0)) else "deals"
 
 
 def save_record(record: dict[str, Any], path: str | os.PathLike) -> None:
@@ -105,7 +112,7 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
     try:
         rules = Rules.from_dict(record["rules"])
         env = raw_env(rules=rules, episode=record["episode"], reward=scheme)
-        env.reset(options={"deals": record["deals"], "dealer": record["dealer"], "scores": record["scores"],
+        env.reset(options={deals_option(rules): record["deals"], "dealer": record["dealer"], "scores": record["scores"],
                            "bags": record["bags"]})
     except (ValueError, TypeError) as exc:
         raise RecordError(f"the record does not set up a game: {exc}") from None

@@ -1,21 +1,24 @@
 """Registration with PettingZoo's and Gymnasium's registries.
 
-* ``pettingzoo.make("aec", "spades_env/spades-v2", rules=..., episode=...)``: the wrapped AEC env.
-* ``gymnasium.make("spades_env/Spades-v2", rules=..., seat=...)``: the single-agent wrapper
-  (also ``gymnasium.make("spades_env:spades_env/Spades-v2")`` with no import of ours).
+* ``pettingzoo.make("aec", "spades_env/spades-v3", rules=..., episode=...)``: the wrapped AEC env.
+* ``gymnasium.make("spades_env/Spades-v3", rules=..., seat=...)``: the single-agent wrapper
+  (also ``gymnasium.make("spades_env:spades_env/Spades-v3")`` with no import of ours).
   It is registered without Gymnasium's order-enforcing and passive-checker
   wrappers: ``make`` returns the env itself, whose own methods
   (``action_masks``, ``clone``) Gymnasium 1.x wrappers would hide; the env
   checks the call order itself.
-* Version 2 (``spades_v2``) observes with layout ``spades_obs_v1`` (879
-  floats: version 1's observation plus the trick history and the public
-  voids) and, like version 1, plays one hand per episode by default. Only the
-  newest version is registered: the observation of the older ids no longer
-  exists, so ``-v0`` and ``-v1`` are refused with each library's own error
-  naming the version to use (Gymnasium's ``DeprecatedEnv``, PettingZoo's
-  ``VersionNotFound``). Version 0's whole-game episodes are
-  ``episode="game"``; policies trained on version 0 or 1 observations
-  (``spades_obs_v0``) still load and play (``layout.OBSERVATION.projection``).
+* Version 3 (``spades_v3``) adds two-player Spades: 90 actions (``keep`` and
+  ``discard`` appended to version 2's 88) and layout ``spades_obs_v2`` (1207
+  floats: version 2's ``spades_obs_v1`` with the drawing blocks appended).
+  Version 2 observed ``spades_obs_v1`` (879 floats: version 1's observation
+  plus the trick history and the public voids); like version 1, both play one
+  hand per episode by default. Only the newest version is registered: the
+  spaces of the older ids no longer exist, so ``-v0``, ``-v1`` and ``-v2`` are
+  refused with each library's own error naming the version to use
+  (Gymnasium's ``DeprecatedEnv``, PettingZoo's ``VersionNotFound``). Version
+  0's whole-game episodes are ``episode="game"``; policies trained on older
+  versions (``spades_obs_v0``, ``spades_obs_v1``, 88 actions) still load and
+  play as they did (``layout.OBSERVATION.projection``; ``nn.policy_file``).
 
 ``import spades_env`` must not load gymnasium or pettingzoo (the rules core is
 used without them), so each id is registered when its library is imported:
@@ -31,11 +34,11 @@ import sys
 from types import ModuleType
 from typing import Any, Callable
 
-PETTINGZOO_ENV_ID = "spades_env/spades-v2"
-GYM_ENV_ID = "spades_env/Spades-v2"
-# Ids of older versions, no longer registered (their observation is gone); the libraries refuse them.
-RETIRED_IDS = {"pettingzoo": ("spades_env/spades-v0", "spades_env/spades-v1"),
-               "gymnasium": ("spades_env/Spades-v0", "spades_env/Spades-v1")}
+PETTINGZOO_ENV_ID = "spades_env/spades-v3"
+GYM_ENV_ID = "spades_env/Spades-v3"
+# Ids of older versions, no longer registered (their spaces are gone); the libraries refuse them.
+RETIRED_IDS = {"pettingzoo": ("spades_env/spades-v0", "spades_env/spades-v1", "spades_env/spades-v2"),
+               "gymnasium": ("spades_env/Spades-v0", "spades_env/Spades-v1", "spades_env/Spades-v2")}
 
 
 def register_gymnasium() -> None:

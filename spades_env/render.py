@@ -6,6 +6,7 @@ from typing import Sequence
 
 from .core.actions import action_name
 from .core.cards import CARD_SUIT, SUIT_CHARS, cards_of, format_card
+from .core.drawing import stock_left
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
@@ -43,6 +44,11 @@ def render_text(
         lead = "*" if hand.trick_cards and hand.leader == seat else " "
         lines.append(f"{names[seat]:>{width}} | bid {str(bid):>10} | tricks {hand.tricks_won[seat]:2d} | "
                      f"trick {lead}{in_trick} | {_hand_text(hand.hands[seat])}")
+    if hand.stock:  # two players: the stock, the card on offer and the discards (every one face up here)
+        offer = "" if hand.offered is None else f"; on offer to {names[hand.current]}: {format_card(hand.offered)}"
+        lines.append(f"stock: {stock_left(hand.draw_turn)} cards{offer}")
+        for seat in range(n):
+            lines.append(f"{names[seat]:>{width}} | discarded {_hand_text(hand.discards[seat])}")
     if hand.last_trick is not None and not hand.trick_cards and hand.phase != Phase.BID:
         leader, seats, cards, winner = hand.last_trick
         played = " ".join(f"{names[s]}:{format_card(c)}" for s, c in zip(seats, cards))

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from .core.cards import CARD_SUIT, NUM_STANDARD_CARDS, Suit, cards_of, format_card
+from .core.drawing import DRAW_TURNS
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
@@ -40,8 +41,8 @@ HIGHLIGHT = (250, 210, 60)  # the seat to act
 RED_SUITS = (Suit.DIAMONDS, Suit.HEARTS)
 JOKER_COLORS = {"BJ": BLACK, "LJ": RED}
 SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)  # alternate colours in a fanned hand
-PHASE_WORDS = {Phase.BLIND: "blind decision", Phase.BID: "bidding", Phase.EXCHANGE: "exchange",
-               Phase.PLAY: "play", Phase.OVER: "hand over"}
+PHASE_WORDS = {Phase.DRAW: "drawing", Phase.BLIND: "blind decision", Phase.BID: "bidding",
+               Phase.EXCHANGE: "exchange", Phase.PLAY: "play", Phase.OVER: "hand over"}
 
 # Seat anchors (centre of the seat's hand) as fractions of the image, by the seat's place
 # relative to the viewer: 0 = bottom, then clockwise as seen from the viewer's chair.
@@ -151,6 +152,11 @@ def table_image(
         x = centre[0] + TRICK_OFFSET * (ax - centre[0]) - CARD_W / 2
         y = centre[1] + TRICK_OFFSET * (ay - centre[1]) - CARD_H / 2
         _draw_card(draw, font, x, y, card)
+    if hand.offered is not None:  # two players drawing: the card on offer, seen by the drawer only
+        shown = viewer is None or viewer == hand.current
+        _draw_card(draw, font, centre[0] - CARD_W / 2, centre[1] - CARD_H / 2, hand.offered if shown else None)
+        caption = (f"on offer to {names[hand.current]}; stock {2 * DRAW_TURNS - 2 * hand.draw_turn} cards; "
+                   f"discards {' / '.join(str(d.bit_count()) for d in hand.discards)}")
     if caption:
         draw.text((centre[0], centre[1] + CARD_H + 18), caption, fill=TEXT, font=font, anchor="mm")
     if game_rules.partnerships:

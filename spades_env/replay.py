@@ -30,7 +30,7 @@ from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
 from .play import Console, hand_text, score_sheet, symbols_supported
-from .records import RecordError, check_record
+from .records import RecordError, check_record, deals_option
 
 AUCTION_PHASES = (Phase.BLIND, Phase.BID)
 
@@ -67,7 +67,7 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
     try:
         rules = Rules.from_dict(record["rules"])
         env = raw_env(rules=rules, episode=record["episode"])
-        env.reset(options={"deals": record["deals"], "dealer": record["dealer"], "scores": record["scores"],
+        env.reset(options={deals_option(rules): record["deals"], "dealer": record["dealer"], "scores": record["scores"],
                            "bags": record["bags"]})
     except (ValueError, TypeError) as exc:
         raise RecordError(f"the record does not set up a game: {exc}") from None

@@ -8,7 +8,9 @@ At each card play with more than one sensibly different choice, the agent
    player still holds, the cards it passed in a blind-nil exchange (still
    held by the partner unless played) and the known voids (from
    :class:`~spades_env.agents.knowledge.VoidTracker`); in three-player
-   cutthroat one unseen card is set aside;
+   cutthroat one unseen card is set aside; with two players the discards it
+   has seen are out of play and the other unseen cards are dealt to the other
+   player's hand or left in its discards (:func:`seen_discards`);
 2. draws ``oversample`` times more deals than it searches and keeps
    ``samples`` of them with probability proportional to how well they
    explain the other players' bids (:func:`bid_weight`: the heuristic's
@@ -34,7 +36,7 @@ unless the search finds one better by at least that much.
 Bids (``bid_samples`` > 0) are searched the same way among the heuristic's
 bid, one trick more or less and nil: each sampled deal plays the rest of the
 bidding and the whole hand with the heuristic. Blind decisions and the
-exchange are the heuristic's. The budget is ``samples`` (and
+exchange, and the drawing turns of two players, are the heuristic's. The budget is ``samples`` (and
 ``bid_samples``) per decision, optionally cut by ``time_limit`` seconds for
 card play (at least ``min_samples`` are always searched).
 
@@ -79,6 +81,17 @@ from .knowledge import AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules_
 
 class SamplingError(RuntimeError):
     """No deal of the unseen cards satisfies the constraints (should not happen with true observations)."""
+
+
+def seen_discards(view) -> int:
+    """The discards the agent has seen (two players: its own, and the other's when face up); out of play. The
+    other unseen cards are in the other player's hand or its discards, each alike as far as the agent saw
+    (the draws it watched showed it nothing more), so :func:`sample_hands` deals the other player's count
+    of them and leaves the rest as its discards."""
+    seen = 0
+    for board in view.discarded:
+        seen |= board
+    return seen
 
 
 def sample_hands(
@@ -449,7 +462,7 @@ class PIMCAgent(Agent):
         """``bid_samples`` deals of the cards not in the agent's hand at a bid; with ``oversample`` > 1 and bids
         already made, chosen among that many times more by how well they explain those bids."""
         n = view.num_players
-        unseen = PACK_MASK[rules.jokers] & ~view.hand
+        unseen = PACK_MASK[rules.jokers] & ~view.hand & ~seen_discards(view)
         counts = [0] + [rules.hand_size] * (n - 1)
         kinds, values = view.bid_kinds[:n], view.bid_values[:n]
         if self.oversample > 1 and any(k != BidKind.NONE for k in kinds[1:]):
@@ -464,7 +477,7 @@ class PIMCAgent(Agent):
         gone = 0
         for m in view.played[:view.num_players]:
             gone |= m
-        unseen = PACK_MASK[rules.jokers] & ~gone & ~view.hand
+        unseen = PACK_MASK[rules.jokers] & ~gone & ~view.hand & ~seen_discards(view)
         return unseen, equivalent_choices(legal, unseen, rules.deuce_of_spades_high)
 
     def _position_deals(self, view, rules: Rules, unseen: int, voids: Sequence[int],

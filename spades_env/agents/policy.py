@@ -22,8 +22,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..nn import torch  # noqa: I001 - first, so that a missing torch is reported with the extra to install
-from ..core.actions import BID_OFFSET
+from ..core.actions import ACTION_NAMES, BID_OFFSET, NUM_ACTIONS
 from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, apply_prior, load_policy, masked_logits, safe_load
+from ..nn.policy_file import PolicyFileError
 from .base import Agent, check_observation
 from .heuristic import ClassicHeuristicAgent
 from .registry import POLICY_DIR, register_agent, register_checkpoint_loader
@@ -35,7 +36,7 @@ def prior_of_actions(actions: np.ndarray, on_bids: bool) -> np.ndarray:
     """The heuristic's actions as a prior: -1 where it does not apply (bids, blind and 10-for-200 calls unless on_bids)."""
     prior = np.array(actions, dtype=np.int64)
     if not on_bids:
-        prior[prior >= BID_OFFSET] = -1  # only card actions (play, exchange) are below BID_OFFSET
+        prior[prior >= BID_OFFSET] = -1  # only card actions (play, exchange) are below BID_OFFSET (drawing is above)
     return prior
 
 
@@ -65,6 +66,11 @@ class PolicyAgent(Agent):
     @torch.no_grad()
     def legal_logits(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
         """The policy's logits per row of (obs, mask), illegal actions pushed to a huge negative value (on the CPU)."""
+        known = self.policy.num_actions
+        if known < NUM_ACTIONS and np.asarray(mask)[..., known:].any():
+            raise PolicyFileError(f"{self.path or 'this policy'}: trained on {known} actions (spades_v2 or older), it "
+                                  f"has no output for {', '.join(repr(ACTION_NAMES[a]) for a in range(known, NUM_ACTIONS))}"
+                                  "; the drawing turns of two-player Spades need a policy trained on spades_v3")
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device)
         logits = self.policy(x, legal=m)

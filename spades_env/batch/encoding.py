@@ -17,7 +17,7 @@ from ..core.cards import NUM_CARDS, NUM_STANDARD_CARDS, NUM_SUITS
 from ..obs.features import THREE_PLAYERS
 from ..obs.layout import BID_FEATURES, NUM_SLOTS, OBSERVATION, STATE
 from .history import rebuild_history
-from .pieces import (BIDS, BID_TABLE, BROKEN_AT, CARDS, HEAD, HEAD_TABLE, LED, MID, MID_W, NO_SLOT, NUM_CARD_BLOCKS, PACKED_LEADS, PACKED_SIZE, PLAYED_TRICK, ROW_BLOCK, SHORT_BOARDS, TAIL, TRICKS_AT, VOIDS, VOID_ROWS, PLAYED_SLOTS, THREE_AT, TRICK_SLOTS, card_view, packed_views, trick_floats)
+from .pieces import (BIDS, BID_TABLE, BROKEN_AT, CARDS, DRAWING, HEAD, HEAD_TABLE, LED, MID, MID_W, NO_SLOT, NUM_CARD_BLOCKS, PACKED_LEADS, PACKED_SIZE, PLAYED_TRICK, ROW_BLOCK, SHORT_BOARDS, TAIL, TRICKS_AT, VOIDS, VOID_ROWS, PLAYED_SLOTS, THREE_AT, TRICK_SLOTS, card_view, packed_views, trick_floats)
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
@@ -25,6 +25,7 @@ from .tables import (
     HAND_B,
     MASK_BYTES,
     MAX_SEATS,
+    NUM_ACTIONS,
     WON,
     WORD_BITS,
     unpack_cards,
@@ -177,6 +178,7 @@ def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndar
                      NUM_STANDARD_CARDS // NUM_SLOTS)
     out[:, PLAYED_TRICK] = (v["tricks"] / sizes.take(rid)[:, None]).astype(np.float32)
     out[:, VOIDS] = VOID_ROWS.take(v["voids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * NUM_SUITS)
+    out[:, DRAWING] = 0.0  # no two-player tables in the batch engine
     return out
 
 
@@ -215,8 +217,7 @@ def full_state(t: BatchTables) -> np.ndarray:
 
 def mask_out(t: BatchTables) -> np.ndarray:
     """The int8 legal-action masks, in the current output buffer (also kept as bits for validation)."""
-    # the bytes that hold actions unpack to exactly NUM_ACTIONS bits a row (no count to trim)
-    bits = np.unpackbits(t._legal.view(np.uint8)[:, :MASK_BYTES], axis=1, bitorder="little")
+    bits = np.unpackbits(t._legal.view(np.uint8)[:, :MASK_BYTES], axis=1, count=NUM_ACTIONS, bitorder="little")
     t._mask_bits = bits
     out = t._mask_bufs[t._flip]
     np.copyto(out, bits.view(np.int8))

@@ -33,6 +33,7 @@ _BATCH_PARTS = {
     "max_hands": "the deal log",
     "crazy": "a rules id per table (state.rid, params)",
     "name": "info['hand_rules']",
+    "discards_face_up": "refused with its num_players: 2 (no two-player tables in the batch engine yet)",
 }
 HANDLED_BY: dict[str, str] = {
     field: ", ".join(([_BATCH_PARTS[field]] if field in _BATCH_PARTS else []) + [f"core.{home}" for home in homes])

@@ -59,7 +59,7 @@ def check_cover(layout: ObservationLayout, pieces: tuple[slice, ...]) -> None:
     tiles = [s.start for s in ordered[1:]] == [s.stop for s in ordered[:-1]]
     if not tiles or ordered[0].start != 0 or ordered[-1].stop != layout.size:
         raise LayoutError(f"batch encoder: layout {layout.name!r} has blocks outside the head, bids, mid, tail, "
-                          "card and history pieces")
+                          "card, history and drawing pieces")
 
 
 HEAD = check_piece(OBSERVATION, "phase", "trick_leader", ("phase", "to_act", "dealer", "trick_leader"))
@@ -69,7 +69,9 @@ TAIL = check_piece(OBSERVATION, "target_score", "rules", ("target_score", "rules
 CARDS = check_piece(OBSERVATION, "hand", "received", ("hand", "trick", "played", "passed", "received"),
                     width=NUM_CARDS)
 HISTORY = check_piece(OBSERVATION, "led", "voids", ("led", "played_trick", "voids"))
-check_cover(OBSERVATION, (HEAD, BIDS, MID, TAIL, CARDS, HISTORY))
+DRAWING = check_piece(OBSERVATION, "drawing", "discarded",
+                      ("drawing", "drawing_rules", "stock_size", "offered", "kept", "discarded"))
+check_cover(OBSERVATION, (HEAD, BIDS, MID, TAIL, CARDS, HISTORY, DRAWING))
 LED, PLAYED_TRICK, VOIDS = OBSERVATION["led"], OBSERVATION["played_trick"], OBSERVATION["voids"]
 if OBSERVATION.block("voids").count != NUM_SLOTS or OBSERVATION.block("voids").width != NUM_SUITS:
     raise LayoutError("batch encoder: the voids block must hold one row of suits per slot")

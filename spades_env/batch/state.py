@@ -31,7 +31,8 @@ from ..config_io import load_rules
 from ..core.bidding import bid_orders
 from ..core.card_play import next_seats
 from ..core.cards import NUM_CARDS
-from ..core.rules import Rules
+from ..core.drawing import has_drawing
+from ..core.rules import Rules, RulesError
 from ..obs.features import bag_scale
 from ..obs.layout import OBSERVATION, STATE
 from ..rewards import make_reward
@@ -98,6 +99,9 @@ class BatchTables:
         _check_options(num_envs, episode, output_buffers, obs_format)
         self.obs_format = obs_format
         self.rules = load_rules(rules)
+        if has_drawing(self.rules.hand_rules(0)):
+            raise RulesError("the batch engine does not play two-player Spades yet (rules with num_players: 2); "
+                             "play it with the AEC env (spades_env.raw_env(rules='two_player')) or the Gym wrapper")
         self.episode = episode
         self.reward_scheme = make_reward(reward)
         self.observations = bool(observations)

@@ -1,7 +1,7 @@
 """Constant tables of the batch engine: bit words, board and plane layout, seat rotations.
 
 Hands are uint64 bitboards (card ``c`` is bit ``c``). A legal-action mask is two
-uint64 words: actions 0..63 and 64..87. Every table here is built once from the
+uint64 words: actions 0..63 and 64..89. Every table here is built once from the
 core's definitions (actions, cards, bid kinds, phases); nothing is redefined.
 """
 
@@ -17,18 +17,18 @@ from ..core.scoring import BidKind
 from ..obs.layout import MAX_BID_ONE_HOT, NUM_BID_KINDS, NUM_SLOTS
 
 NUM_ACTIONS = A.NUM_ACTIONS
-WORD_BITS = 64  # a legal-action mask is two words: actions 0..63, 64..87
+WORD_BITS = 64  # a legal-action mask is two words: actions 0..63, 64..89
 LOW_WORD = (1 << WORD_BITS) - 1
 LEGAL_WORDS = 2
 ACTIONS_PER_BYTE = 8
-MASK_BYTES = NUM_ACTIONS // ACTIONS_PER_BYTE  # bytes of the legal words that hold actions (11)
-if NUM_ACTIONS % ACTIONS_PER_BYTE:
-    raise ValueError("the int8 masks unpack whole bytes of the legal words: NUM_ACTIONS must be a multiple of 8")
+MASK_BYTES = -(-NUM_ACTIONS // ACTIONS_PER_BYTE)  # bytes of the legal words that hold actions (12)
+if NUM_ACTIONS > LEGAL_WORDS * WORD_BITS:
+    raise ValueError("a legal-action mask is two words: NUM_ACTIONS must fit in 128 bits")
 MAX_SEATS = NUM_SLOTS  # per-seat arrays have one column per slot; a 3-player table leaves the last empty
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-BLIND, BID, EXCHANGE, PLAY, OVER = (int(p) for p in Phase)
+BLIND, BID, EXCHANGE, PLAY, OVER, DRAW = (int(p) for p in Phase)
 NONE, NUMBER, NIL, BLIND_NIL, TEN, BLINDBID, SKIPPED, CANCELLED = (int(k) for k in BidKind)
 CODE_STRIDE = MAX_BID_ONE_HOT  # bid code = kind * CODE_STRIDE + value (one row of the bid feature table)
 ZERO_CODE = NUM_BID_KINDS * CODE_STRIDE  # a bid slot that encodes as zeros (slot 3 with 3 players)

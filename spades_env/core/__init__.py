@@ -7,6 +7,8 @@ from .actions import (
     BID_OFFSET,
     BLIND_BID_OFFSET,
     BLIND_NIL,
+    DISCARD,
+    KEEP,
     NUM_ACTIONS,
     SEE_CARDS,
     TEN_FOR_200,
@@ -18,7 +20,7 @@ from .actions import (
     parse_action,
 )
 from .cards import CardError, Suit, format_card, format_cards, parse_card, parse_cards
-from .deal import Deal, DealError, deal_cards, make_deal
+from .deal import Deal, DealError, deal_cards, make_deal, make_stock
 from .game import Game, GameError, HandResult, game_winner
 from .hand import HandState, IllegalActionError, Phase, trick_winner
 from .rules import PRESETS, Rules, RulesError, preset

@@ -12,9 +12,14 @@ actions    name                   meaning
 73         ``see cards``          look at the cards (declines every blind option)
 74         ``10 for 200``         the partnership bids 10 for 200
 75..87     ``blind 1`` .. ``13``  the partnership bids blind n (Barmore)
+88         ``keep``               two players: keep the card on offer (the next
+                                  card of the stock is discarded)
+89         ``discard``            two players: discard the card on offer (the
+                                  next card of the stock goes to the hand)
 =========  =====================  ===============================================
 
-``NUM_ACTIONS`` is 88 in every variant. Which actions are legal is decided only
+``NUM_ACTIONS`` is 90 in every variant (88 before ``spades_v3``: the drawing
+actions were appended, so every other action kept its id). Which actions are legal is decided only
 by the legal-action mask of the hand state: a bitmask (bit ``a`` set = action
 ``a`` legal); :func:`mask_bytes` / :func:`mask_array` pack it as the int8 action
 mask the environments return.
@@ -38,7 +43,12 @@ TEN_FOR_200 = SEE_CARDS + 1  # 74
 BLIND_BID_OFFSET = TEN_FOR_200 + 1  # 75; action for blind n is BLIND_BID_OFFSET + n - 1
 MAX_BLIND_BID = 13
 BLIND_BID_ACTIONS = range(BLIND_BID_OFFSET, BLIND_BID_OFFSET + MAX_BLIND_BID)
-NUM_ACTIONS = BLIND_BID_OFFSET + MAX_BLIND_BID  # 88
+KEEP = BLIND_BID_OFFSET + MAX_BLIND_BID  # 88
+DISCARD = KEEP + 1  # 89
+DRAW_ACTIONS = (KEEP, DISCARD)
+NUM_ACTIONS = DISCARD + 1  # 90
+NUM_ACTIONS_V2 = KEEP  # 88: the action space of spades_v2 and before (policy files of that time)
+DRAW_MASK = (1 << KEEP) | (1 << DISCARD)  # the legal actions of a drawing turn
 
 CARD_ACTION_MASK = (1 << NUM_CARDS) - 1  # bits of the card actions in a legal-action bitmask
 
@@ -121,6 +131,7 @@ def _build_action_names() -> tuple[str, ...]:
     names += ["nil"] + [f"bid {n}" for n in range(1, MAX_BID + 1)]
     names += ["blind nil", "see cards", "10 for 200"]
     names += [f"blind {n}" for n in range(1, MAX_BLIND_BID + 1)]
+    names += ["keep", "discard"]
     assert len(names) == NUM_ACTIONS
     return tuple(names)
 
@@ -154,7 +165,7 @@ _NAME_TO_ACTION = {name: a for a, name in enumerate(ACTION_NAMES)}
 
 
 def parse_action(name: str) -> int:
-    """Action id of an action name (``"AS"``, ``"10D"``, ``"nil"``, ``"bid 4"``, ``"blind 7"``)."""
+    """Action id of an action name (``"AS"``, ``"10D"``, ``"nil"``, ``"bid 4"``, ``"blind 7"``, ``"keep"``)."""
     if isinstance(name, str):
         key = " ".join(name.strip().lower().split())
         if key in _NAME_TO_ACTION:
@@ -163,28 +174,31 @@ def parse_action(name: str) -> int:
             return parse_card(name)
         except CardError:
             pass
-    raise ActionError(f"unknown action name {name!r}; examples: 'AS', '10D', 'nil', 'bid 4', 'blind nil', 'see cards', '10 for 200', 'blind 7'")
+    raise ActionError(f"unknown action name {name!r}; examples: 'AS', '10D', 'nil', 'bid 4', 'blind nil', 'see cards', '10 for 200', 'blind 7', 'keep', 'discard'")
 
 
 # ------------------------------------------------------------------ mask packing
-MASK_BYTES_CACHE: dict[int, bytes] = {}  # legal bitmask -> its mask as 88 bytes 0/1 (filled by mask_bytes)
+MASK_BYTES_CACHE: dict[int, bytes] = {}  # legal bitmask -> its mask as 90 bytes 0/1 (filled by mask_bytes)
 _MASK_CACHE_LIMIT = 50_000  # bid, follow-suit and many lead masks repeat across hands; ~9 MB at the limit
-# A mask is built from its bitmask in eight chunks of 11 bits, each looked up as its bits (one byte 0/1 each,
-# a 2,048-entry table) and joined: a few big-integer shifts and one join, no per-bit Python loop.
+# A mask is built from its bitmask in chunks of 11 bits, each looked up as its bits (one byte 0/1 each, a
+# 2,048-entry table) and joined: a few big-integer shifts and one join, no per-bit Python loop. Eight chunks
+# hold actions 0..87; the drawing actions 88 and 89 take a ninth, cut to its first two bytes.
 _CHUNK_BITS = 11
 _CHUNK = (1 << _CHUNK_BITS) - 1
 _CHUNK_TABLE = tuple(bytes((value >> bit) & 1 for bit in range(_CHUNK_BITS)) for value in range(1 << _CHUNK_BITS))
 # mask_bytes spells the shifts as literals (a module constant would cost a global read each); they are these:
-assert tuple(range(0, NUM_ACTIONS, _CHUNK_BITS)) == (0, 11, 22, 33, 44, 55, 66, 77)  # eight chunks, every action
+assert tuple(range(0, NUM_ACTIONS, _CHUNK_BITS)) == (0, 11, 22, 33, 44, 55, 66, 77, 88)  # nine chunks, every action
+_LAST_CHUNK = tuple(bits[:NUM_ACTIONS - 88] for bits in _CHUNK_TABLE[:1 << (NUM_ACTIONS - 88)])  # actions 88, 89
 
 
 def mask_bytes(legal: int) -> bytes:
-    """The action mask of a legal-action bitmask as 88 bytes, each 0 or 1 (cached)."""
+    """The action mask of a legal-action bitmask as 90 bytes, each 0 or 1 (cached)."""
     bits = MASK_BYTES_CACHE.get(legal)
     if bits is None:
         t, c = _CHUNK_TABLE, _CHUNK
         bits = b"".join((t[legal & c], t[legal >> 11 & c], t[legal >> 22 & c], t[legal >> 33 & c],
-                         t[legal >> 44 & c], t[legal >> 55 & c], t[legal >> 66 & c], t[legal >> 77 & c]))
+                         t[legal >> 44 & c], t[legal >> 55 & c], t[legal >> 66 & c], t[legal >> 77 & c],
+                         _LAST_CHUNK[legal >> 88 & 3]))
         if len(MASK_BYTES_CACHE) >= _MASK_CACHE_LIMIT:
             MASK_BYTES_CACHE.clear()
         MASK_BYTES_CACHE[legal] = bits
@@ -192,5 +206,5 @@ def mask_bytes(legal: int) -> bytes:
 
 
 def mask_array(legal: int) -> np.ndarray:
-    """A fresh, writable int8 action mask (length 88) of a legal-action bitmask."""
+    """A fresh, writable int8 action mask (length 90) of a legal-action bitmask."""
     return np.frombuffer(bytearray(mask_bytes(legal)), dtype=np.int8)

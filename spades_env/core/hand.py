@@ -1,4 +1,4 @@
-"""One hand of Spades as a state machine: blind decisions, bids, exchange, play.
+"""One hand of Spades as a state machine: drawing (two players), blind decisions, bids, exchange, play.
 
 ``HandState(rules, deal, dealer, scores)`` starts a hand; ``legal_mask()``
 returns the legal actions as a bitmask over the action space of
@@ -9,8 +9,12 @@ the trick's winner when it completed one, whether it ended the hand; also kept
 as ``last_transition``) and raises :class:`IllegalActionError` (listing the legal actions) without
 changing anything when the action is illegal.
 
-Phases (RULES.md sections 3 and 4):
+Phases (RULES.md sections 3, 4 and 9):
 
+``DRAW``
+    Two players only: the hand starts with 26 turns at the stock
+    (:mod:`~spades_env.core.drawing`); the drawer's legal actions are KEEP and
+    DISCARD. Bidding starts once the stock is empty.
 ``BLIND``
     The seat to bid has not looked at its cards and a blind option is legal
     for it: its legal actions are SEE CARDS, BLIND NIL and blind bids.
@@ -28,9 +32,12 @@ The rules of each phase are stated once, in forms that serve one hand and
 many tables: bidding in :mod:`~spades_env.core.bidding` (turn order, legal
 bids, what a bid does), the exchange in :mod:`~spades_env.core.exchange`, card
 play in :mod:`~spades_env.core.card_play` (legal cards, the first leader), the
-trick's winner in :mod:`~spades_env.core.tricks`; this class keeps one hand's
-state and calls them. A seat *looks* at its cards at its first decision,
-unless that decision is a blind one (it looks after it).
+trick's winner in :mod:`~spades_env.core.tricks`, the drawing turns in
+:mod:`~spades_env.core.drawing`; this class keeps one hand's state and calls
+them. A seat *looks* at its cards at its first decision, unless that decision
+is a blind one (it looks after it); two players see their cards as they draw
+them. ``Phase.DRAW`` is numbered last (5) so that the other phases keep their
+numbers.
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ from .card_play import (
 )
 from .cards import CARD_SUIT, cards_of
 from .deal import Deal
+from .drawing import DRAW_TURNS, drawer, drawn_cards
 from .exchange import exchange_givers, exchange_length, exchange_pass
 from .ops import INT, cached_by_rules
 from .rules import Rules, quoted
@@ -111,10 +119,11 @@ class Phase(enum.IntEnum):
     EXCHANGE = 2
     PLAY = 3
     OVER = 4
+    DRAW = 5  # two players: turns at the stock (first in the hand, numbered last: see the module docstring)
 
 
 # Plain references for hot paths (looking up Phase.X on the class is slow).
-_BLIND, _BID, _EXCHANGE, _PLAY, _OVER = Phase.BLIND, Phase.BID, Phase.EXCHANGE, Phase.PLAY, Phase.OVER
+_BLIND, _BID, _EXCHANGE, _PLAY, _OVER, _DRAW = Phase.BLIND, Phase.BID, Phase.EXCHANGE, Phase.PLAY, Phase.OVER, Phase.DRAW
 
 
 class IllegalActionError(ValueError):
@@ -152,7 +161,7 @@ class HandState:
         "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
         "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
         "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations",
-        "_constant_bids", "_next_seat", "_partners", "_sides", "_bid_in",
+        "_constant_bids", "_next_seat", "_partners", "_sides", "_bid_in", "stock", "draw_turn", "discards",
     )
 
     def __init__(self, rules: Rules, deal: Deal, dealer: int, scores: Sequence[int] | None = None):
@@ -195,9 +204,15 @@ class HandState:
          self._trick_keys) = hand_rules
         self._next_seat = next_seats(n)
         self._bid_in: tuple | None = None  # _bid_inputs of the seat to bid, made once per turn
-        self.current = self.bid_order[0]
-        self.phase = _BID
-        self._begin_bid_turn()
+        self.stock = deal.stock  # two players: the stock order, top first (empty for a dealt hand)
+        self.draw_turn = 0  # turns taken at the stock
+        self.discards = [0] * n  # cards each seat discarded from the stock
+        if self.stock:
+            self._begin_drawing()
+        else:
+            self.current = self.bid_order[0]
+            self.phase = _BID
+            self._begin_bid_turn()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -214,6 +229,15 @@ class HandState:
     def led_suit(self) -> int | None:
         """Suit led to the current trick, or None when a lead is due."""
         return CARD_SUIT[self.trick_cards[0]] if self.trick_cards else None
+
+    @property
+    def offered(self) -> int | None:
+        """The card on offer to the drawer (the top of the stock) in the drawing phase, else None."""
+        return self.stock[2 * self.draw_turn] if self.phase == _DRAW else None
+
+    def kept(self, seat: int) -> int:
+        """Bitboard of the cards the seat took from the stock into its hand (two players; 0 otherwise)."""
+        return (self.hands[seat] | self.played[seat]) if self.stock else 0
 
     def hand_visible(self, seat: int) -> bool:
         """Whether the seat has looked at its cards."""
@@ -279,6 +303,8 @@ class HandState:
                 winner = self._complete_trick()
         elif phase == _EXCHANGE:
             self._pass_card(seat, action)
+        elif phase == _DRAW:
+            self._draw(seat, action)
         else:
             self._bid(seat, action)
         done = _new_tuple(Transition, (seat, action, phase, winner, self.phase == _OVER))  # Transition(...), faster
@@ -295,6 +321,26 @@ class HandState:
             name = "not an action id"
         return (f"illegal action {shown} ({name}) for seat {self.current} in phase {self.phase.name}; "
                 f"legal: {A.action_names(legal)}")
+
+    # ---------------------------------------------------------------- drawing
+    def _begin_drawing(self) -> None:
+        if len(self.stock) != 2 * DRAW_TURNS:
+            raise ValueError(f"a stock holds {2 * DRAW_TURNS} cards, got {len(self.stock)}")
+        self.looked = [True] * self.num_players  # each sees its cards as it draws them
+        self.phase = _DRAW
+        self.current = drawer(self.dealer, 0)
+
+    def _draw(self, seat: int, action: int) -> None:
+        at = 2 * self.draw_turn
+        kept, discarded = drawn_cards(INT, action == A.KEEP, self.stock[at], self.stock[at + 1])
+        self.hands[seat] |= 1 << kept
+        self.discards[seat] |= 1 << discarded
+        self.draw_turn += 1
+        if self.draw_turn < DRAW_TURNS:
+            self.current = drawer(self.dealer, self.draw_turn)
+        else:
+            self.current = self.bid_order[0]
+            self._begin_bid_turn()
 
     # ---------------------------------------------------------------- bidding
     def _bid_inputs(self, seat: int) -> tuple:
@@ -404,6 +450,8 @@ class HandState:
                                0 if leads else CARD_SUIT[trick[0]])
         if phase == _BID or phase == _BLIND:
             return self._bid_word(seat, phase == _BLIND) << A.BID_OFFSET
+        if phase == _DRAW:
+            return A.DRAW_MASK
         if phase == _EXCHANGE:
             return passable(self.hands[seat])
         return 0

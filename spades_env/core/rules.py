@@ -16,7 +16,7 @@ Option reference (RULES.md section in brackets):
 =============================  =========  ==================================================
 field                          default    meaning
 =============================  =========  ==================================================
-num_players                    4          4, or 3 (cutthroat only) [2, 7]
+num_players                    4          4, 3 or 2 (individual play only) [2, 7, 9]
 partnerships                   True       seats (0, 2) and (1, 3) play together [7]
 jokers                         False      2C and 2H out, Big and Little Joker in [1]
 deuce_of_spades_high           False      2S ranks above AS (below the jokers) [1]
@@ -45,6 +45,7 @@ boston_bonus                   0          points for taking every trick
 target_score                   500        a side reaching it ends the game [6]
 lose_score                     None       a side at or below it ends the game [6]
 max_hands                      100        the game is truncated after this many hands [6]
+discards_face_up               False      two players: each sees the other's discards [9]
 crazy                          None       rotation of preset names, one per hand [8]
 name                           custom     a label; not a rule
 =============================  =========  ==================================================
@@ -68,6 +69,7 @@ POINTS_PER_BID_TRICK = 10
 BLIND_BID_MULTIPLIER = 2
 MAX_BLIND_BID = 13
 MAX_TEAM_BID = 13  # the largest cap on partners' bids together: every trick of a 4-player hand
+TWO_PLAYER_HAND_SIZE = 13  # two players keep 13 cards each from the stock and discard the other 26
 MAX_QUOTED_CHARS = 200  # a value quoted in an error message is cut to this many characters
 MAX_QUOTED_KEYS = 10  # an error lists at most this many unknown keys
 
@@ -128,14 +130,15 @@ class Rules:
     target_score: int = 500
     lose_score: int | None = None
     max_hands: int = 100
+    discards_face_up: bool = False
     crazy: tuple[str, ...] | None = None
     name: str = field(default="custom", compare=True)
 
     # ------------------------------------------------------------------ derived
     @property
     def hand_size(self) -> int:
-        """Cards dealt to each player (13, or 17 with three players)."""
-        return 52 // self.num_players
+        """Cards in each player's hand (13, or 17 with three players; two players draw 13 each)."""
+        return TWO_PLAYER_HAND_SIZE if self.num_players == 2 else 52 // self.num_players
 
     @property
     def num_tricks(self) -> int:
@@ -243,7 +246,7 @@ def _require(condition: bool, key: str, message: str) -> None:
 
 
 def _check_values(r: Rules) -> None:
-    _require(r.num_players in (3, 4), "num_players", f"must be 3 or 4, got {r.num_players}")
+    _require(r.num_players in (2, 3, 4), "num_players", f"must be 2, 3 or 4, got {r.num_players}")
     _require(not (r.partnerships and r.num_players != 4), "partnerships", "partnership play needs num_players 4")
     _require(0 <= r.nil_value <= 1000, "nil_value", f"must be in 0..1000, got {r.nil_value}")
     _require(r.blind_nil_value is None or 0 <= r.blind_nil_value <= 2000, "blind_nil_value",
@@ -270,6 +273,10 @@ def _check_values(r: Rules) -> None:
             _require(not getattr(r, key), key, "needs partnerships: true")
         _require(r.max_team_bid is None, "max_team_bid", "needs partnerships: true")
         _require(r.blind_nil_exchange == 0, "blind_nil_exchange", "needs partnerships: true (no exchange in cutthroat)")
+    if r.num_players == 2:
+        _check_two_players(r)
+    else:
+        _require(not r.discards_face_up, "discards_face_up", "needs num_players: 2 (there is no stock to discard from)")
     if r.mirror:
         _require(r.nil, "mirror", "needs nil: true (a player without trumps must bid nil)")
         for key in ("blind_nil", "ten_for_200", "blind_bids", "suicide"):
@@ -307,6 +314,30 @@ def _check_values(r: Rules) -> None:
                          "a rotation cannot mix partnership and individual play")
 
 
+# Options that need partners, three or more players or a dealt hand, refused with two players (RULES.md
+# section 9): option -> (its value that is allowed, why).
+TWO_PLAYER_REFUSED: dict[str, tuple[Any, str]] = {
+    "blind_nil": (False, "each player has seen every card of its hand while drawing"),
+    "blind_nil_exchange": (0, "there is no partner to exchange with"),
+    "ten_for_200": (False, "it is a partnership bid"),
+    "blind_bids": (False, "they are partnership bids"),
+    "suicide": (False, "it needs partners"),
+    "mirror": (False, "the bids would not add up to the 13 tricks"),
+    "max_team_bid": (None, "it needs partners"),
+    "bids_may_total_tricks": (True, "no-hook is a three-player option"),
+    "first_trick": (FIRST_TRICK_STANDARD, "the lowest club is often in the discards"),
+    "jokers": (False, "two players draw from the 52-card pack"),
+}
+
+
+def _check_two_players(r: Rules) -> None:
+    """Reject every option that two-player Spades cannot play, naming each (RULES.md section 9)."""
+    refused = [f"{key} ({why})" for key, (allowed, why) in TWO_PLAYER_REFUSED.items() if getattr(r, key) != allowed]
+    if refused:
+        raise RulesError("rules with num_players: 2 cannot use " + "; ".join(refused)
+                         + "; set them to their two-player values (see the two_player preset)")
+
+
 def _check_every_seat_can_bid(r: Rules) -> None:
     """Reject a ``max_team_bid`` out of range or leaving some seat without a legal bid (RULES.md section 3)."""
     # Every number bid is at least `lowest` (0 = nil, else 1) and the cap holds the partners' bids together,
@@ -330,7 +361,7 @@ def _crazy_hand_rules(rotation: Rules, name: str) -> Rules:
     return preset(name).replace(**game_level)
 
 
-# Presets of RULES.md section 9, as overrides of Rules() (the standard rules).
+# Presets of RULES.md section 10, as overrides of Rules() (the standard rules).
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
     "pagat": {
@@ -361,12 +392,13 @@ PRESETS: dict[str, dict[str, Any]] = {
     "mirror": {"mirror": True, "blind_nil": False},
     "suicide": {"suicide": True},
     "crazy": {"crazy": ("standard", "jokers", "mirror", "suicide")},
+    "two_player": {"num_players": 2, "partnerships": False, "blind_nil": False},
 }
 
 
 @functools.lru_cache(maxsize=None)
 def preset(name: str) -> Rules:
-    """The named preset of RULES.md section 9."""
+    """The named preset of RULES.md section 10."""
     if name not in PRESETS:
         raise RulesError(f"unknown rules preset {name!r}; presets: {sorted(PRESETS)}")
     return Rules(name=name, **PRESETS[name])
@@ -377,7 +409,7 @@ def preset(name: str) -> Rules:
 # option through these; tests/core/test_rule_homes.py checks that every field is here and that each
 # function named reads it.
 RULE_HOMES: dict[str, tuple[str, ...]] = {
-    "num_players": ("rules.Rules.hand_size", "deal.deal_cards", "hand.HandState.__init__"),
+    "num_players": ("rules.Rules.hand_size", "deal.deal_cards", "hand.HandState.__init__", "drawing.draw_rules"),
     "partnerships": ("rules.Rules.partner_of", "rules.Rules.side_of", "bidding.bid_rules"),
     "jokers": ("deal.deal_cards", "deal.make_deal"),
     "deuce_of_spades_high": ("hand._hand_rules",),
@@ -404,6 +436,7 @@ RULE_HOMES: dict[str, tuple[str, ...]] = {
     "target_score": ("game._game_end",),
     "lose_score": ("game._game_end",),
     "max_hands": ("game._game_end",),
+    "discards_face_up": ("drawing.draw_rules",),
     "crazy": ("rules.Rules.hand_rules",),
     "name": (),  # a label, not a rule
 }

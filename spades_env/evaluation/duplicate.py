@@ -19,7 +19,9 @@ Orientations (which role sits in each seat):
   agent (the heuristic by default): ``ABPP``, ``BAPP``, ``PPAB``, ``PPBA``;
 * cutthroat (3 or 4 players): A in one seat and B in the others, rotated
   through every seat (``ABBB``, ``BABB``, ...); A's points are compared with
-  the mean of the B players' points.
+  the mean of the B players' points;
+* two players: ``AB`` and ``BA``, the same stock and dealer in both, so each
+  agent draws from the same stock order from both seats.
 
 Everything derives from ``seed``: the env seeds of deals and games, and each
 agent's generator in each orientation, so the same configuration gives the

@@ -111,6 +111,8 @@ class PolicyNet(nn.Module):
             obs = obs.index_select(-1, self.input_columns)
         hidden = torch.relu(mlp_forward(self.body, obs, self.weight_grad_dtype))
         logits = self.head(hidden)
+        if self.num_actions < NUM_ACTIONS:  # a policy of an older action space: no logit for the newer actions
+            logits = torch.nn.functional.pad(logits, (0, NUM_ACTIONS - self.num_actions), value=MASKED_LOGIT)
         if self.cards is None:
             return logits
         if hand_cards is not None:

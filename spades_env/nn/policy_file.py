@@ -3,6 +3,10 @@
 (``POLICY_FORMAT``), never pickled objects. It records the observation layout
 it was trained on (``OBSERVATION.describe()``) and a SHA-256 of its tensors
 (names, dtypes, shapes and bytes; the free-form ``meta`` is not covered).
+A file written before ``spades_v3`` has 88 actions (``NUM_ACTIONS_V2``): it
+loads, its outputs are the first 88 actions of the 90 and the two drawing
+actions get no logit (``PolicyNet.forward``); a policy agent refuses a
+drawing decision for it (it never learned one).
 Loading checks, in order and before any network is allocated: the format, the
 layout (``LayoutError`` naming both layouts; a file of an older layout that is a
 block-subset of this one, such as ``spades_obs_v0``, loads and its network reads
@@ -24,9 +28,9 @@ from typing import Any, Sequence
 import torch
 
 from ..card_scorer import CARD_FEATURES
-from ..core.actions import NUM_ACTIONS
+from ..core.actions import NUM_ACTIONS, NUM_ACTIONS_V2
 from ..obs.encode import OBS_SIZE
-from ..obs.layout import OBSERVATION, POSITION, STATE, LayoutError
+from ..obs.layout import OBSERVATION, OBSERVATION_V1, POSITION, STATE, LayoutError
 from .nets import PolicyNet, is_card_scorer_width
 
 
@@ -128,8 +132,11 @@ def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int,
     return shapes
 
 
-def _checked_description(payload: dict[str, Any], where: str,
-                         obs_size: int = OBS_SIZE) -> tuple[list[int], float, bool, int]:
+ACTION_COUNTS = (NUM_ACTIONS, NUM_ACTIONS_V2)  # the action spaces a policy file may have been trained on
+
+
+def _checked_description(payload: dict[str, Any], where: str, obs_size: int = OBS_SIZE,
+                         num_actions: int = NUM_ACTIONS) -> tuple[list[int], float, bool, int]:
     """Hidden sizes, prior and card scorer width of a policy payload, checked against its weights' shapes;
     PolicyFileError otherwise."""
     hidden = payload.get("hidden")
@@ -150,12 +157,12 @@ def _checked_description(payload: dict[str, Any], where: str,
     card_scorer = payload.get("card_scorer", 0)  # files before the card scorer had none
     if not is_card_scorer_width(card_scorer):
         raise PolicyFileError(f"{where}: 'card_scorer' must be a width >= 0, got {card_scorer!r}")
-    if card_scorer and obs_size != OBSERVATION.size:
-        raise PolicyFileError(f"{where}: a card scorer reads layout {OBSERVATION.name!r}, not an older one")
+    if card_scorer and obs_size < OBSERVATION_V1.size:  # it reads blocks of spades_obs_v1, at their offsets
+        raise PolicyFileError(f"{where}: a card scorer reads layout {OBSERVATION_V1.name!r} or newer, not an older one")
     state = payload.get("state_dict")
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise PolicyFileError(f"{where}: 'state_dict' must map names to tensors")
-    expected = _expected_shapes(hidden, obs_size, NUM_ACTIONS, card_scorer)
+    expected = _expected_shapes(hidden, obs_size, num_actions, card_scorer)
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
         raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
@@ -178,12 +185,13 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
                               f"this version reads layout {OBSERVATION.name!r}")
     columns = OBSERVATION.projection(payload["layout"], where)  # LayoutError unless this layout or a part of it
     obs_size = len(columns)
-    if payload.get("obs_size") != obs_size or payload.get("num_actions") != NUM_ACTIONS:
+    num_actions = payload.get("num_actions")
+    if payload.get("obs_size") != obs_size or type(num_actions) is not int or num_actions not in ACTION_COUNTS:
         raise PolicyFileError(
-            f"{where}: made for observations of {payload.get('obs_size')} and {payload.get('num_actions')} actions; "
-            f"this version has {obs_size} and {NUM_ACTIONS}"
+            f"{where}: made for observations of {payload.get('obs_size')} and {num_actions} actions; "
+            f"this version has {obs_size} and {NUM_ACTIONS} (or {NUM_ACTIONS_V2}, before spades_v3)"
         )
-    hidden, weight, on_bids, card_scorer = _checked_description(payload, where, obs_size)
+    hidden, weight, on_bids, card_scorer = _checked_description(payload, where, obs_size, num_actions)
     state = payload["state_dict"]
     stored = payload.get("content_sha256")
     if not isinstance(stored, str):
@@ -194,8 +202,8 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
     bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
     if bad:
         raise PolicyFileError(f"{where}: NaN or infinite weights in {bad}")
-    policy = PolicyNet(hidden=hidden, obs_size=obs_size, prior_weight=weight, prior_on_bids=on_bids,
-                       card_scorer=card_scorer)
+    policy = PolicyNet(hidden=hidden, obs_size=obs_size, num_actions=num_actions, prior_weight=weight,
+                       prior_on_bids=on_bids, card_scorer=card_scorer)
     if obs_size != OBSERVATION.size:  # an older layout: read its columns of the observation
         policy.input_layout = payload["layout"]
         policy.input_columns = torch.as_tensor(columns)

@@ -4,14 +4,16 @@ Everything is relative to the observer. *Slot* ``k`` is the player ``k`` seats
 to the observer's left (clockwise): with four players slot 0 is me, 1 my left
 opponent, 2 my partner (or the player opposite in cutthroat), 3 my right
 opponent; with three players slots 0, 1, 2 are me, left, right and slot 3 is
-always zero. Scores and bags of a slot are those of its side.
+always zero; with two players slot 0 is me and slot 1 the other player.
+Scores and bags of a slot are those of its side.
 
-Observation layout (``OBS_SIZE`` = 879, layout ``spades_obs_v1``; offsets in ``OBS_SLICES``):
+Observation layout (``OBS_SIZE`` = 1207, layout ``spades_obs_v2``; offsets in ``OBS_SLICES``):
 
 =================  =======  ======================================================
 name               size     content
 =================  =======  ======================================================
-phase              5        one-hot: BLIND, BID, EXCHANGE, PLAY, OVER
+phase              5        one-hot: BLIND, BID, EXCHANGE, PLAY, OVER (all zero
+                            in DRAW, which is the ``drawing`` block)
 to_act             4        one-hot slot of the seat to act (zero when none)
 dealer             4        one-hot slot of the dealer
 trick_leader       4        one-hot slot that led the current trick (zero if none)
@@ -36,10 +38,20 @@ played_trick       54       every card played this hand: (trick + 1) / hand size
                             trick counted from 0 (0 for a card not played)
 voids              4 x 4    per slot, per suit (clubs, diamonds, hearts, spades):
                             1 when the table has seen the slot lack the suit
+drawing            1        1 in the drawing phase of two players (``Phase.DRAW``);
+                            ``to_act`` is then the drawer
+drawing_rules      2        two players, discards face up (``DRAW_RULE_FEATURES``)
+stock_size         1        cards left in the stock / 52 (0 for a dealt hand)
+offered            54       the card on offer to me (my drawing turn only)
+kept               54       every card I took from the stock into my hand
+discarded          4 x 54   per slot: its discards that I have seen (all of mine;
+                            the other's only with ``discards_face_up``)
 =================  =======  ======================================================
 
 The blocks down to ``received`` are version 0's (``spades_obs_v0``, 755
-floats). The history blocks hold everything the table has seen of the tricks:
+floats); down to ``voids``, version 1's (``spades_obs_v1``, 879 floats), at the
+same offsets: ``spades_obs_v2`` (``spades_v3``) appends the blocks of
+two-player Spades, all zero in the other variants. The history blocks hold everything the table has seen of the tricks:
 with ``played`` (who played each card) they give, for every card played, its
 trick, who led that trick (the slot that played the trick's ``led`` card) and
 the suit led (that card's suit), and the order of play (clockwise from the
@@ -59,10 +71,12 @@ This table is the one statement of the blocks' content; their names, order
 and sizes are those of :data:`~spades_env.obs.layout.OBSERVATION` (a test
 checks the table against it), and every offset comes from that object.
 
-The *state* (``STATE_SIZE`` = 1149, ``spades_state_v1``) is the full-information array for a
-centralized critic: the observation of the given seat with its hand shown,
-followed by ``hands`` (4 x 54, every slot's current cards) and ``set_aside``
-(54, the card set aside in three-player cutthroat).
+The *state* (``STATE_SIZE`` = 1531, ``spades_state_v2``) is the full-information array for a
+centralized critic: the observation of the given seat with its hand shown (and,
+with two players, every discard in ``discarded``), followed by ``hands`` (4 x 54,
+every slot's current cards), ``set_aside`` (54, the card set aside in
+three-player cutthroat) and ``stock`` (54, two players: each card left in the
+stock, its place from the top + 1, over 52).
 
 The package, one module a job:
 

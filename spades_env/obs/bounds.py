@@ -7,18 +7,22 @@ taken and bags with a bag limit; the ``scores`` block within
 :func:`spades_env.core.scoring.hand_points_bound`) / target, since scores go
 below zero and past the target (ties at the target play on); bags without a
 limit up to twice ``max_hands`` x tricks per hand, over ``DEFAULT_BAG_SCALE``;
-the ``target_score`` and ``rules`` blocks exactly the values of the rules (of
-each hand of a crazy rotation).
+the ``target_score``, ``rules`` and ``drawing_rules`` blocks exactly the values
+of the rules (of each hand of a crazy rotation); the other blocks of two-player
+Spades (``DRAWING_BLOCKS``) are always 0 under rules without a drawing phase.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.drawing import has_drawing
 from ..core.rules import Rules
 from ..core.scoring import hand_points_bound
-from .features import DEFAULT_BAG_SCALE, SCORE_SCALE_TARGET, bag_scale, rule_features
+from .features import DEFAULT_BAG_SCALE, SCORE_SCALE_TARGET, bag_scale, draw_rule_features, rule_features
 from .layout import OBSERVATION
+
+DRAWING_BLOCKS = ("drawing", "stock_size", "offered", "kept", "discarded")  # zero unless there is a drawing phase
 
 START_SCORE_TARGETS = 10  # a starting score may be at most this many targets (or lose scores) from zero
 
@@ -46,6 +50,11 @@ def observation_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np
     low[layout["target_score"]] = high[layout["target_score"]] = np.float32(rules.target_score / SCORE_SCALE_TARGET)
     features = np.stack([rule_features(hand) for hand in rules.distinct_hand_rules()])
     low[layout["rules"]], high[layout["rules"]] = features.min(axis=0), features.max(axis=0)
+    drawing = np.stack([draw_rule_features(hand) for hand in rules.distinct_hand_rules()])
+    low[layout["drawing_rules"]], high[layout["drawing_rules"]] = drawing.min(axis=0), drawing.max(axis=0)
+    if not any(has_drawing(hand) for hand in rules.distinct_hand_rules()):
+        for name in DRAWING_BLOCKS:
+            high[layout[name]] = 0.0
     return low, high
 
 

@@ -19,12 +19,15 @@ from ..core.cards import (
     SPADE_MASK,
     cards_of,
 )
-from ..core.hand import HandState
+from ..core.drawing import STOCK_SIZE, discards_seen, draw_rules, stock_left
+from ..core.hand import HandState, Phase
+from ..core.ops import INT
 from ..core.rules import Rules
 from ..core.tricks import play_situation, voids_shown
-from .features import SCORE_SCALE_TARGET, bag_scale, bid_offset, cached_rule_features
+from .features import SCORE_SCALE_TARGET, bag_scale, bid_offset, cached_rule_features, draw_rule_features
 from .layout import (
     BID_FEATURES,
+    NUM_PHASES,
     OBSERVATION,
     STATE,
 )
@@ -55,6 +58,31 @@ RECEIVED_AT = OBSERVATION.start("received")
 LED_AT = OBSERVATION.start("led")
 PLAYED_TRICK_AT = OBSERVATION.start("played_trick")
 VOIDS_AT = OBSERVATION.start("voids")
+DRAWING_AT = OBSERVATION.start("drawing")
+DRAW_RULES_AT = OBSERVATION["drawing_rules"]
+STOCK_SIZE_AT = OBSERVATION.start("stock_size")
+OFFERED_AT = OBSERVATION.start("offered")
+KEPT_AT = OBSERVATION.start("kept")
+DISCARDED_AT = OBSERVATION.start("discarded")
+# The cell set to 1 for each phase: the phase one-hot, and the drawing block for DRAW (spades_obs_v2).
+PHASE_CELLS = tuple(PHASE_AT + phase if phase < NUM_PHASES else DRAWING_AT for phase in range(len(Phase)))
+
+
+def write_drawing(obs: np.ndarray, hand: HandState, observer: int) -> list[int]:
+    """Write the two-player blocks of ``observer`` (stock size, offered card, kept cards, discards seen) and
+    return the cells to set to 1 (nothing for a dealt hand)."""
+    if not hand.stock:
+        return []
+    n = hand.num_players
+    obs[STOCK_SIZE_AT] = stock_left(hand.draw_turn) / STOCK_SIZE
+    ones = [KEPT_AT + card for card in cards_of(hand.kept(observer))]
+    if hand.current == observer and hand.offered is not None:
+        ones.append(OFFERED_AT + hand.offered)
+    d = draw_rules(hand.rules)
+    for seat in range(n):
+        base = DISCARDED_AT + ((seat - observer) % n) * NUM_CARDS
+        ones += [base + card for card in cards_of(discards_seen(INT, d, observer, seat, hand.discards[seat]))]
+    return ones
 
 
 def known_plays(hand: HandState) -> dict[int, tuple[int, int, int]]:
@@ -125,7 +153,7 @@ def encode_observation(
         obs[:] = 0.0
     rules = hand.rules
     n = hand.num_players
-    ones = [PHASE_AT + int(hand.phase), DEALER_AT + (hand.dealer - observer) % n]  # cells set to 1
+    ones = [PHASE_CELLS[hand.phase], DEALER_AT + (hand.dealer - observer) % n]  # cells set to 1
     if hand.current >= 0:
         ones.append(TO_ACT_AT + (hand.current - observer) % n)
     if hand.trick_cards:
@@ -147,6 +175,8 @@ def encode_observation(
     obs[BROKEN_AT] = float(hand.spades_broken)
     obs[TARGET_AT] = target / SCORE_SCALE_TARGET
     obs[RULES_AT] = cached_rule_features(rules)
+    obs[DRAW_RULES_AT] = draw_rule_features(rules)
+    ones += write_drawing(obs, hand, observer)
     if hand.looked[observer]:
         ones += [HAND_AT + card for card in cards_of(hand.hands[observer])]
     ones += [TRICK_AT + ((seat - observer) % n) * NUM_CARDS + card for seat, card in zip(hand.trick_seats, hand.trick_cards)]
@@ -171,7 +201,8 @@ def encode_state(
     game_rules: Rules,
     observer: int,
 ) -> np.ndarray:
-    """Full-information state relative to ``observer``: its observation, its hand shown, every hand."""
+    """Full-information state relative to ``observer``: its observation, its hand shown, every hand, every
+    discard and the stock (each card of it: its place from the top + 1, over the stock's size)."""
     state = np.zeros(STATE_SIZE, np.float32)
     encode_observation(hand, scores, bags, game_rules, observer, out=state[:OBS_SIZE])
     n = hand.num_players
@@ -182,4 +213,14 @@ def encode_state(
         row = state[hands.item((seat - observer) % n)]
         row[cards_of(hand.hands[seat])] = 1.0
     state[STATE.start("set_aside") + np.array(hand.deal.set_aside, dtype=np.intp)] = 1.0
+    if hand.stock:
+        discarded = STATE.block("discarded")
+        for seat in range(n):
+            row = state[discarded.item((seat - observer) % n)]
+            row[:] = 0.0
+            row[cards_of(hand.discards[seat])] = 1.0
+        left = hand.stock[STOCK_SIZE - stock_left(hand.draw_turn):]
+        stock = STATE.start("stock")
+        for place, card in enumerate(left):
+            state[stock + card] = (place + 1) / STOCK_SIZE
     return state

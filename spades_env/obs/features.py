@@ -1,7 +1,10 @@
 """What the observation says of the rules (the ``rules`` block), and the scales of its numbers.
 
 * the ``rules`` block: :func:`rule_features` (the options that change play, by
-  ``layout.RULE_FEATURES``) and its inverse :func:`rules_fields_from_features`;
+  ``layout.RULE_FEATURES``), the ``drawing_rules`` block of two players
+  (``DRAW_RULE_FEATURES``, :func:`draw_rule_features`; a block of its own so that
+  the ``rules`` block of older layouts is unchanged) and their inverse
+  :func:`rules_fields_from_features`;
   ``ENCODER_HANDLED_RULES`` / ``DECODER_HANDLED_RULES`` name every ``Rules``
   field each side accounts for (a test names any missing);
 * the scales: scores over ``target_score``, the target over
@@ -30,8 +33,12 @@ RULE_FEATURES: tuple[tuple[str, float], ...] = (
 
 
 
+# The ``drawing_rules`` block (layout spades_obs_v2): two players and their one option.
+DRAW_RULE_FEATURES: tuple[tuple[str, float], ...] = (("two_players", 1), ("discards_face_up", 1))
+
 SCORE_SCALE_TARGET = 1000.0
-THREE_PLAYERS = 3  # the one table smaller than four (three-player cutthroat)
+TWO_PLAYERS = 2
+THREE_PLAYERS = 3  # three-player cutthroat
 FOUR_PLAYERS = 4
 NUM_BID_KINDS = len(BidKind)
 DEFAULT_BAG_SCALE = 10.0
@@ -46,7 +53,7 @@ ENCODER_HANDLED_RULES: frozenset[str] = frozenset({
     "blind_nil_value", "blind_nil_requires_deficit", "blind_nil_exchange", "nil_tricks_count_for_partner",
     "max_team_bid", "ten_for_200", "blind_bids", "blind_bid_min", "mirror", "suicide", "bids_may_total_tricks",
     "first_trick", "dealer_leads_any", "bag_value", "bag_limit", "bag_penalty", "boston_bonus", "target_score",
-    "lose_score",
+    "lose_score", "discards_face_up",
     "max_hands", "crazy", "name",  # deliberately not encoded (see above)
 })
 HANDLED_RULES = ENCODER_HANDLED_RULES
@@ -101,14 +108,31 @@ def cached_rule_features(rules: Rules) -> np.ndarray:
     return vec
 
 
+_DRAW_CACHE: dict[Rules, np.ndarray] = {}
+
+
+def draw_rule_features(rules: Rules) -> np.ndarray:
+    """The ``drawing_rules`` block of a hand's rules (float32, read-only; zero unless two players)."""
+    cached = _DRAW_CACHE.get(rules)
+    if cached is None:
+        raw = {"two_players": rules.num_players == TWO_PLAYERS, "discards_face_up": rules.discards_face_up}
+        cached = np.array([float(raw[name]) / div for name, div in DRAW_RULE_FEATURES], dtype=np.float32)
+        cached.setflags(write=False)
+        if len(_DRAW_CACHE) > CACHE_LIMIT:
+            _DRAW_CACHE.clear()
+        _DRAW_CACHE[rules] = cached
+    return cached
+
+
 def rules_fields_from_features(features: Mapping[str, float], target_score: int) -> dict[str, Any]:
-    """The ``Rules`` fields (all but ``name``, ``max_hands`` and ``crazy``) that a decoded rules block
-    (``ObservationView.rules``, unscaled) and target score describe: the inverse of the rules block."""
+    """The ``Rules`` fields (all but ``name``, ``max_hands`` and ``crazy``) that a decoded rules block and
+    drawing-rules block (``ObservationView.rules``, unscaled) and target score describe: their inverse."""
     r = features
     nil_value = int(r["nil_value"])
     blind_points = int(r["blind_nil_points"])
     return dict(
-        num_players=THREE_PLAYERS if r["three_players"] else FOUR_PLAYERS,
+        num_players=TWO_PLAYERS if r["two_players"] else THREE_PLAYERS if r["three_players"] else FOUR_PLAYERS,
+        discards_face_up=bool(r["discards_face_up"]),
         partnerships=bool(r["partnerships"]),
         jokers=bool(r["jokers"]),
         deuce_of_spades_high=bool(r["deuce_of_spades_high"]),
@@ -143,7 +167,7 @@ def rules_fields_from_features(features: Mapping[str, float], target_score: int)
 # ``target_score`` comes from the view), plus ``max_hands``, ``crazy`` and ``name``, deliberately not
 # decoded because the encoder never writes them. A test fails naming any field missing.
 DECODER_HANDLED_RULES: frozenset[str] = frozenset(
-    rules_fields_from_features({name: 0.0 for name, _ in RULE_FEATURES}, target_score=0)
+    rules_fields_from_features({name: 0.0 for name, _ in RULE_FEATURES + DRAW_RULE_FEATURES}, target_score=0)
 ) | {"max_hands", "crazy", "name"}
 
 

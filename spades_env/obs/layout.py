@@ -6,21 +6,22 @@ the agents, the networks and the policy files) goes through ``OBSERVATION`` and
 plus its writers; a policy file records the layout it was trained on
 (``describe()``). Loading one made for another layout raises ``LayoutError``
 naming both, unless that layout is a *block-subset* of this one (every block of
-it is here with the same name and size, as ``spades_obs_v0`` is of
-``spades_obs_v1``): then ``projection()`` gives the columns of this layout that
+it is here with the same name and size, as ``spades_obs_v0`` and
+``spades_obs_v1`` are of ``spades_obs_v2``): then ``projection()`` gives the columns of this layout that
 make up the older one, and the policy reads those.
 
-``OBSERVATION`` (``spades_obs_v1``, 879 floats) is specified block by block in
+``OBSERVATION`` (``spades_obs_v2``, 1207 floats) is specified block by block in
 :mod:`spades_env.obs` (the one table; a test checks it against this object); per-slot
 blocks are ``NUM_SLOTS`` items, slot ``k`` being the player ``k`` seats to the
 observer's left. The blocks down to ``received`` are those of ``spades_obs_v0`` (755
-floats), in the same order and with the same meaning, and v1 appends the trick
-history and the public voids.
+floats), in the same order and with the same meaning; v1 (``OBSERVATION_V1``, 879
+floats) appended the trick history and the public voids, and v2 appends the blocks
+of two-player Spades (the drawing phase), so every older block keeps its offset.
 
-``STATE`` (``spades_state_v1``, 1149 floats) is ``OBSERVATION`` followed by
-``hands`` (4 x 54) and ``set_aside`` (54).
+``STATE`` (``spades_state_v2``, 1531 floats) is ``OBSERVATION`` followed by
+``hands`` (4 x 54), ``set_aside`` (54) and ``stock`` (54).
 
-``POSITION`` (``spades_position_v1``, 809 floats) is ``STATE`` without the
+``POSITION`` (``spades_position_v2``, 1191 floats) is ``STATE`` without the
 history of play (``HISTORY_BLOCKS``: ``played``, ``led``, ``played_trick``,
 ``voids``), the same blocks otherwise, in order: every hand, the trick on the
 table, the bids, the tricks won and the scores. With every hand in view the
@@ -39,10 +40,10 @@ import numpy as np
 
 from ..core.cards import NUM_CARDS, NUM_SUITS
 from ..core.hand import Phase
-from .features import NUM_BID_KINDS, RULE_FEATURES  # noqa: F401 - re-exported (the bids and rules blocks)
+from .features import DRAW_RULE_FEATURES, NUM_BID_KINDS, RULE_FEATURES  # noqa: F401 - re-exported (rules blocks)
 
 NUM_SLOTS = 4
-NUM_PHASES = len(Phase)
+NUM_PHASES = int(Phase.DRAW)  # the phase one-hot, BLIND..OVER; DRAW (two players) has its own block, "drawing"
 MAX_BID_ONE_HOT = 18
 BID_FEATURES = NUM_BID_KINDS + MAX_BID_ONE_HOT
 
@@ -194,7 +195,7 @@ class ObservationLayout(Mapping[str, slice]):
             raise LayoutError(f"{what} of shape {shape} does not fit layout {self.name!r} ({self.size} floats)")
 
 
-OBSERVATION = ObservationLayout("spades_obs_v1", (
+OBSERVATION_V1 = ObservationLayout("spades_obs_v1", (
     ("phase", 1, NUM_PHASES),
     ("to_act", 1, NUM_SLOTS),
     ("dealer", 1, NUM_SLOTS),
@@ -216,18 +217,29 @@ OBSERVATION = ObservationLayout("spades_obs_v1", (
     ("voids", NUM_SLOTS, NUM_SUITS),
 ))
 
+# Version 2 (spades_v3) appends the drawing phase of two players; every block of v1 keeps its offset.
+OBSERVATION = OBSERVATION_V1.extended("spades_obs_v2", (
+    ("drawing", 1, 1),
+    ("drawing_rules", 1, len(DRAW_RULE_FEATURES)),
+    ("stock_size", 1, 1),
+    ("offered", 1, NUM_CARDS),
+    ("kept", 1, NUM_CARDS),
+    ("discarded", NUM_SLOTS, NUM_CARDS),
+))
+
 # The first version of the layout: a block-subset (the first 755 floats) of OBSERVATION. Policies trained on
 # it are read through ``OBSERVATION.projection(OBSERVATION_V0.describe(), ...)``.
 OBSERVATION_V0 = ObservationLayout("spades_obs_v0", [(b.name, b.count, b.width) for b in OBSERVATION.blocks.values()
                                                      if b.start < OBSERVATION.start("led")])
 
-STATE = OBSERVATION.extended("spades_state_v1", (
+STATE = OBSERVATION.extended("spades_state_v2", (
     ("hands", NUM_SLOTS, NUM_CARDS),
     ("set_aside", 1, NUM_CARDS),
+    ("stock", 1, NUM_CARDS),
 ))
 
 HISTORY_BLOCKS = ("played", "led", "played_trick", "voids")  # the play so far: what POSITION leaves out of STATE
-POSITION = ObservationLayout("spades_position_v1", [(b.name, b.count, b.width) for b in STATE.blocks.values()
+POSITION = ObservationLayout("spades_position_v2", [(b.name, b.count, b.width) for b in STATE.blocks.values()
                                                     if b.name not in HISTORY_BLOCKS])
 POSITION_COLUMNS = STATE.projection(POSITION.describe(), "the position layout")  # its columns of STATE, in order
 

@@ -14,14 +14,16 @@ from ..core.cards import (
 from ..core.hand import NO_SEAT, HandState, Phase, Transition
 from ..core.rules import Rules
 from ..core.tricks import voids_shown_table
+from ..core.drawing import STOCK_SIZE, stock_left
 from .encode import (
     BIDS_AT,
+    PHASE_CELLS,
+    STOCK_SIZE_AT,
     BROKEN_AT,
     DEALER_AT,
     LEADER_AT,
     LED_AT,
     OBS_SIZE,
-    PHASE_AT,
     PLAYED_AT,
     PLAYED_TRICK_AT,
     TO_ACT_AT,
@@ -31,7 +33,7 @@ from .encode import (
     encode_observation,
     write_side_counts,
 )
-from .features import CACHE_LIMIT, THREE_PLAYERS, bid_offset
+from .features import CACHE_LIMIT, THREE_PLAYERS, TWO_PLAYERS, bid_offset
 from .layout import (
     BID_FEATURES,
     NUM_SLOTS,
@@ -47,14 +49,34 @@ TRACKER_BUFFER = OBSERVATION.extended(OBSERVATION.name + "_by_seat", (
     ("hand_by_seat", NUM_SLOTS, NUM_CARDS),
     ("passed_by_seat", NUM_SLOTS, NUM_CARDS),
     ("received_by_seat", NUM_SLOTS, NUM_CARDS),
+    ("offered_by_seat", NUM_SLOTS, NUM_CARDS),  # two players: the card on offer, in its drawer's row
+    ("kept_by_seat", NUM_SLOTS, NUM_CARDS),
+    ("discarded_by_seat", NUM_SLOTS, NUM_CARDS),  # every seat's discards (the perms show each observer its part)
     ("zero", 1, 1),  # a cell that stays 0: the source of hidden or absent slots
 ))
 BUFFER_SIZE = TRACKER_BUFFER.size
 _PRIV_HAND = TRACKER_BUFFER.start("hand_by_seat")
 _PRIV_PASSED = TRACKER_BUFFER.start("passed_by_seat")
 _PRIV_RECEIVED = TRACKER_BUFFER.start("received_by_seat")
+_PRIV_OFFERED = TRACKER_BUFFER.start("offered_by_seat")
+_PRIV_KEPT = TRACKER_BUFFER.start("kept_by_seat")
+_PRIV_DISCARDED = TRACKER_BUFFER.start("discarded_by_seat")
 _ZERO = TRACKER_BUFFER.start("zero")
-_PRIVATE = ((_PRIV_HAND, "hands"), (_PRIV_PASSED, "passed"), (_PRIV_RECEIVED, "received"))  # start, HandState field
+
+
+def _offered_boards(hand: HandState) -> list[int]:
+    offered = hand.offered
+    return [1 << offered if offered is not None and seat == hand.current else 0 for seat in range(hand.num_players)]
+
+
+# The private blocks, in buffer order: (start, every seat's bitboards of a hand).
+_PRIVATE = ((_PRIV_HAND, lambda hand: hand.hands), (_PRIV_PASSED, lambda hand: hand.passed),
+            (_PRIV_RECEIVED, lambda hand: hand.received), (_PRIV_OFFERED, _offered_boards),
+            (_PRIV_KEPT, lambda hand: [hand.kept(seat) for seat in range(hand.num_players)]),
+            (_PRIV_DISCARDED, lambda hand: hand.discards))
+_DRAW_CARDS = OBSERVATION.span("offered", "discarded")  # the two-player card blocks of an observer
+_DEALT_PRIVATE = 3  # a dealt hand has only the first three (the rest stay zero)
+_DRAW_PHASE = Phase.DRAW
 
 _PLAY_PHASE, _EXCHANGE_PHASE = Phase.PLAY, Phase.EXCHANGE
 _NO_PHASE = -1  # before the first start_hand
@@ -63,7 +85,7 @@ _TRICK_BLOCK = OBSERVATION["trick"]
 _BIDS_BLOCK = OBSERVATION["bids"]
 
 
-def _build_perm(num_players: int, observer: int, hand_visible: bool) -> np.ndarray:
+def _build_perm(num_players: int, observer: int, hand_visible: bool, face_up: bool = False) -> np.ndarray:
     perm = np.arange(OBS_SIZE, dtype=np.intp)
     for name in _SLOT_BLOCKS:
         block = OBSERVATION.block(name)
@@ -79,34 +101,44 @@ def _build_perm(num_players: int, observer: int, hand_visible: bool) -> np.ndarr
     perm[OBSERVATION["hand"]] = _PRIV_HAND + observer * NUM_CARDS + cards if hand_visible else _ZERO
     perm[OBSERVATION["passed"]] = _PRIV_PASSED + observer * NUM_CARDS + cards
     perm[OBSERVATION["received"]] = _PRIV_RECEIVED + observer * NUM_CARDS + cards
+    perm[OBSERVATION["offered"]] = _PRIV_OFFERED + observer * NUM_CARDS + cards
+    perm[OBSERVATION["kept"]] = _PRIV_KEPT + observer * NUM_CARDS + cards
+    discarded = OBSERVATION.block("discarded")
+    for slot in range(NUM_SLOTS):
+        seat = (observer + slot) % num_players
+        seen = slot < num_players and (seat == observer or face_up)  # core.drawing.discards_seen
+        perm[discarded.item(slot)] = _PRIV_DISCARDED + seat * NUM_CARDS + cards if seen else _ZERO
     return perm
 
 
-# PERMS[num_players][observer][hand_visible]
-PERMS: dict[int, tuple[tuple[np.ndarray, np.ndarray], ...]] = {
-    n: tuple((_build_perm(n, o, False), _build_perm(n, o, True)) for o in range(n)) for n in (THREE_PLAYERS, NUM_SLOTS)
+# PERMS[num_players, discards face up][observer][hand_visible]
+PERMS: dict[tuple[int, bool], tuple[tuple[np.ndarray, np.ndarray], ...]] = {
+    (n, up): tuple((_build_perm(n, o, False, up), _build_perm(n, o, True, up)) for o in range(n))
+    for n, up in ((TWO_PLAYERS, False), (TWO_PLAYERS, True), (THREE_PLAYERS, False), (NUM_SLOTS, False))
 }
 
 
-# The private blocks are NUM_SLOTS rows each of hand, passed and received, one after the other.
+# The private blocks are NUM_SLOTS rows each, one block after the other.
 _PRIVATE_ROWS = len(_PRIVATE) * NUM_SLOTS
-_PRIVATE_BYTES = -(-_PRIVATE_ROWS * NUM_CARDS // 8)
-assert _PRIV_PASSED == _PRIV_HAND + NUM_SLOTS * NUM_CARDS and _PRIV_RECEIVED == _PRIV_PASSED + NUM_SLOTS * NUM_CARDS
+assert all(start == _PRIV_HAND + i * NUM_SLOTS * NUM_CARDS for i, (start, _) in enumerate(_PRIVATE))
 
 
 def _write_private_all(buf: np.ndarray, hand: HandState) -> None:
-    """Write every seat's private card blocks: one bit row of all the boards, unpacked at once."""
+    """Write every seat's private card blocks: one bit row of all the boards, unpacked at once (a dealt hand's
+    three blocks, or all six of a two-player hand)."""
+    blocks = _PRIVATE if hand.stock else _PRIVATE[:_DEALT_PRIVATE]
+    rows = len(blocks) * NUM_SLOTS
     packed = 0
     shift = 0
-    for _, field_name in _PRIVATE:
-        boards = getattr(hand, field_name)
+    for _, boards_of in blocks:
+        boards = boards_of(hand)
         for seat in range(NUM_SLOTS):
             if seat < len(boards):
                 packed |= boards[seat] << shift
             shift += NUM_CARDS
-    bits = np.unpackbits(np.frombuffer(packed.to_bytes(_PRIVATE_BYTES, "little"), np.uint8), bitorder="little",
-                         count=_PRIVATE_ROWS * NUM_CARDS)
-    buf[_PRIV_HAND:_PRIV_HAND + _PRIVATE_ROWS * NUM_CARDS] = bits
+    bits = np.unpackbits(np.frombuffer(packed.to_bytes(-(-rows * NUM_CARDS // 8), "little"), np.uint8),
+                         bitorder="little", count=rows * NUM_CARDS)
+    buf[_PRIV_HAND:_PRIV_HAND + rows * NUM_CARDS] = bits
 
 
 def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
@@ -116,12 +148,13 @@ def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags
     buf[OBSERVATION["hand"]] = 0.0
     buf[OBSERVATION["passed"]] = 0.0
     buf[OBSERVATION["received"]] = 0.0
+    buf[_DRAW_CARDS] = 0.0
     _write_private_all(buf, hand)
 
 
 # A freshly dealt hand differs from any other fresh hand of the same rules only in its phase, seat to act,
 # dealer, scores, bags and private cards: the rest of its buffer is copied from one template per rules.
-_DEALT_BLOCKS = ("phase", "to_act", "dealer", "scores", "bags")
+_DEALT_BLOCKS = ("phase", "drawing", "to_act", "dealer", "scores", "bags")
 _FRESH: dict[tuple[Rules, Rules], np.ndarray] = {}
 
 
@@ -162,7 +195,7 @@ class ObservationTracker:
 
     def __init__(self) -> None:
         self.buf = np.zeros(BUFFER_SIZE, np.float32)
-        self._perms = PERMS[NUM_SLOTS]
+        self._perms = PERMS[NUM_SLOTS, False]
         self._to_act = NO_SEAT
         self._phase = _NO_PHASE
         self._leader = NO_SEAT
@@ -198,7 +231,7 @@ class ObservationTracker:
             buf = self._buf
             buf[:] = _fresh_template(hand, game_rules)
             cells = self._cells
-            cells[PHASE_AT + hand.phase] = 1.0
+            cells[PHASE_CELLS[hand.phase]] = 1.0
             cells[DEALER_AT + hand.dealer] = 1.0
             if hand.current != NO_SEAT:
                 cells[TO_ACT_AT + hand.current] = 1.0
@@ -207,7 +240,7 @@ class ObservationTracker:
         else:
             write_absolute(self._buf, hand, scores, bags, game_rules)
         self._broken = hand.spades_broken
-        self._perms = PERMS[hand.num_players]
+        self._perms = PERMS[hand.num_players, hand.rules.discards_face_up]
         self._to_act = hand.current
         self._phase = int(hand.phase)
         self._leader = hand.leader if hand.trick_cards else NO_SEAT
@@ -254,6 +287,9 @@ class ObservationTracker:
         elif phase_before == _EXCHANGE_PHASE:
             # A pass moves a card between two seats; the private blocks are rewritten from the hand.
             _write_private_all(self._buf, hand)
+        elif phase_before == _DRAW_PHASE:  # two players: a turn at the stock moves two cards and the offer
+            _write_private_all(self._buf, hand)
+            cells[STOCK_SIZE_AT] = stock_left(hand.draw_turn) / STOCK_SIZE
         else:  # a bid or a blind decision: it may also skip or cancel the partner's bid
             self._buf[_BIDS_BLOCK] = 0.0
             for s in range(hand.num_players):
@@ -264,8 +300,8 @@ class ObservationTracker:
                     cells[BIDS_AT + s * BID_FEATURES + off] = 1.0
         phase = hand.phase
         if phase != self._phase:
-            cells[PHASE_AT + self._phase] = 0.0
-            cells[PHASE_AT + phase] = 1.0
+            cells[PHASE_CELLS[self._phase]] = 0.0
+            cells[PHASE_CELLS[phase]] = 1.0
             self._phase = int(phase)
         current = hand.current
         if current != self._to_act:

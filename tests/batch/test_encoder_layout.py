@@ -52,6 +52,6 @@ def test_a_block_outside_every_piece_is_refused():
 
 def test_the_current_layout_is_accepted():
     pieces = (batch_encoding.HEAD, batch_encoding.BIDS, batch_encoding.MID, batch_encoding.TAIL,
-              batch_encoding.CARDS, batch_encoding.HISTORY)
+              batch_encoding.CARDS, batch_encoding.HISTORY, batch_encoding.DRAWING)
     batch_encoding.check_cover(OBSERVATION, pieces)
     assert batch_encoding.check_piece(OBSERVATION, "phase", "trick_leader", HEAD_NAMES) == batch_encoding.HEAD

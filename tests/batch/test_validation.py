@@ -63,7 +63,7 @@ def test_observe_accepts_any_integer_dtype(env):
     ([True] * NUM_ENVS, IllegalActionError, "integers"),
     ([54] * (NUM_ENVS - 1), ValueError, r"shape \(4,\)"),
     ([[54] * NUM_ENVS], ValueError, r"shape \(4,\)"),
-    ([88] * NUM_ENVS, IllegalActionError, "not an action"),
+    ([90] * NUM_ENVS, IllegalActionError, "not an action"),
     ([-1] * NUM_ENVS, IllegalActionError, "not an action"),
     ([0] * NUM_ENVS, IllegalActionError, "table 0: illegal action 0"),
 ])
@@ -88,3 +88,11 @@ def test_step_rejects_an_observe_flag_that_is_not_a_bool(env, observe):
     with pytest.raises(TypeError, match="observe"):
         env.step(legal, observe=observe)
     assert_unchanged(env, before)
+
+
+@pytest.mark.parametrize("rules", ["two_player", {"num_players": 2, "partnerships": False, "blind_nil": False}])
+def test_two_player_rules_are_refused_naming_the_env_that_plays_them(rules):
+    from spades_env.core.rules import Rules, RulesError
+
+    with pytest.raises(RulesError, match=r"batch engine does not play two-player Spades.*raw_env"):
+        BatchEnv(NUM_ENVS, rules=rules if isinstance(rules, str) else Rules.from_dict(rules))

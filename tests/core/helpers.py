@@ -22,6 +22,8 @@ from spades_env.core import (
     make_deal,
     parse_action,
 )
+from spades_env.core.actions import DISCARD, KEEP
+from spades_env.core.cards import cards_of
 
 RANKS = "23456789TJQKA"
 
@@ -228,6 +230,16 @@ def check_finished_hand(state: HandState) -> list[int]:
     set_aside = {format_card(c) for c in state.deal.set_aside}
     assert state.is_over
     history = list(state.history)
+    if state.deal.stock:  # two players: the drawing turns come first; set_aside holds the discards
+        stock = [format_card(c) for c in state.deal.stock]
+        draws, history = history[:len(stock) // 2], history[len(stock) // 2:]
+        for turn, (seat, action) in enumerate(draws):
+            assert seat == (state.dealer + 1 + turn) % 2 and action in (KEEP, DISCARD), f"draw {turn}: {seat, action}"
+            top, second = stock[2 * turn], stock[2 * turn + 1]
+            kept, discarded = (top, second) if action == KEEP else (second, top)
+            hands[seat].add(kept)
+            set_aside.add(discarded)
+        assert {format_card(c) for c in cards_of(state.discards[0] | state.discards[1])} == set_aside
     # Bidding: every entry before the first card action is a bid / blind decision.
     first_card = next(i for i, (_, a) in enumerate(history) if a < 54)
     assert all(a >= 54 for _, a in history[:first_card])
@@ -283,7 +295,7 @@ def check_finished_hand(state: HandState) -> list[int]:
         tricks[winner] += 1
         leader = winner
     assert sorted(played) == sorted(set(played)), "a card was played twice"
-    pack = {format_card(c) for hand in state.deal.hands for c in hand}
+    pack = {format_card(c) for hand in state.deal.hands for c in hand} | (set(played) - set_aside)
     assert set(played) == pack and not (set(played) & set_aside)
     assert len(played) + len(set_aside) == 52
     assert sum(tricks) == rules.num_tricks

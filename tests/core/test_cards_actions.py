@@ -82,8 +82,11 @@ def test_parse_cards_accepts_a_string_or_a_list():
 
 # --- actions ------------------------------------------------------------------
 
-def test_action_space_has_88_actions():
-    assert NUM_ACTIONS == 88
+def test_action_space_has_90_actions_with_the_drawing_ones_last():
+    assert NUM_ACTIONS == 90
+    assert (parse_action("keep"), parse_action("discard")) == (88, 89)
+    assert (action_name(88), action_name(89)) == ("keep", "discard")
+    assert parse_action("  KEEP ") == 88
 
 
 @pytest.mark.parametrize("card", ALL_CARD_STRINGS)
@@ -155,7 +158,7 @@ def test_parse_action_rejects_unknown_names(bad):
         parse_action(bad)
 
 
-@pytest.mark.parametrize("bad", [-1, 88, 1000, "AS", None])
+@pytest.mark.parametrize("bad", [-1, 90, 1000, "AS", None])
 def test_action_name_rejects_out_of_range(bad):
     with pytest.raises(ActionError):
         action_name(bad)
@@ -168,7 +171,7 @@ def test_action_name_accepts_numpy_integers():
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_action_space_is_constant_across_presets(name):
-    """Every legal-action mask of every preset lies inside the same 88-action space."""
+    """Every legal-action mask of every preset lies inside the same 90-action space."""
     import random
 
     rules = preset(name)

@@ -22,6 +22,10 @@ from spades_env.core import (
     trick_winner,
 )
 
+from spades_env.core import HandState, deal_cards
+from spades_env.core.drawing import discards_seen, draw_rules
+from spades_env.core.ops import INT
+
 from .helpers import (
     MIXED_HANDS,
     ONE_SUIT_HANDS,
@@ -383,8 +387,26 @@ def test_name_is_a_label_recorded_in_hand_results():
     assert STANDARD.replace(name="mine").name == "mine"
 
 
+def test_num_players_two_draws_the_hands_from_a_stock():
+    state = HandState(preset("two_player"), deal_cards(preset("two_player"), np.random.default_rng(0), 0), 0)
+    assert state.phase == Phase.DRAW and state.hands == [0, 0] and len(state.stock) == 52
+
+
+@pytest.mark.parametrize("face_up", [False, True])
+def test_discards_face_up(face_up):
+    rules = preset("two_player").replace(discards_face_up=face_up)
+    state = HandState(rules, deal_cards(rules, np.random.default_rng(1), 0), 0)
+    while state.phase == Phase.DRAW:
+        state.apply(state.legal_actions()[state.draw_turn % 2])
+    seen = [[discards_seen(INT, draw_rules(rules), observer, seat, state.discards[seat]) for seat in (0, 1)]
+            for observer in (0, 1)]
+    assert seen[0][0] == state.discards[0] and seen[1][1] == state.discards[1]  # one's own: always
+    assert (seen[0][1], seen[1][0]) == ((state.discards[1], state.discards[0]) if face_up else (0, 0))
+
+
 OPTION_TESTS = {
-    "num_players": ["test_num_players_three_deals_17_and_bids_up_to_17"],
+    "num_players": ["test_num_players_three_deals_17_and_bids_up_to_17", "test_num_players_two_draws_the_hands_from_a_stock"],
+    "discards_face_up": ["test_discards_face_up"],
     "partnerships": ["test_partnerships_false_scores_each_player_alone",
                      "test_partnerships_false_judges_blind_nil_against_each_other_player"],
     "jokers": ["test_jokers_replace_two_deuces_and_beat_the_ace_of_spades"],

@@ -23,10 +23,10 @@ from spades_env.core.rules import MAX_QUOTED_CHARS, quoted
 from .helpers import ONE_SUIT_HANDS
 
 EXPECTED_PRESETS = {"standard", "pagat", "online", "openspiel", "jokers", "barmore", "cutthroat", "cutthroat3",
-                    "mirror", "suicide", "crazy"}
+                    "mirror", "suicide", "crazy", "two_player"}
 
 
-def test_preset_names_are_those_of_rules_md_section_9():
+def test_preset_names_are_those_of_rules_md_section_10():
     assert set(PRESETS) == EXPECTED_PRESETS
 
 
@@ -105,7 +105,8 @@ def test_wrong_type_raises_naming_the_key(key, value):
 
 
 @pytest.mark.parametrize("changes, key", [
-    ({"num_players": 5}, "num_players"), ({"num_players": 2}, "num_players"),
+    ({"num_players": 5}, "num_players"), ({"num_players": 1}, "num_players"),
+    ({"num_players": 2}, "partnerships"),  # two players need partnerships false
     ({"num_players": 3}, "partnerships"),  # three players need partnerships false
     ({"nil_value": -10}, "nil_value"), ({"nil_value": 1001}, "nil_value"),
     ({"blind_nil_value": -1}, "blind_nil_value"),

@@ -24,8 +24,8 @@ PAGAT_YAML = REPO / "configs" / "rules" / "pagat.yaml"
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-def test_there_are_eleven_presets():
-    assert len(PRESET_NAMES) == 11
+def test_there_are_twelve_presets_two_player_among_them():
+    assert len(PRESET_NAMES) == 12 and "two_player" in PRESET_NAMES
 
 
 @pytest.mark.parametrize("episode", ["game", "hand"])
@@ -47,9 +47,9 @@ def test_api_test_passes_on_raw_env(rules, episode):
 
 
 def test_metadata_name_is_versioned():
-    assert spades_env.raw_env.metadata["name"] == "spades_v2"
-    assert spades_env.env().metadata["name"] == "spades_v2"
-    assert spades_env.ENV_NAME == "spades_v2"
+    assert spades_env.raw_env.metadata["name"] == "spades_v3"
+    assert spades_env.env().metadata["name"] == "spades_v3"
+    assert spades_env.ENV_NAME == "spades_v3"
 
 
 def test_env_wraps_raw_env_with_pettingzoo_wrappers():
@@ -68,8 +68,8 @@ def test_env_wraps_raw_env_with_pettingzoo_wrappers():
 
 
 def test_pettingzoo_make_builds_the_wrapped_env():
-    env = pettingzoo.make("aec", "spades_env/spades-v2", rules="pagat", episode="hand")
-    assert env.metadata["name"] == "spades_v2"
+    env = pettingzoo.make("aec", "spades_env/spades-v3", rules="pagat", episode="hand")
+    assert env.metadata["name"] == "spades_v3"
     assert env.unwrapped.rules == preset("pagat")
     assert env.unwrapped.episode == "hand"
     env.reset(seed=0)
@@ -78,7 +78,7 @@ def test_pettingzoo_make_builds_the_wrapped_env():
 
 
 def test_gymnasium_make_builds_the_single_agent_env():
-    env = gymnasium.make("spades_env/Spades-v2", rules="cutthroat", seat=2)
+    env = gymnasium.make("spades_env/Spades-v3", rules="cutthroat", seat=2)
     assert isinstance(env.unwrapped, spades_env.SingleAgentSpadesEnv)
     assert env.unwrapped.seat == 2
     assert env.unwrapped.aec.rules == preset("cutthroat")
@@ -86,27 +86,27 @@ def test_gymnasium_make_builds_the_single_agent_env():
     assert obs.shape == (OBS_SIZE,)
     assert info["seat"] == 2
     assert env.unwrapped.action_masks().any()
-    assert spades_env.GYM_ENV_ID == "spades_env/Spades-v2"
+    assert spades_env.GYM_ENV_ID == "spades_env/Spades-v3"
 
 
 def test_registration_is_idempotent():
     spades_env.register_envs()
     spades_env.register_envs()
-    assert "spades_env/spades-v2" in pettingzoo.aec_registry
-    assert "spades_env/Spades-v2" in gymnasium.registry
-    for old in ("v0", "v1"):  # retired: their observation layout is gone
+    assert "spades_env/spades-v3" in pettingzoo.aec_registry
+    assert "spades_env/Spades-v3" in gymnasium.registry
+    for old in ("v0", "v1", "v2"):  # retired: their spaces are gone
         assert f"spades_env/spades-{old}" not in pettingzoo.aec_registry
         assert f"spades_env/Spades-{old}" not in gymnasium.registry
 
 
-@pytest.mark.parametrize("old", ["v0", "v1"])
+@pytest.mark.parametrize("old", ["v0", "v1", "v2"])
 def test_a_retired_version_is_refused_naming_the_current_one(old):
     from gymnasium.error import DeprecatedEnv
     from pettingzoo.env_registry.exceptions import VersionNotFound
 
-    with pytest.raises(DeprecatedEnv, match="spades_env/Spades-v2"):
+    with pytest.raises(DeprecatedEnv, match="spades_env/Spades-v3"):
         gymnasium.make(f"spades_env/Spades-{old}")
-    with pytest.raises(VersionNotFound, match="v2"):
+    with pytest.raises(VersionNotFound, match="v3"):
         pettingzoo.make("aec", f"spades_env/spades-{old}")
 
 
@@ -155,7 +155,7 @@ def test_spaces():
         space = env.observation_space(agent)
         assert space["observation"].shape == (OBS_SIZE,) and space["observation"].dtype == np.float32
         assert space["action_mask"].shape == (NUM_ACTIONS,) and space["action_mask"].dtype == np.int8
-        assert env.action_space(agent) == gymnasium.spaces.Discrete(88)
+        assert env.action_space(agent) == gymnasium.spaces.Discrete(90)
     assert env.state_space.shape == (STATE_SIZE,)
 
 

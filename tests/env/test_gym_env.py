@@ -34,7 +34,7 @@ def test_sb3_check_env_passes(fmt):
 
 
 def test_gymnasium_check_env_passes_through_make():
-    gym_check_env(gymnasium.make("spades_env/Spades-v2", render_mode="ansi").unwrapped)
+    gym_check_env(gymnasium.make("spades_env/Spades-v3", render_mode="ansi").unwrapped)
 
 
 def masked_random(env, rng):
@@ -108,7 +108,7 @@ def test_illegal_action_ends_episode_with_penalty(fmt):
     assert env.action_masks().any()
 
 
-@pytest.mark.parametrize("action", [88, -1, 2.5])
+@pytest.mark.parametrize("action", [90, -1, 2.5])
 def test_out_of_range_action_ends_episode_with_penalty(action):
     env = SingleAgentSpadesEnv()
     env.reset(seed=0)

@@ -41,7 +41,7 @@ def test_illegal_bid_phase_action_raises_naming_agent_and_legal_actions():
     card_action("2C"),        # a card the seat does not hold
     np.int64(card_action("2C")),
     54,                       # a bid during play
-    88, 1000, -1,             # outside the action space
+    90, 1000, -1,             # outside the action space
     None,
     float(card_action("AH")),  # a float equal to a legal action
     np.float64(card_action("AH")),
@@ -102,7 +102,7 @@ def test_wrapped_env_illegal_action_terminates_everyone_with_penalty():
     assert set(seen) == set(env.possible_agents)
 
 
-@pytest.mark.parametrize("action", [88, -1, 200])
+@pytest.mark.parametrize("action", [90, -1, 200])
 def test_wrapped_env_out_of_range_action_asserts(action):
     env = spades_env.env()
     env.reset(seed=0)

@@ -77,7 +77,7 @@ def test_hand_result_values_on_a_literal_deal():
 
 def test_phase_names_cover_every_phase():
     assert set(PHASE_NAMES) == set(Phase)
-    assert set(PHASE_NAMES.values()) == {"blind", "bid", "exchange", "play", "over"}
+    assert set(PHASE_NAMES.values()) == {"draw", "blind", "bid", "exchange", "play", "over"}
 
 
 def test_hand_result_is_cleared_by_the_next_action():

@@ -20,7 +20,7 @@ from spades_env.core.position import build_position
 from spades_env.core.scoring import BidKind
 from spades_env.obs.decode import decode_observation
 from spades_env.obs.encode import OBS_SLICES, encode_observation
-from spades_env.obs.layout import LayoutError, OBSERVATION, OBSERVATION_V0, ObservationLayout
+from spades_env.obs.layout import LayoutError, OBSERVATION, OBSERVATION_V0, OBSERVATION_V1, ObservationLayout
 
 from .helpers import PRESET_NAMES, done, random_policy
 
@@ -195,12 +195,14 @@ def test_the_docstring_table_is_the_layout():
     assert f"{OBSERVATION.size}" in obs_package.__doc__ and OBSERVATION.name in obs_package.__doc__
 
 
-def test_version_0_is_the_first_blocks_of_version_1():
-    assert OBSERVATION.name == "spades_obs_v1" and OBSERVATION_V0.name == "spades_obs_v0"
-    assert OBSERVATION_V0.size == 755
+def test_versions_0_and_1_are_the_first_blocks_of_version_2():
+    assert OBSERVATION.name == "spades_obs_v2" and OBSERVATION_V0.name == "spades_obs_v0"
+    assert OBSERVATION_V1.name == "spades_obs_v1"
+    assert (OBSERVATION_V0.size, OBSERVATION_V1.size) == (755, 879)
     columns = OBSERVATION.projection(OBSERVATION_V0.describe(), "a v0 file")
     assert np.array_equal(columns, np.arange(755))
-    assert np.array_equal(OBSERVATION.projection(OBSERVATION.describe(), "a v1 file"), np.arange(OBSERVATION.size))
+    assert np.array_equal(OBSERVATION.projection(OBSERVATION_V1.describe(), "a v1 file"), np.arange(879))
+    assert np.array_equal(OBSERVATION.projection(OBSERVATION.describe(), "a v2 file"), np.arange(OBSERVATION.size))
 
 
 def test_a_block_subset_in_another_order_projects_to_its_columns():
@@ -241,7 +243,7 @@ def test_the_v0_policy_reads_only_its_columns():
 
     policy, _ = load_policy(V0_POLICY)
     payload = torch.load(V0_POLICY, weights_only=True)
-    plain = PolicyNet(hidden=payload["hidden"], obs_size=OBSERVATION_V0.size)
+    plain = PolicyNet(hidden=payload["hidden"], obs_size=OBSERVATION_V0.size, num_actions=payload["num_actions"])
     plain.load_state_dict(payload["state_dict"])
     rng = np.random.default_rng(0)
     obs = rng.random((16, OBSERVATION.size), dtype=np.float32)

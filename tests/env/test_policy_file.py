@@ -9,7 +9,14 @@ import torch
 
 import spades_env.nn as nn_module
 from spades_env.agents.policy import RELEASED_POLICY
-from spades_env.obs.layout import LayoutError, OBSERVATION, OBSERVATION_V0, STATE
+import json
+
+import numpy as np
+
+import spades_env
+from spades_env.agents import make_agent
+from spades_env.core.actions import DISCARD, KEEP, NUM_ACTIONS, NUM_ACTIONS_V2
+from spades_env.obs.layout import LayoutError, OBSERVATION, OBSERVATION_V0, OBSERVATION_V1, STATE
 from spades_env.nn import (
     CheckpointError,
     PolicyFileError,
@@ -21,6 +28,8 @@ from spades_env.nn import (
 )
 
 from .ppo_v0_fixture import V0_POLICY
+from .ppo_v1_fixture import FIXTURE as V1_FIXTURE
+from .ppo_v1_fixture import play as play_released
 
 SMALL = (16, 8)
 
@@ -50,7 +59,7 @@ def test_policy_file_records_the_layout_and_loads_back(policy_file):
     assert policy.hidden == SMALL and policy.prior_weight == 1.5 and meta == {"update": 1}
 
 
-@pytest.mark.parametrize("path, layout", [(RELEASED_POLICY, OBSERVATION), (V0_POLICY, OBSERVATION_V0)])
+@pytest.mark.parametrize("path, layout", [(RELEASED_POLICY, OBSERVATION_V1), (V0_POLICY, OBSERVATION_V0)])
 def test_a_policy_file_records_the_layout_it_was_trained_on(path, layout):
     payload = torch.load(path, weights_only=True)
     assert payload["layout"] == layout.describe()  # a version 0 file is read through the projection
@@ -121,10 +130,11 @@ def test_a_network_description_that_does_not_fit_the_weights_is_refused_before_a
     assert str(policy_file) in str(info.value)
 
 
-@pytest.mark.parametrize("field, value", [("obs_size", 700), ("num_actions", 52)])
+@pytest.mark.parametrize("field, value", [("obs_size", 700), ("num_actions", 52), ("num_actions", 88.0),
+                                          ("num_actions", None)])
 def test_observation_size_and_actions_must_be_this_versions(policy_file, field, value):
     rewrite(policy_file, lambda p: p.update({field: value}))
-    with pytest.raises(PolicyFileError, match=f"this version has {OBSERVATION.size} and 88"):
+    with pytest.raises(PolicyFileError, match=f"this version has {OBSERVATION.size} and 90"):
         load_policy(policy_file)
 
 
@@ -180,3 +190,45 @@ def test_critic_layout_names_the_observation_or_the_state(size, layout):
 def test_critic_layout_of_an_unknown_size_is_a_layout_error():
     with pytest.raises(LayoutError, match="700 floats"):
         critic_layout(700)
+
+
+# ------------------------------------------------------------------ the spades_v3 bump (90 actions)
+def test_the_released_policy_plays_bit_identically_after_the_v3_bump():
+    """Every action and every observation (its v1 columns, the mask's first 88 entries) of seeded hands of every
+    preset of spades_v2, as recorded with that release."""
+    fixture = json.loads(V1_FIXTURE.read_text())
+    assert len(fixture["cases"]) == 22 and fixture["layout"] == OBSERVATION_V1.name
+    for case in fixture["cases"]:
+        actions, digest = play_released(case["preset"], case["seed"])
+        assert digest == case["digest"], case  # the observations the policy reads are unchanged
+        assert actions == case["actions"], case  # and it plays them to the same actions
+
+
+def test_a_file_of_88_actions_gives_the_same_logits_and_none_to_the_drawing_actions(tmp_path):
+    torch.manual_seed(1)
+    old = PolicyNet(SMALL, obs_size=OBSERVATION_V1.size, num_actions=NUM_ACTIONS_V2)
+    old.input_layout = OBSERVATION_V1.describe()
+    save_policy(tmp_path / "old.pt", old)
+    policy, _ = load_policy(tmp_path / "old.pt")
+    assert policy.num_actions == NUM_ACTIONS_V2 and policy.head.out_features == NUM_ACTIONS_V2
+    obs = torch.rand(5, OBSERVATION.size)
+    with torch.no_grad():
+        logits = policy(obs)
+        direct = old.head(torch.relu(old.body(obs[:, :OBSERVATION_V1.size])))
+    assert logits.shape == (5, NUM_ACTIONS)
+    assert torch.equal(logits[:, :NUM_ACTIONS_V2], direct)
+    assert (logits[:, [KEEP, DISCARD]] <= -1e8).all()
+
+
+def test_a_policy_of_88_actions_refuses_a_drawing_turn_naming_its_file():
+    env = spades_env.raw_env(rules="two_player")
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][[KEEP, DISCARD]].all()
+    agent = make_agent("ppo")
+    with pytest.raises(PolicyFileError, match=r"ppo\.pt.*88 actions.*'keep', 'discard'.*spades_v3"):
+        agent.act(obs)
+    while env.hand.phase.name == "DRAW":  # it still bids and plays two-player hands
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][int(agent.act(obs))]

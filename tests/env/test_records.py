@@ -63,7 +63,7 @@ def test_record_has_every_key_and_is_json_ready(pagat_game):
     env, log, _ = pagat_game
     rec = env.game_record()
     assert set(RECORD_KEYS) <= set(rec)
-    assert rec["env"] == "spades_v2" and rec["episode"] == "game" and rec["seed"] == 3
+    assert rec["env"] == "spades_v3" and rec["episode"] == "game" and rec["seed"] == 3
     assert rec["scores"] == [0, 200] and rec["bags"] == [2, 5]
     assert rec["actions"] == [a for _, _, _, a, _ in log]
     assert len(rec["deals"]) == len(env.game.results) == len(rec["results"])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.core.actions import mask_array
+from spades_env.core.actions import NUM_ACTIONS, mask_array
 from spades_env.core.hand import Phase
 from spades_env.core.scoring import BidKind
 from spades_env.obs.encode import OBS_SLICES, encode_observation
@@ -29,7 +29,7 @@ def check_all_agents(env) -> None:
         diff = np.flatnonzero(got["observation"] != ref)
         assert not len(diff), f"{agent}: cells {diff[:10]} differ after {len(hand.history)} actions"
         acting = agent == env.agent_selection and not (env.terminations[agent] or env.truncations[agent])
-        expected_mask = mask_array(hand.legal_mask()) if acting else np.zeros(88, np.int8)
+        expected_mask = mask_array(hand.legal_mask()) if acting else np.zeros(NUM_ACTIONS, np.int8)
         np.testing.assert_array_equal(got["action_mask"], expected_mask, err_msg=agent)
         if acting:
             assert got["action_mask"].any()

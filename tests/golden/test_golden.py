@@ -29,9 +29,10 @@ def test_golden_record_replays_to_the_recorded_results(stem):
 @pytest.mark.parametrize("stem", sorted(CASES))
 def test_golden_game_is_played_again_identically(stem):
     golden = _load(stem)
-    record, digest, digest_v1 = play(*golden["case"])
+    record, digest, digest_v1, digest_v2 = play(*golden["case"])
     assert record["deals"] == golden["record"]["deals"]  # seeded dealing unchanged
     assert record["actions"] == golden["record"]["actions"]  # rules, masks and the heuristic unchanged
     assert record["results"] == golden["record"]["results"]
     assert digest == golden["digest"]  # every observation (its version 0 columns), mask and reward unchanged
-    assert digest_v1 == golden["digest_obs_v1"]  # the whole observation, history blocks included
+    assert digest_v1 == golden["digest_obs_v1"]  # its version 1 columns, history blocks included
+    assert digest_v2 == golden["digest_obs_v2"]  # the whole observation and mask (spades_v3)

@@ -33,7 +33,7 @@ def masked_sample(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     ("sync", AutoresetMode.NEXT_STEP), ("async", AutoresetMode.NEXT_STEP), ("sync", AutoresetMode.SAME_STEP),
 ], ids=["sync-next-step", "async-next-step", "sync-same-step"])
 def test_vector_env_masks_are_valid_at_every_step(mode, autoreset):
-    envs = gymnasium.make_vec("spades_env/Spades-v2", num_envs=NUM_ENVS, vectorization_mode=mode,
+    envs = gymnasium.make_vec("spades_env/Spades-v3", num_envs=NUM_ENVS, vectorization_mode=mode,
                               vector_kwargs={"autoreset_mode": autoreset})
     try:
         assert envs.metadata["autoreset_mode"] == autoreset

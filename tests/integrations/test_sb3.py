@@ -21,7 +21,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from spades_env import GYM_ENV_ID
 from spades_env.core.actions import NUM_ACTIONS
 
-ENV_ID = "spades_env:spades_env/Spades-v2"  # the module prefix imports us in every subprocess
+ENV_ID = "spades_env:spades_env/Spades-v3"  # the module prefix imports us in every subprocess
 
 
 def test_make_vec_env_with_subprocesses_trains_maskable_ppo_and_evaluates_it(one_torch_thread):

@@ -27,6 +27,7 @@ from tianshou.utils.net.common import Net  # noqa: E402
 
 import spades_env  # noqa: E402
 from spades_env.integrations.tianshou import tianshou_env  # noqa: E402
+from spades_env.core.actions import NUM_ACTIONS  # noqa: E402
 
 TRAINING_STEPS = 2000
 NUM_ENVS = 2
@@ -70,7 +71,7 @@ def test_masked_dqn_against_random_players_trains_for_a_few_thousand_steps():
     assert result.train_episode > 0  # one-hand episodes ended and were reset
     assert not training_collector.buffer.hasnull()
     buffer = training_collector.buffer[:]
-    assert buffer.obs.mask.shape[-1] == 88 and buffer.obs.mask.any(axis=-1)[~buffer.done].all()
+    assert buffer.obs.mask.shape[-1] == NUM_ACTIONS and buffer.obs.mask.any(axis=-1)[~buffer.done].all()
 
 
 def test_adapter_is_the_documented_wrapper():

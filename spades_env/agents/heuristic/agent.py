@@ -3,8 +3,8 @@
 :func:`decide` takes a decoded observation (seat numbers are slots, the
 agent is slot 0); :func:`act_from_state` takes a core
 :class:`~spades_env.core.hand.HandState` for fast rollouts (used by the PIMC
-agent). Both dispatch by phase to the bidding, the blind decision, the
-exchange or the card play; :class:`HeuristicAgent` wraps :func:`decide` with
+agent). Both dispatch by phase to the drawing (two players), the bidding, the
+blind decision, the exchange or the card play; :class:`HeuristicAgent` wraps :func:`decide` with
 a :class:`~spades_env.agents.knowledge.VoidTracker`.
 
 Every function takes a :class:`~.table.Style` (default :data:`~.table.CLASSIC`,
@@ -28,6 +28,7 @@ from ...obs.decode import ObservationView, decode_observation, decode_observatio
 from ..base import Agent, check_batch, check_observation, mask_bits
 from ..knowledge import AGENT_SLOT, VoidTracker, in_play_phase, rules_from_observation, trick_slots
 from .bidding import DEFAULT_BID_PARAMS, BidParams, choose_bid, choose_blind, choose_exchange
+from .drawing import choose_draw
 from .play import choose_card
 from .table import CLASSIC, STRONG, Style, Table
 
@@ -72,6 +73,8 @@ def act_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequenc
     kinds = state.bid_kinds
     if phase == Phase.EXCHANGE:
         return choose_exchange(rules, state.hands[seat], legal, kinds[seat] == BidKind.BLIND_NIL)
+    if phase == Phase.DRAW:
+        return choose_draw(rules, state.hands[seat], state.offered, state.discards[seat], legal)
     scores = [state.scores[rules.side_of(s)] for s in range(state.num_players)]
     if phase == Phase.BLIND:
         return choose_blind(rules, legal, seat, kinds, scores, rules.target_score, style)
@@ -94,6 +97,8 @@ def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
         return choose_blind(rules, legal, AGENT_SLOT, kinds, view.scores[:n], view.target_score, style)
     if phase == Phase.EXCHANGE:
         return choose_exchange(rules, view.hand, legal, kinds[AGENT_SLOT] == BidKind.BLIND_NIL)
+    if phase == Phase.DRAW:
+        return choose_draw(rules, view.hand, view.offered, view.discarded[AGENT_SLOT], legal)
     raise ValueError(f"no decision to take in phase {phase!r}")
 
 

@@ -55,13 +55,13 @@ SPADE_GUARDED = (1.0, 0.85, 0.62, 0.45, 0.32, 0.25)  # by trumps missing above, 
 # A spade one guard short of its missing trumps: worth this much (the first two missing: more).
 SPADE_SHORT_GUARD = {True: 0.15, False: 0.05}
 LONG_SPADE_VALUE = 0.95  # a spade beyond the usual length
-LONG_SPADES_FROM = {3: 5, 4: 4}  # by players: spades beyond this many are length tricks
+LONG_SPADES_FROM = {2: 4, 3: 5, 4: 4}  # by players: spades beyond this many are length tricks
 SHORTNESS_VALUE = (2.0, 1.0, 0.3)  # ruffing value of a void, a singleton, a doubleton
 KING_WITH_ACE = (0.85, 0.5)  # a king under its ace: in a suit of up to 5 (effective) cards, and longer
 QUEEN_WITH_ACE_KING = (0.6, 0.25)  # a queen under both: in a suit of up to 4 cards, and longer
 QUEEN_WITH_ONE = (0.35, 0.15)  # a queen under the ace or the king: in a suit of 3+ cards, and shorter
 SPARE_SPADES_MIN = 0.5  # spades beyond their own tricks needed to count ruffs
-RUFF_VALUE = {3: 0.6, 4: 0.75}  # by players: tricks per ruffing chance with spare spades
+RUFF_VALUE = {2: 0.75, 3: 0.6, 4: 0.75}  # by players: tricks per ruffing chance with spare spades
 
 # ---- nil risk
 NIL_TOP_TRUMPS = 2  # a spade with at most this many trumps above it nearly always wins a trick
@@ -71,7 +71,7 @@ NIL_HIGH_SPADE_RISK = (0.35, 0.05)  # base, and per rank above NIL_HIGH_SPADE_FR
 NIL_LOW_SPADE_RISK = (0.04, 0.03)  # base, and per rank from the bottom
 NIL_SPADE_BELOW = 0.05  # each of one's own spades below a spade raises its risk
 NIL_SPADE_RISK_MAX = 0.95
-NIL_SPADES_OK = {3: 4, 4: 3}  # by players: spades a nil can hold before each extra one multiplies the safety
+NIL_SPADES_OK = {2: 3, 3: 4, 4: 3}  # by players: spades a nil can hold before each extra one multiplies the safety
 NIL_EXTRA_SPADE_SAFETY = 0.55
 NIL_SIDE_RISK = {ACE: 0.85, KING: 0.55, QUEEN: 0.35, 9: 0.2, 8: 0.1, 7: 0.05}  # side cards by power (J, 10, 9)
 NIL_SMALL_SIDE_RISK = (4, 0.01)  # side cards from the six up (power 4) below the jack risk this much
