@@ -158,8 +158,7 @@ def main() -> None:
     global clock
     clock = aec_throughput.clock = CLOCKS[args.clock]
     sizes = [int(x) for x in args.sizes.split(",")]
-    # "all": every preset the batch engine plays (it refuses two players, for now)
-    names = [p for p in PRESETS if not has_drawing(preset(p))] if args.rules == "all" else args.rules.split(",")
+    names = list(PRESETS) if args.rules == "all" else args.rules.split(",")
     warmup = args.seconds / 2 if args.warmup is None else args.warmup
 
     # OpenSpiel is measured before and after the engine (the machine's load can drift during the run);
@@ -176,7 +175,8 @@ def main() -> None:
     for i, name in enumerate(names):
         for size in (sizes if i == 0 else [args.others_size]):
             obs = measure(name, size, args.seconds, True, warmup, args.output_buffers)
-            packed = measure(name, size, args.seconds, True, warmup, args.output_buffers, obs_format="packed")
+            packed = None if has_drawing(preset(name)) else measure(  # packed: not with two players (yet)
+                name, size, args.seconds, True, warmup, args.output_buffers, obs_format="packed")
             raw = measure(name, size, args.seconds, False, warmup, args.output_buffers)
             results.append((name, size, obs, packed, raw))
             print(f"  measured {name} x {size}: obs+mask {obs['engine']:,.0f}, packed+mask "

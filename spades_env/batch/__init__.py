@@ -29,7 +29,9 @@ reports how the finished one ended in ``info``.
   each slot's voids as bytes (``pieces.PACKED_*`` name the fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
   the float32 observations, into ``out`` when given (a torch CPU tensor's
   ``.numpy()`` view is written without a copy); decode when the rows are used,
-  e.g. per minibatch. ``observe(seats)`` and ``state()`` stay float32.
+  e.g. per minibatch. ``observe(seats)`` and ``state()`` stay float32. Not with
+  two players yet (the rows do not hold the drawing blocks): a ``ValueError``
+  says to use ``"float32"``.
 * An illegal action at any table raises :class:`IllegalActionError` naming the
   table, the action and the legal actions there; no table changes.
 * Output buffers are reused. With ``output_buffers=2`` (default) ``obs`` and
@@ -66,9 +68,10 @@ Every preset and every rules option is vectorized: no step runs a per-table
 Python loop (``HANDLED_RULES`` names every field of ``Rules`` the engine
 implements: all of them). Hands are uint64 bitboards (card ``c`` is bit
 ``c``, jokers 52 and 53); the tables in play are stepped with whole-array operations and the
-tables in other phases (bidding, exchange, hand end) as index groups; a crazy
+tables in other phases (drawing, bidding, exchange, hand end) as index groups; a crazy
 rotation keeps a rules id per table; deals are drawn in batches from the
-engine's own ``numpy.random.Generator``. Observations are built from scratch
+engine's own ``numpy.random.Generator`` (with two players, each hand's stock:
+``episode_deals`` then returns the stocks, the AEC env's ``stocks`` option). Observations are built from scratch
 at each step: the card blocks are gathered as bitboards relative to the
 observer and unpacked with ``numpy.unpackbits``, the small blocks come from
 lookup tables, and rows are written in cache-sized blocks.

@@ -4,7 +4,9 @@ Deals are drawn in batches from the engine's own ``numpy.random.Generator``:
 a pool of shuffled packs per rules id, dealt by the core's
 :func:`~spades_env.core.deal.deal_positions` and given to the seats in the
 core's order (:func:`~spades_env.core.bidding.bidder`). The first bidder's turn
-and blind nil by the scores are the core's too.
+and blind nil by the scores are the core's too. Two players are dealt no
+cards: each new hand gets a shuffled pack as its stock, and the non-dealer
+draws first (:func:`~spades_env.core.drawing.drawer`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import numpy as np
 
 from ..core.bidding import bidder, blind_nil_by_score
 from ..core.deal import deal_positions
+from ..core.drawing import drawer
 from ..core.game import first_dealer
 from ..core.ops import ARRAY
 from .encoding import mid_rows
 from .history import reset_history
-from .tables import CARD_BIT, MAX_SEATS, U0
+from .tables import CARD_BIT, DRAW, LOOKED, MAX_SEATS, U0
 from .transitions import begin_bid_turn
 
 if TYPE_CHECKING:
@@ -83,8 +86,35 @@ def _draw(t: BatchTables, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return by_position, aside
 
 
+def _start_drawing(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
+    """Two players: a shuffled pack as the stock of each table T, empty hands, the non-dealer to draw."""
+    n = t.num_players
+    pack = t._P.packs[0]
+    stocks = t.rng.permuted(np.broadcast_to(pack, (len(T), len(pack))), axis=1)
+    t._stock[T] = stocks
+    t._sb[T] = U0
+    t._discards[T] = U0
+    t.draw_turn[T] = 0
+    if t.record_deals:
+        _log_stocks(t, T, stocks)
+    t._seat[T] = t._seat_init
+    t._seat[T, LOOKED, :n] = 1  # each player sees its cards as it draws them
+    t.bid_pos[T] = 0
+    t.trick_n[T] = 0
+    t.trick_index[T] = 0
+    t.broken[T] = False
+    reset_history(t, T)
+    if t._live_history:
+        t._mid[T] = mid_rows(t, T)
+    t.phase[T] = DRAW
+    t.cur[T] = drawer(dealer, 0)
+
+
 def start_hands(t: BatchTables, T: np.ndarray, dealer: np.ndarray) -> None:
     """Deal new hands at the tables T (scores, bags, dealer and hand_index already set)."""
+    if t._drawing:
+        _start_drawing(t, T, dealer)
+        return
     n = t.num_players
     k = len(T)
     by_position, aside = _draw(t, T)
@@ -117,6 +147,17 @@ def blind_nil_eligibility(t: BatchTables, T: np.ndarray) -> np.ndarray:
     scores = t.scores[T]
     sides = [blind_nil_by_score(ARRAY, p, scores, side, t.num_sides) for side in range(t.num_sides)]
     return np.array(sides).take(t._seat_side, axis=0).T  # (k, n): each seat its side's (np.stack costs more)
+
+
+def _log_stocks(t: BatchTables, T: np.ndarray, stocks: np.ndarray) -> None:
+    hi = t.hand_index[T]
+    need = int(hi.max()) + 1
+    if need > t._stock_log.shape[1]:
+        size = min(max(need, 2 * t._stock_log.shape[1]), t.rules.max_hands)
+        grown = np.zeros((t.num_envs, size, t._stock_log.shape[2]), np.uint8)
+        grown[:, :t._stock_log.shape[1]] = t._stock_log
+        t._stock_log = grown
+    t._stock_log[T, hi] = stocks
 
 
 def _log_deals(t: BatchTables, T: np.ndarray, hands: np.ndarray) -> None:

@@ -14,15 +14,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.cards import NUM_CARDS, NUM_STANDARD_CARDS, NUM_SUITS
+from ..core.drawing import STOCK_SIZE, discards_seen, stock_left
+from ..core.ops import ARRAY
 from ..obs.features import THREE_PLAYERS
 from ..obs.layout import BID_FEATURES, NUM_SLOTS, OBSERVATION, STATE
 from .history import rebuild_history
-from .pieces import (BIDS, BID_TABLE, BROKEN_AT, CARDS, DRAWING, HEAD, HEAD_TABLE, LED, MID, MID_W, NO_SLOT, NUM_CARD_BLOCKS, PACKED_LEADS, PACKED_SIZE, PLAYED_TRICK, ROW_BLOCK, SHORT_BOARDS, TAIL, TRICKS_AT, VOIDS, VOID_ROWS, PLAYED_SLOTS, THREE_AT, TRICK_SLOTS, card_view, packed_views, trick_floats)
+from .pieces import (BIDS, BID_TABLE, BROKEN_AT, CARDS, DISCARDED_AT, DRAW_RULES_AT, DRAWING, DRAWING_AT, KEPT_AT,
+                     OFFERED_AT, STOCK_AT, HEAD, HEAD_TABLE, LED, MID, MID_W, NO_SLOT, NUM_CARD_BLOCKS, PACKED_LEADS, PACKED_SIZE, PLAYED_TRICK, ROW_BLOCK, SHORT_BOARDS, TAIL, TRICKS_AT, VOIDS, VOID_ROWS, PLAYED_SLOTS, THREE_AT, TRICK_SLOTS, card_view, packed_views, trick_floats)
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
     CODE,
+    DRAW,
     HAND_B,
+    START_B,
     MASK_BYTES,
     MAX_SEATS,
     NUM_ACTIONS,
@@ -135,6 +140,32 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
             :, :NUM_CARDS]
         block[:, PLAYED_TRICK] = floats.take(t._card_trick[rows, :NUM_CARDS])
         block[:, VOIDS] = VOID_ROWS.take(voids[rows], axis=0).reshape(-1, NUM_SLOTS * NUM_SUITS)
+    if t._drawing:
+        write_drawing(t, out, observer)
+
+
+def write_drawing(t: BatchTables, out: np.ndarray, observer: np.ndarray) -> None:
+    """Two players: the drawing blocks of ``observer`` at every table (``obs.encode.write_drawing``): the drawing
+    cell, the drawing rules, the stock's size, the card on offer to the drawer, the cards kept (the start
+    board: every card drawn into the hand) and the discards the observer has seen (core.drawing)."""
+    N = t.num_envs
+    piece = out[:, DRAWING]
+    piece[...] = 0.0
+    drawing = t.phase == DRAW
+    piece[:, DRAWING_AT] = drawing
+    piece[:, DRAW_RULES_AT] = t._P.draw_tail
+    piece[:, STOCK_AT] = stock_left(t.draw_turn) / STOCK_SIZE
+    offer = np.flatnonzero(drawing & (observer == t.cur))
+    if len(offer):
+        piece[offer, OFFERED_AT + t._stock[offer, 2 * t.draw_turn.take(offer)]] = 1.0
+    kept = t._sb.ravel().take(t._board_rows + observer * BOARDS_PER_SEAT + START_B)
+    seats = t._perm["rot"].take(observer, axis=0)[:, :t.num_players]  # the seat of each slot
+    discards = t._discards[t._ar[:, None], seats]
+    seen = discards_seen(ARRAY, t._P.draw, observer[:, None], seats, discards)
+    boards = np.concatenate([kept[:, None], seen], axis=1)
+    cards = unpack_cards(boards).reshape(N, -1)
+    piece[:, KEPT_AT:KEPT_AT + cards.shape[1]] = cards
+    assert DISCARDED_AT == KEPT_AT + NUM_CARDS  # kept, then the discards by slot
 
 
 def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray,
@@ -212,6 +243,15 @@ def full_state(t: BatchTables) -> np.ndarray:
     block = STATE.block("hands")
     out[:, block.slice].reshape(N, block.count, NUM_CARDS)[...] = unpack_cards(hands)
     out[:, STATE["set_aside"]] = unpack_cards(t._aside[:, None])[:, 0]
+    if t._drawing:  # every discard, and each card left in the stock: its place from the top + 1, over 52
+        seats = t._perm["rot"].take(cur, axis=0)[:, :t.num_players]
+        discarded = unpack_cards(t._discards[t._ar[:, None], seats]).reshape(N, -1)
+        start = OBSERVATION.start("discarded")
+        out[:, start:start + discarded.shape[1]] = discarded
+        place = np.arange(STOCK_SIZE) - 2 * t.draw_turn[:, None]  # from the top of what is left
+        left = place >= 0
+        rows = np.broadcast_to(t._ar[:, None], left.shape)[left]
+        out[rows, STATE.start("stock") + t._stock[left]] = (place[left] + 1) / STOCK_SIZE
     return out
 
 

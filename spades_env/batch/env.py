@@ -18,12 +18,12 @@ from ..core.rules import Rules
 from ..rewards import RewardScheme
 from . import encoding, info as info_module
 from .dealing import new_games
-from .info import StepInfo, deals_of
+from .info import StepInfo, deals_of, stocks_of
 from .legality import compute_legal
 from .scoring import finish_hands
 from .state import BatchTables
-from .tables import EXCHANGE, NUM_ACTIONS, PLAY, WORD_BITS
-from .transitions import bid, exchange, play
+from .tables import DRAW, EXCHANGE, NUM_ACTIONS, PLAY, WORD_BITS
+from .transitions import bid, draw, exchange, play
 
 
 class BatchEnv(BatchTables):
@@ -79,6 +79,12 @@ class BatchEnv(BatchTables):
                     X = O[ex]
                     exchange(self, X, a.take(X))
                     O = O[~ex]
+            if self._drawing:
+                dr = self.phase.take(O) == DRAW
+                if dr.any():
+                    D = O[dr]
+                    draw(self, D, a.take(D))
+                    O = O[~dr]
             if len(O):
                 bid(self, O, a.take(O))
         rewards = np.zeros((N, self.num_players))
@@ -113,11 +119,14 @@ class BatchEnv(BatchTables):
         """A fresh int8 mask ``(num_envs, NUM_ACTIONS)`` of the current legal actions."""
         return self._mask_bits.view(np.int8).copy()
 
-    def episode_deals(self, table: int) -> list[list[list[int]]]:
-        """Deals of the current episode at a table so far (current hand included): card ids per seat."""
+    def episode_deals(self, table: int) -> list:
+        """Deals of the current episode at a table so far (current hand included): card ids per seat (with two
+        players, the stocks: card ids, top first; the AEC env's reset option ``stocks``)."""
         if not self.record_deals:
             raise RuntimeError("deals are not recorded: create the BatchEnv with record_deals=True")
         table = self._check_table(table)
+        if self._drawing:
+            return stocks_of(self._stock_log[table, :self.hand_index[table] + 1])
         return deals_of(self._log[table, :self.hand_index[table] + 1], self.num_players)
 
     def episode_dealer(self, table: int) -> int:

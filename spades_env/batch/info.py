@@ -28,18 +28,26 @@ def deals_of(boards: np.ndarray, n: int) -> list[list[list[int]]]:
     return [[cards_of(int(b)) for b in hand[:n]] for hand in boards]
 
 
-class LazyDeals(Mapping):
-    """Mapping table -> list of deals of a finished episode, converted on access."""
+def stocks_of(rows: np.ndarray) -> list[list[int]]:
+    """Stocks (card ids, top first) from logged stock rows (two players)."""
+    return [row.tolist() for row in rows]
 
-    def __init__(self, tables: np.ndarray, boards: np.ndarray, counts: np.ndarray, num_players: int):
+
+class LazyDeals(Mapping):
+    """Mapping table -> list of deals (with two players, stocks) of a finished episode, converted on access."""
+
+    def __init__(self, tables: np.ndarray, boards: np.ndarray, counts: np.ndarray, num_players: int,
+                 stocks: bool = False):
         self._rows = {int(t): i for i, t in enumerate(tables)}
         self._boards = boards
         self._counts = counts
         self._n = num_players
+        self._stocks = stocks
 
-    def __getitem__(self, table: int) -> list[list[list[int]]]:
+    def __getitem__(self, table: int) -> list:
         i = self._rows[int(table)]
-        return deals_of(self._boards[i, :self._counts[i]], self._n)
+        rows = self._boards[i, :self._counts[i]]
+        return stocks_of(rows) if self._stocks else deals_of(rows, self._n)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._rows)

@@ -18,7 +18,7 @@ from ..core.bidding import bid_context, decides_blind, legal_bids, partner_bid, 
 from ..core.card_play import legal_cards, passable, situation
 from ..core.ops import ARRAY
 from ..core.scoring import BidKind
-from .tables import (BLIND, BOARDS, BOARDS_PER_SEAT, EXCHANGE, HAND_B, KIND, MAX_SEATS, PLAY, SEAT_W, U0, VALUE,
+from .tables import (BLIND, BOARDS, BOARDS_PER_SEAT, DRAW, DRAW_HIGH_WORD, EXCHANGE, HAND_B, KIND, MAX_SEATS, PLAY, SEAT_W, U0, VALUE,
                      WORD_BITS)
 
 if TYPE_CHECKING:
@@ -37,6 +37,13 @@ def compute_legal(t: BatchTables) -> None:
         return
     O = np.flatnonzero(other)
     ph = t.phase.take(O)
+    if t._drawing:
+        dr = ph == DRAW
+        if dr.any():
+            T = O[dr]
+            t._legal[T, 0] = U0
+            t._legal[T, 1] = DRAW_HIGH_WORD
+            O, ph = O[~dr], ph[~dr]
     if t._P.exchange:
         ex = ph == EXCHANGE
         if ex.any():

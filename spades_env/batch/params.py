@@ -19,7 +19,8 @@ from ..core import bidding, card_play
 from ..core.cards import deck
 from ..core.rules import RULE_HOMES
 from ..core.tricks import DEUCE_HIGH_CHOICES
-from ..obs.features import SCORE_SCALE_TARGET, rule_features
+from ..core.drawing import draw_rules, has_drawing
+from ..obs.features import SCORE_SCALE_TARGET, draw_rule_features, rule_features
 from .tables import LOW_WORD, WORD_BITS
 
 # Each field of Rules, and how the engine reaches it: through the core's functions that state it
@@ -33,7 +34,7 @@ _BATCH_PARTS = {
     "max_hands": "the deal log",
     "crazy": "a rules id per table (state.rid, params)",
     "name": "info['hand_rules']",
-    "discards_face_up": "refused with its num_players: 2 (no two-player tables in the batch engine yet)",
+    "discards_face_up": "the drawing record (params.draw), read by the encoder",
 }
 HANDLED_BY: dict[str, str] = {
     field: ", ".join(([_BATCH_PARTS[field]] if field in _BATCH_PARTS else []) + [f"core.{home}" for home in homes])
@@ -62,6 +63,10 @@ class RulesParams:
         target = np.float32(game_rules.target_score / SCORE_SCALE_TARGET)
         self.tail = np.concatenate([np.full((len(hr), 1), target, np.float32), features], axis=1)
         self.names = [r.name for r in hr]
+        # Two players (a rotation cannot mix player counts, so every rules id agrees): the drawing record.
+        self.drawing = has_drawing(hr[0])
+        self.draw = draw_rules(hr[0])
+        self.draw_tail = draw_rule_features(hr[0])  # the observation's drawing_rules block
         on = self.bid_on
         self.blind = bool(on.blind_nil or on.blind_bids)  # a seat may decide blind
         self.exchange = bool(on.exchange)

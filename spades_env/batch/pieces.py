@@ -21,6 +21,7 @@ import functools
 import numpy as np
 
 from ..core.cards import NUM_CARDS, NUM_SUITS
+from ..core.hand import Phase
 from ..obs.features import bid_offset
 from ..obs.layout import BID_FEATURES, LayoutError, NUM_BID_KINDS, NUM_PHASES, NUM_SLOTS, OBSERVATION, ObservationLayout, RULE_FEATURES
 from .tables import (
@@ -94,18 +95,27 @@ TRICK_SLOTS = OBSERVATION.block("trick").count
 PLAYED_SLOTS = OBSERVATION.block("played").count
 SHORT_BOARDS = 1 + TRICK_SLOTS + PLAYED_SLOTS  # without passed and received (rules without an exchange)
 ROW_BLOCK = 512  # observation rows are written in blocks of this many tables (see encode)
+HEAD_PHASES = len(Phase)  # rows of the head table by phase; DRAW (the last) sets no cell of the one-hot
+DRAWING_AT = OBSERVATION.start("drawing") - DRAWING.start  # offsets inside the DRAWING piece
+DRAW_RULES_AT = slice(OBSERVATION.start("drawing_rules") - DRAWING.start,
+                      OBSERVATION["drawing_rules"].stop - DRAWING.start)
+STOCK_AT = OBSERVATION.start("stock_size") - DRAWING.start
+OFFERED_AT = OBSERVATION.start("offered") - DRAWING.start
+KEPT_AT = OBSERVATION.start("kept") - DRAWING.start
+DISCARDED_AT = OBSERVATION.start("discarded") - DRAWING.start
 
 
 def _head_table() -> np.ndarray:
     """HEAD[((phase * 5 + to_act) * 4 + dealer) * 5 + leader]: the head floats (slot NO_SLOT = none)."""
     slots = NUM_SLOTS + 1
-    out = np.zeros((NUM_PHASES * slots * NUM_SLOTS * slots, HEAD.stop - HEAD.start), np.float32)
-    for phase in range(NUM_PHASES):
+    out = np.zeros((HEAD_PHASES * slots * NUM_SLOTS * slots, HEAD.stop - HEAD.start), np.float32)
+    for phase in range(HEAD_PHASES):
         for to_act in range(slots):
             for dealer in range(NUM_SLOTS):
                 for leader in range(slots):
                     row = out[((phase * slots + to_act) * NUM_SLOTS + dealer) * slots + leader]
-                    row[OBSERVATION.start("phase") - HEAD.start + phase] = 1.0
+                    if phase < NUM_PHASES:
+                        row[OBSERVATION.start("phase") - HEAD.start + phase] = 1.0
                     if to_act < NUM_SLOTS:
                         row[OBSERVATION.start("to_act") - HEAD.start + to_act] = 1.0
                     row[OBSERVATION.start("dealer") - HEAD.start + dealer] = 1.0
@@ -156,8 +166,8 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
     # actor_head[phase * 2n^2 + (dealer - cur + n) * n + trick_n]: the head code seen by the seat to act
     # (to_act is slot 0; the leader sits trick_n places before it)
     slots = NUM_SLOTS + 1
-    actor_head = np.zeros(NUM_PHASES * 2 * n * n, np.intp)
-    for phase in range(NUM_PHASES):
+    actor_head = np.zeros(HEAD_PHASES * 2 * n * n, np.intp)
+    for phase in range(HEAD_PHASES):
         for dd in range(-n + 1, n):
             for tn in range(n):
                 leader = (-tn) % n if tn else NO_SLOT

@@ -99,7 +99,8 @@ def finish_hands(t: BatchTables, E: np.ndarray, rewards: np.ndarray) -> tuple[np
                         "episode_hands": hands_played[over], "episode_dealer": t.first_dealer.take(F)}
         if t.record_deals:
             counts = hands_played[over]
-            deals = LazyDeals(F, t._log[F, :int(counts.max())], counts, t.num_players)
+            log = t._stock_log if t._drawing else t._log
+            deals = LazyDeals(F, log[F, :int(counts.max())], counts, t.num_players, stocks=t._drawing)
         new_games(t, F)
     C = E[~over]  # the games that go on: the deal passes to the left
     if len(C):

@@ -31,8 +31,8 @@ from ..config_io import load_rules
 from ..core.bidding import bid_orders
 from ..core.card_play import next_seats
 from ..core.cards import NUM_CARDS
-from ..core.drawing import has_drawing
-from ..core.rules import Rules, RulesError
+from ..core.drawing import STOCK_SIZE, has_drawing
+from ..core.rules import Rules
 from ..obs.features import bag_scale
 from ..obs.layout import OBSERVATION, STATE
 from ..rewards import make_reward
@@ -99,9 +99,9 @@ class BatchTables:
         _check_options(num_envs, episode, output_buffers, obs_format)
         self.obs_format = obs_format
         self.rules = load_rules(rules)
-        if has_drawing(self.rules.hand_rules(0)):
-            raise RulesError("the batch engine does not play two-player Spades yet (rules with num_players: 2); "
-                             "play it with the AEC env (spades_env.raw_env(rules='two_player')) or the Gym wrapper")
+        if has_drawing(self.rules.hand_rules(0)) and obs_format == "packed":
+            raise ValueError("obs_format='packed' does not hold the drawing blocks of two-player Spades yet; "
+                             "use obs_format='float32' with two players")
         self.episode = episode
         self.reward_scheme = make_reward(reward)
         self.observations = bool(observations)
@@ -130,6 +130,7 @@ class BatchTables:
         self._num_rules = len(self._hand_rules)
         self._uniform = self._num_rules == 1
         self._P = RulesParams(self._hand_rules, r)
+        self._drawing = self._P.drawing  # two players: each hand starts with the drawing phase
         self._perm = perm_tables(n)
         # [dealer, deal position] -> the seat dealt it (the core's order)
         self._deal_seats = np.array(bid_orders(n), np.intp)
@@ -186,6 +187,11 @@ class BatchTables:
         self._voids = np.zeros((N, MAX_SEATS), np.uint8)
         self._play_order = None if self._live_history else np.zeros((N, NUM_CARDS + 1), np.uint8)
         self._plays = None if self._live_history else np.zeros(N, np.uint8)
+        # two players: the stock order (top first), the turns taken and each seat's discards
+        self.draw_turn = np.zeros(N, np.intp)
+        self._stock = np.zeros((N, STOCK_SIZE if self._drawing else 0), np.intp)
+        self._discards = np.zeros((N, MAX_SEATS), np.uint64)
+        self._stock_log = np.zeros((N, log_hands, STOCK_SIZE if self._drawing else 0), np.uint8)
 
     def _allocate_outputs(self) -> None:
         """Reused output buffers (see ``output_buffers``) and the quiet-step info."""
@@ -218,6 +224,11 @@ class BatchTables:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("obs_format", "float32")  # pickled before obs_format existed
+        if "_drawing" not in state:  # pickled before two-player Spades (spades_v3): no drawing phase
+            n = state["num_envs"]
+            state.update(_drawing=False, draw_turn=np.zeros(n, np.intp), _stock=np.zeros((n, 0), np.intp),
+                         _discards=np.zeros((n, MAX_SEATS), np.uint64),
+                         _stock_log=np.zeros((n, state["_log"].shape[1], 0), np.uint8))
         if "_live_history" not in state:  # pickled before the raw engine kept only the order of play
             state.update(_live_history=True, _play_order=None, _plays=None, _card_rows=state["_ar"] * (NUM_CARDS + 1))
         for old, new in _RENAMED.items():  # pickled under the names of the widths they stood for

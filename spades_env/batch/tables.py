@@ -20,6 +20,7 @@ NUM_ACTIONS = A.NUM_ACTIONS
 WORD_BITS = 64  # a legal-action mask is two words: actions 0..63, 64..89
 LOW_WORD = (1 << WORD_BITS) - 1
 LEGAL_WORDS = 2
+DRAW_HIGH_WORD = np.uint64(A.DRAW_MASK >> WORD_BITS)  # the legal actions of a drawing turn (high word; low 0)
 ACTIONS_PER_BYTE = 8
 MASK_BYTES = -(-NUM_ACTIONS // ACTIONS_PER_BYTE)  # bytes of the legal words that hold actions (12)
 if NUM_ACTIONS > LEGAL_WORDS * WORD_BITS:

@@ -1,4 +1,4 @@
-"""Transitions: bids, the blind nil exchange, card play and the end of each trick.
+"""Transitions: drawing (two players), bids, the blind nil exchange, card play and the end of each trick.
 
 Tables in play are stepped with whole-array operations (tables in another
 phase are masked out); the bidding and exchange phases run on their index
@@ -18,6 +18,7 @@ from ..core import actions as A
 from ..core.bidding import bid_effect_on_partner, bidder, next_bid_position, takes_turns
 from ..core.card_play import breaks_spades, first_leader
 from ..core.cards import NUM_SUITS
+from ..core.drawing import DRAW_TURNS, drawer, drawn_cards
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.ops import ARRAY
 from .pieces import MID_W, TRICKS_AT
@@ -59,6 +60,31 @@ from .tables import (
 
 if TYPE_CHECKING:
     from .state import BatchTables
+
+
+def draw(t: BatchTables, D: np.ndarray, a: np.ndarray) -> None:
+    """Take the drawing decisions ``a`` (KEEP or DISCARD) at the tables D: the kept card goes to the hand (and
+    to the start board: the cards played are start ^ hand), the other to the seat's discards (core.drawing);
+    after the last turn the non-dealer bids."""
+    turn = t.draw_turn.take(D)
+    seat = t.cur.take(D)
+    at = 2 * turn
+    top, second = t._stock[D, at], t._stock[D, at + 1]
+    kept, discarded = drawn_cards(ARRAY, a == A.KEEP, top, second)
+    bit = CARD_BIT.take(kept)
+    sbf = t._sb.ravel()
+    base = D * BOARDS + seat * BOARDS_PER_SEAT
+    for index in (base + HAND_B, base + START_B):
+        sbf[index] = sbf.take(index) | bit
+    t._discards[D, seat] |= CARD_BIT.take(discarded)
+    turn = turn + 1
+    t.draw_turn[D] = turn
+    dealer = t.dealer.take(D)
+    more = turn < DRAW_TURNS
+    t.cur[D] = np.where(more, drawer(dealer, turn), bidder(dealer, 0, t.num_players))
+    if not more.all():
+        B = D[~more]
+        begin_bid_turn(t, B, t.cur.take(B))
 
 
 def begin_bid_turn(t: BatchTables, T: np.ndarray, seat: np.ndarray) -> None:

@@ -23,7 +23,7 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     return (counts > k[:, None]).argmax(axis=1)
 
 
-@pytest.mark.parametrize("rules", sorted(p for p in PRESETS if not has_drawing(preset(p))))
+@pytest.mark.parametrize("rules", sorted(p for p in PRESETS if not has_drawing(preset(p))))  # packed: no two players
 def test_packed_observation_decodes_to_the_float32_observation(rules):
     plain = BatchEnv(TABLES, rules, episode="hand", seed=5)
     packed = BatchEnv(TABLES, rules, episode="hand", seed=5, obs_format="packed")

@@ -90,9 +90,7 @@ def test_step_rejects_an_observe_flag_that_is_not_a_bool(env, observe):
     assert_unchanged(env, before)
 
 
-@pytest.mark.parametrize("rules", ["two_player", {"num_players": 2, "partnerships": False, "blind_nil": False}])
-def test_two_player_rules_are_refused_naming_the_env_that_plays_them(rules):
-    from spades_env.core.rules import Rules, RulesError
 
-    with pytest.raises(RulesError, match=r"batch engine does not play two-player Spades.*raw_env"):
-        BatchEnv(NUM_ENVS, rules=rules if isinstance(rules, str) else Rules.from_dict(rules))
+def test_packed_observations_with_two_players_are_refused_naming_the_format():
+    with pytest.raises(ValueError, match=r"packed.*two-player.*float32"):
+        BatchEnv(NUM_ENVS, rules="two_player", obs_format="packed")

@@ -375,7 +375,7 @@ def test_decode_rejects_wrong_shapes():
         decode_observations(np.zeros(OBS_SIZE, np.float32))
 
 
-@pytest.mark.parametrize("rules", [name for name in PRESET_NAMES if name != "two_player"])  # batch: no two players
+@pytest.mark.parametrize("rules", PRESET_NAMES)
 def test_decoding_many_rows_at_once_equals_decoding_each(rules):
     from spades_env.batch import BatchEnv
 
