@@ -132,7 +132,9 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
         bits = np.unpackbits(boards[rows].view(np.uint8), bitorder="little").reshape(-1, nb, WORD_BITS)
         cards[rows, :nb] = bits[:, :, :NUM_CARDS]
         block[:, HEAD] = HEAD_TABLE.take(code[rows], axis=0)
-        block[:, BIDS] = BID_TABLE.take(bid_codes[rows], axis=0).reshape(-1, NUM_SLOTS * BID_FEATURES)
+        # taken straight into the rows (mode="clip": the codes are in range by construction, and the default
+        # mode would buffer the result and copy it again)
+        BID_TABLE.take(bid_codes[rows], axis=0, out=block[:, BIDS].reshape(-1, NUM_SLOTS, BID_FEATURES), mode="clip")
         block[:, MID] = mid[rows]
         if tail is not None:
             block[:, TAIL] = tail[rows]
