@@ -76,7 +76,7 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
         return Event(title, hand, list(env.game.scores), list(env.game.bags), list(lines))
 
     hands_done = 0
-    yield event(f"hand 1 dealt, dealer {names[env.hand.dealer]}", env.hand)
+    yield event(f"hand 1 {_begins(env.hand)}, dealer {names[env.hand.dealer]}", env.hand)
     actions = record["actions"]
     for i, action in enumerate(actions):
         before = env.hand
@@ -94,6 +94,12 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
             yield event("bidding done", before, [f"bids: {bids}"])
         elif phase == Phase.EXCHANGE and before.phase != Phase.EXCHANGE:
             yield event("exchange done", before)
+        elif phase == Phase.DRAW and before.phase != Phase.DRAW:  # two players: the stock is empty
+            lines = [f"each player kept {before.rules.hand_size} cards and discarded as many"]
+            if before.rules.discards_face_up:  # face down, the discards stay unseen here too
+                lines += [f"{names[s]} discarded: {hand_text(console, before.discards[s])}"
+                          for s in range(before.num_players)]
+            yield event("drawing done", before, lines)
         if completes_trick:
             _, seats, cards, winner = before.last_trick
             played = ", ".join(f"{names[s]} {console.card(c)}" for s, c in zip(seats, cards))
@@ -104,7 +110,7 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
             sheet = score_sheet(rules, env.game_record()["results"], names).splitlines()
             yield event(f"hand {hands_done} over", before, sheet)
             if env.hand is not before:
-                yield event(f"hand {hands_done + 1} dealt, dealer {names[env.hand.dealer]}", env.hand)
+                yield event(f"hand {hands_done + 1} {_begins(env.hand)}, dealer {names[env.hand.dealer]}", env.hand)
     game = env.game
     if any(env.terminations.values()) or any(env.truncations.values()):
         if record["episode"] == "game":
@@ -118,6 +124,11 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
         trick = ", ".join(f"{names[s]} {console.card(c)}" for s, c in zip(hand.trick_seats, hand.trick_cards))
         yield event("the record ends here (the game was not finished)", hand,
                     [f"on the table: {trick}"] if trick else [])
+
+
+def _begins(hand: HandState) -> str:
+    """How a hand begins: dealt, or (two players) drawn from the stock."""
+    return "begins: the players draw from the stock" if hand.stock else "dealt"
 
 
 def table_view(console: Console, ev: Event, rules: Rules, viewer: int | None, names: Sequence[str]) -> str:

@@ -164,3 +164,47 @@ def test_the_heuristic_draws_toward_tricks_and_toward_a_nil():
     assert nil_plan(rules, low)
     assert choose_draw(rules, low, parse_action("2D"), 0, DRAW_MASK) == KEEP  # a nil wants low cards
     assert choose_draw(rules, low, parse_action("AH"), 0, DRAW_MASK) == DISCARD
+
+
+@pytest.mark.parametrize("face_up", [False, True])
+def test_the_replay_viewer_shows_the_drawing_and_hides_face_down_discards(tmp_path, face_up):
+    from spades_env.records import save_record
+    from spades_env.replay import main as replay_main
+
+    env = fresh(face_up=face_up)
+    play_to_end(env, seed=2)
+    path = tmp_path / "game.json"
+    save_record(env.game_record(), path)
+    shown = io.StringIO()
+    assert replay_main([str(path), "--ascii"], stdin=io.StringIO(""), stdout=shown) == 0
+    text = shown.getvalue()
+    assert "hand 1 begins: the players draw from the stock" in text and "== drawing done" in text
+    assert ("player_0 discarded:" in text or "seat 0 discarded:" in text) == face_up
+
+
+def test_promotion_moves_each_card_past_the_cards_of_its_suit_out_of_play():
+    from spades_env.agents.heuristic.drawing import promoted
+
+    def board(text: str) -> int:
+        return sum(1 << c for c in parse_cards(text))
+
+    assert promoted(board("KH QH 5C"), board("AH")) == board("AH KH 5C")  # the king is the top heart now
+    assert promoted(board("QH"), board("AH JH")) == board("KH")  # one heart (the king) still above it
+    assert promoted(board("KH 2S"), 0) == board("KH 2S")
+    assert promoted(board("9D"), board("AD KD QD JD TD")) == board("AD")
+
+
+def test_the_strong_heuristic_counts_the_discards_it_saw_as_gone_in_play():
+    from spades_env.agents.heuristic.agent import table_from_view
+    from spades_env.agents.heuristic.table import CLASSIC, STRONG
+
+    env = fresh()
+    while env.hand.phase == Phase.DRAW:
+        env.step(KEEP)
+    obs = env.observe("player_1")["observation"]
+    view = decode_observation(obs)
+    rules = spades_env.preset("two_player")
+    strong = table_from_view(view, rules, 0, [0, 0], STRONG)
+    classic = table_from_view(view, rules, 0, [0, 0], CLASSIC)
+    assert strong.gone == view.discarded[0] != 0 and classic.gone == 0  # its discards: the 13 clubs
+    assert STRONG.seen_discards and not CLASSIC.seen_discards

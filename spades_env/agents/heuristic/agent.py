@@ -33,12 +33,21 @@ from .play import choose_card
 from .table import CLASSIC, STRONG, Style, Table
 
 
+def _seen_discards(view, rules: Rules, style: Style) -> int:
+    """The discards the agent has seen (two players, with the ``seen_discards`` style; 0 otherwise)."""
+    gone = 0
+    if style.seen_discards and not rules.deuce_of_spades_high:
+        for board in view.discarded:
+            gone |= board
+    return gone
+
+
 def table_from_view(view, rules: Rules, legal: int, voids: Sequence[int], style: Style = CLASSIC) -> Table:
     """A :class:`Table` from an observation view: seats are slots, the agent is slot 0."""
     n = view.num_players
     seats = trick_slots(view)
     cards = [view.trick[s] for s in seats]
-    gone = 0
+    gone = _seen_discards(view, rules, style)  # out of play, as the cards played are
     for m in view.played[:n]:
         gone |= m
     return Table(rules, AGENT_SLOT, view.hand, legal, seats, cards, list(view.bid_kinds[:n]),
@@ -98,7 +107,10 @@ def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
     if phase == Phase.EXCHANGE:
         return choose_exchange(rules, view.hand, legal, kinds[AGENT_SLOT] == BidKind.BLIND_NIL)
     if phase == Phase.DRAW:
-        return choose_draw(rules, view.hand, view.offered, view.discarded[AGENT_SLOT], legal)
+        seen = 0
+        for board in view.discarded:
+            seen |= board
+        return choose_draw(rules, view.hand, view.offered, seen, legal, style.seen_discards)
     raise ValueError(f"no decision to take in phase {phase!r}")
 
 

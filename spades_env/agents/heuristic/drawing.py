@@ -13,6 +13,13 @@ what it has kept so far, the heuristic follows one of two plans:
   good nil so far (:func:`.bidding.nil_risk` at most :data:`NIL_PLAN_RISK` and
   at most :data:`NIL_PLAN_TRICKS` expected tricks), keep the offered card when
   it raises the nil risk no more than the average unseen card would.
+
+With ``promote`` (the strong style's ``seen_discards``) the hands are valued
+as :func:`promoted` by the discards the drawer has seen: a card ranks as high
+as the cards still in play above it allow (a king whose ace was discarded is
+a top card). Its card play counts those discards as gone, as the cards played
+(``agent.table_from_view``). Its bids do not promote: that measured worse
+(docs/evaluation.md, two-player Spades).
 """
 
 from __future__ import annotations
@@ -28,25 +35,50 @@ NIL_PLAN_RISK = 0.25  # the nil risk of the hand so far, at most, for a nil plan
 NIL_PLAN_TRICKS = 1.0  # and its expected tricks, at most
 
 
+RANKS_PER_SUIT = 13
+
+
+def promoted(hand: int, gone: int) -> int:
+    """The hand with each card moved up past the cards of its suit that are out of play (``gone``): each suit's
+    cards keep their order among the cards still in play, counted from the top (no jokers, the deuce low)."""
+    out = 0
+    for base in range(0, STOCK_SIZE, RANKS_PER_SUIT):
+        top = base + RANKS_PER_SUIT - 1
+        place = 0  # cards still in play above, in this suit
+        for card in range(top, base - 1, -1):
+            if gone >> card & 1:
+                continue
+            if hand >> card & 1:
+                out |= 1 << (top - place)
+            place += 1
+    return out
+
+
 def nil_plan(rules: Rules, hand: int) -> bool:
     """Whether the hand kept so far is drawn toward a nil."""
     return (hand.bit_count() >= NIL_PLAN_FROM and nil_risk(hand, rules) <= NIL_PLAN_RISK
             and estimate_tricks(hand, rules) <= NIL_PLAN_TRICKS)
 
 
-def choose_draw(rules: Rules, hand: int, offered: int, discarded: int, legal: int) -> int:
-    """KEEP or DISCARD for the card ``offered``, given the hand and the own discards so far (bitboards)."""
+def choose_draw(rules: Rules, hand: int, offered: int, discarded: int, legal: int, promote: bool = False) -> int:
+    """KEEP or DISCARD for the card ``offered``, given the hand and the discards seen so far (bitboards); with
+    ``promote``, hands valued as :func:`promoted` by those discards."""
     if legal != A.DRAW_MASK:  # pragma: no cover - a drawing turn always offers both
         raise ValueError(f"a drawing turn offers keep and discard, got {A.action_names(legal)}")
     unseen = PACK & ~hand & ~discarded & ~(1 << offered)
     others = [c for c in range(STOCK_SIZE) if unseen >> c & 1]
     if not others:  # pragma: no cover - the last turn still has the next card unseen
         return A.KEEP
-    if nil_plan(rules, hand):
+    gone = discarded if promote and not rules.deuce_of_spades_high else 0
+
+    def seen(cards: int) -> int:
+        return promoted(cards, gone) if gone else cards
+
+    if nil_plan(rules, seen(hand)):
         def value(card: int) -> float:
-            return -nil_risk(hand | 1 << card, rules)
+            return -nil_risk(seen(hand | 1 << card), rules)
     else:
         def value(card: int) -> float:
-            return estimate_tricks(hand | 1 << card, rules)
+            return estimate_tricks(seen(hand | 1 << card), rules)
     average = sum(value(c) for c in others) / len(others)
     return A.KEEP if value(offered) >= average else A.DISCARD

@@ -63,6 +63,7 @@ class Style:
     bold_nil: bool = False  # bid nil on a higher estimated risk (a made nil outscores the number bid it replaces)
     nil_defence: bool = False  # attacking a nil: lead away from the coverer's ruffs, discard high and keep low cards
     fitted_nil: bool = False  # nil risk from the fitted model (nil_model), where it applies to the rules
+    seen_discards: bool = False  # two players: the discards it has seen are out of play (drawing, bids, play)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -75,7 +76,7 @@ class Style:
 CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
 STRONG = Style(bag_ducking=True, strict_blind_nil=True, set_slack=2, score_aware=True,
                nil_cover=True, underbid_raise=True, bold_nil=True, nil_defence=True,
-               fitted_nil=True)  # the ``heuristic`` agent
+               fitted_nil=True, seen_discards=True)  # the ``heuristic`` agent
 
 
 # ----------------------------------------------------------------- card tables
