@@ -79,6 +79,15 @@ def rules_from_observation(obs: np.ndarray, view: ObservationView) -> Rules:
 _PHASE_PLAY = OBS_SLICES["phase"].start + int(Phase.PLAY)
 
 
+def seen_discards(view: ObservationView) -> int:
+    """Bitboard of the discards the agent has seen (two players: its own, and the other's when face up; 0 in the
+    other variants): out of play for the hand."""
+    seen = 0
+    for board in view.discarded:
+        seen |= board
+    return seen
+
+
 def in_play_phase(obs: np.ndarray) -> bool:
     """Whether an observation array is at a card play (read without decoding it)."""
     return bool(obs[_PHASE_PLAY] > 0.5)

@@ -10,7 +10,10 @@ At each card play with more than one sensibly different choice, the agent
    :class:`~spades_env.agents.knowledge.VoidTracker`); in three-player
    cutthroat one unseen card is set aside; with two players the discards it
    has seen are out of play and the other unseen cards are dealt to the other
-   player's hand or left in its discards (:func:`seen_discards`);
+   player's hand or left in its discards (:func:`.knowledge.seen_discards`):
+   each unseen card is alike as far as the agent saw (the draws it watched
+   showed it nothing more), so :func:`sample_hands` deals the other player's
+   count of them and leaves the rest as its discards;
 2. draws ``oversample`` times more deals than it searches and keeps
    ``samples`` of them with probability proportional to how well they
    explain the other players' bids (:func:`bid_weight`: the heuristic's
@@ -76,22 +79,12 @@ from .heuristic import (
     table_from_state,
     table_from_view,
 )
-from .knowledge import AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, trick_slots, trick_voids
+from .knowledge import (AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, seen_discards,
+                        trick_slots, trick_voids)
 
 
 class SamplingError(RuntimeError):
     """No deal of the unseen cards satisfies the constraints (should not happen with true observations)."""
-
-
-def seen_discards(view) -> int:
-    """The discards the agent has seen (two players: its own, and the other's when face up); out of play. The
-    other unseen cards are in the other player's hand or its discards, each alike as far as the agent saw
-    (the draws it watched showed it nothing more), so :func:`sample_hands` deals the other player's count
-    of them and leaves the rest as its discards."""
-    seen = 0
-    for board in view.discarded:
-        seen |= board
-    return seen
 
 
 def sample_hands(

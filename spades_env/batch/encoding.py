@@ -146,6 +146,12 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
         write_drawing(t, out, observer)
 
 
+def _discards_by_slot(t: BatchTables, observer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The seat of each slot relative to the observer and that seat's discards, ``(N, num_players)`` each."""
+    seats = t._perm["rot"].take(observer, axis=0)[:, :t.num_players]
+    return seats, t._discards[t._ar[:, None], seats]
+
+
 def write_drawing(t: BatchTables, out: np.ndarray, observer: np.ndarray) -> None:
     """Two players: the drawing blocks of ``observer`` at every table (``obs.encode.write_drawing``): the drawing
     cell, the drawing rules, the stock's size, the card on offer to the drawer, the cards kept (the start
@@ -161,8 +167,7 @@ def write_drawing(t: BatchTables, out: np.ndarray, observer: np.ndarray) -> None
     if len(offer):
         piece[offer, OFFERED_AT + t._stock[offer, 2 * t.draw_turn.take(offer)]] = 1.0
     kept = t._sb.ravel().take(t._board_rows + observer * BOARDS_PER_SEAT + START_B)
-    seats = t._perm["rot"].take(observer, axis=0)[:, :t.num_players]  # the seat of each slot
-    discards = t._discards[t._ar[:, None], seats]
+    seats, discards = _discards_by_slot(t, observer)
     seen = discards_seen(ARRAY, t._P.draw, observer[:, None], seats, discards)
     boards = np.concatenate([kept[:, None], seen], axis=1)
     cards = unpack_cards(boards).reshape(N, -1)
@@ -246,8 +251,7 @@ def full_state(t: BatchTables) -> np.ndarray:
     out[:, block.slice].reshape(N, block.count, NUM_CARDS)[...] = unpack_cards(hands)
     out[:, STATE["set_aside"]] = unpack_cards(t._aside[:, None])[:, 0]
     if t._drawing:  # every discard, and each card left in the stock: its place from the top + 1, over 52
-        seats = t._perm["rot"].take(cur, axis=0)[:, :t.num_players]
-        discarded = unpack_cards(t._discards[t._ar[:, None], seats]).reshape(N, -1)
+        discarded = unpack_cards(_discards_by_slot(t, cur)[1]).reshape(N, -1)
         start = OBSERVATION.start("discarded")
         out[:, start:start + discarded.shape[1]] = discarded
         place = np.arange(STOCK_SIZE) - 2 * t.draw_turn[:, None]  # from the top of what is left

@@ -100,11 +100,16 @@ def cached_rule_features(rules: Rules) -> np.ndarray:
         "boston_bonus": rules.boston_bonus,
         "lose_score": rules.lose_score or 0,
     }
-    vec = np.array([float(raw[name]) / div for name, div in RULE_FEATURES], dtype=np.float32)
+    return _remember(_RULE_CACHE, rules, RULE_FEATURES, raw)
+
+
+def _remember(cache: dict, rules: Rules, features: tuple[tuple[str, float], ...], raw: Mapping[str, Any]) -> np.ndarray:
+    """The block of ``features`` (scaled values of ``raw``) as a read-only float32 array, kept in ``cache``."""
+    vec = np.array([float(raw[name]) / div for name, div in features], dtype=np.float32)
     vec.setflags(write=False)
-    if len(_RULE_CACHE) > CACHE_LIMIT:
-        _RULE_CACHE.clear()
-    _RULE_CACHE[rules] = vec
+    if len(cache) > CACHE_LIMIT:
+        cache.clear()
+    cache[rules] = vec
     return vec
 
 
@@ -114,14 +119,10 @@ _DRAW_CACHE: dict[Rules, np.ndarray] = {}
 def draw_rule_features(rules: Rules) -> np.ndarray:
     """The ``drawing_rules`` block of a hand's rules (float32, read-only; zero unless two players)."""
     cached = _DRAW_CACHE.get(rules)
-    if cached is None:
-        raw = {"two_players": rules.num_players == TWO_PLAYERS, "discards_face_up": rules.discards_face_up}
-        cached = np.array([float(raw[name]) / div for name, div in DRAW_RULE_FEATURES], dtype=np.float32)
-        cached.setflags(write=False)
-        if len(_DRAW_CACHE) > CACHE_LIMIT:
-            _DRAW_CACHE.clear()
-        _DRAW_CACHE[rules] = cached
-    return cached
+    if cached is not None:
+        return cached
+    raw = {"two_players": rules.num_players == TWO_PLAYERS, "discards_face_up": rules.discards_face_up}
+    return _remember(_DRAW_CACHE, rules, DRAW_RULE_FEATURES, raw)
 
 
 def rules_fields_from_features(features: Mapping[str, float], target_score: int) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from ..core.cards import (
 from ..core.hand import NO_SEAT, HandState, Phase, Transition
 from ..core.rules import Rules
 from ..core.tricks import voids_shown_table
-from ..core.drawing import STOCK_SIZE, stock_left
+from ..core.drawing import STOCK_SIZE, DrawRules, discards_seen, stock_left
+from ..core.ops import INT
 from .encode import (
     BIDS_AT,
     PHASE_CELLS,
@@ -106,7 +107,7 @@ def _build_perm(num_players: int, observer: int, hand_visible: bool, face_up: bo
     discarded = OBSERVATION.block("discarded")
     for slot in range(NUM_SLOTS):
         seat = (observer + slot) % num_players
-        seen = slot < num_players and (seat == observer or face_up)  # core.drawing.discards_seen
+        seen = slot < num_players and discards_seen(INT, DrawRules(True, face_up), observer, seat, 1)
         perm[discarded.item(slot)] = _PRIV_DISCARDED + seat * NUM_CARDS + cards if seen else _ZERO
     return perm
 
@@ -119,7 +120,6 @@ PERMS: dict[tuple[int, bool], tuple[tuple[np.ndarray, np.ndarray], ...]] = {
 
 
 # The private blocks are NUM_SLOTS rows each, one block after the other.
-_PRIVATE_ROWS = len(_PRIVATE) * NUM_SLOTS
 assert all(start == _PRIV_HAND + i * NUM_SLOTS * NUM_CARDS for i, (start, _) in enumerate(_PRIVATE))
 
 

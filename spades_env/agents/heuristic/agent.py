@@ -26,7 +26,7 @@ from ...core.rules import Rules
 from ...core.scoring import BidKind
 from ...obs.decode import ObservationView, decode_observation, decode_observations
 from ..base import Agent, check_batch, check_observation, mask_bits
-from ..knowledge import AGENT_SLOT, VoidTracker, in_play_phase, rules_from_observation, trick_slots
+from ..knowledge import AGENT_SLOT, VoidTracker, in_play_phase, rules_from_observation, seen_discards, trick_slots
 from .bidding import DEFAULT_BID_PARAMS, BidParams, choose_bid, choose_blind, choose_exchange
 from .drawing import choose_draw
 from .play import choose_card
@@ -35,11 +35,7 @@ from .table import CLASSIC, STRONG, Style, Table
 
 def _seen_discards(view, rules: Rules, style: Style) -> int:
     """The discards the agent has seen (two players, with the ``seen_discards`` style; 0 otherwise)."""
-    gone = 0
-    if style.seen_discards and not rules.deuce_of_spades_high:
-        for board in view.discarded:
-            gone |= board
-    return gone
+    return seen_discards(view) if style.seen_discards and not rules.deuce_of_spades_high else 0
 
 
 def table_from_view(view, rules: Rules, legal: int, voids: Sequence[int], style: Style = CLASSIC) -> Table:
@@ -107,10 +103,7 @@ def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
     if phase == Phase.EXCHANGE:
         return choose_exchange(rules, view.hand, legal, kinds[AGENT_SLOT] == BidKind.BLIND_NIL)
     if phase == Phase.DRAW:
-        seen = 0
-        for board in view.discarded:
-            seen |= board
-        return choose_draw(rules, view.hand, view.offered, seen, legal, style.seen_discards)
+        return choose_draw(rules, view.hand, view.offered, seen_discards(view), legal, style.seen_discards)
     raise ValueError(f"no decision to take in phase {phase!r}")
 
 
