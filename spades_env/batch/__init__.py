@@ -23,15 +23,15 @@ reports how the finished one ended in ``info``.
 * The observation of a table is exactly ``raw_env.observe(agent)["observation"]``
   of the seat to act in the same state, and the mask its ``action_mask``.
 * ``obs_format="packed"`` (default ``"float32"``): ``obs`` is uint8
-  ``(num_envs, PACKED_SIZE)`` (224 bytes a row instead of 3,516): the card
+  ``(num_envs, PACKED_SIZE)`` (272 bytes a row instead of 4,828): the card
   blocks and the led cards as uint64 bitboards, the score features as float32,
   the head and bid features as row codes, the rules id, each card's trick and
-  each slot's voids as bytes (``pieces.PACKED_*`` name the fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
+  each slot's voids as bytes, and with two players the drawing (kept and
+  seen discards as bitboards, the stock's size and the card on offer as
+  bytes; ``pieces.PACKED_*`` name the fields). ``env.unpack_observations(obs, out=None)`` decodes rows to exactly
   the float32 observations, into ``out`` when given (a torch CPU tensor's
   ``.numpy()`` view is written without a copy); decode when the rows are used,
-  e.g. per minibatch. ``observe(seats)`` and ``state()`` stay float32. Not with
-  two players yet (the rows do not hold the drawing blocks): a ``ValueError``
-  says to use ``"float32"``.
+  e.g. per minibatch. ``observe(seats)`` and ``state()`` stay float32.
 * An illegal action at any table raises :class:`IllegalActionError` naming the
   table, the action and the legal actions there; no table changes.
 * Output buffers are reused. With ``output_buffers=2`` (default) ``obs`` and

@@ -37,6 +37,7 @@ from .tables import (
 )
 
 if TYPE_CHECKING:
+    from .params import RulesParams
     from .state import BatchTables
 
 
@@ -152,23 +153,33 @@ def _discards_by_slot(t: BatchTables, observer: np.ndarray) -> tuple[np.ndarray,
     return seats, t._discards[t._ar[:, None], seats]
 
 
-def write_drawing(t: BatchTables, out: np.ndarray, observer: np.ndarray) -> None:
-    """Two players: the drawing blocks of ``observer`` at every table (``obs.encode.write_drawing``): the drawing
-    cell, the drawing rules, the stock's size, the card on offer to the drawer, the cards kept (the start
-    board: every card drawn into the hand) and the discards the observer has seen (core.drawing)."""
-    N = t.num_envs
-    piece = out[:, DRAWING]
-    piece[...] = 0.0
+def _drawing_fields(t: BatchTables, observer: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Two players: what ``observer`` knows of the drawing at every table: whether it is on, the cards left in the
+    stock, the card on offer to the observer (-1: none), the cards kept (the start board: every card drawn into
+    the hand) and the discards of each slot the observer has seen (core.drawing), ``(N, num_players)``."""
     drawing = t.phase == DRAW
-    piece[:, DRAWING_AT] = drawing
-    piece[:, DRAW_RULES_AT] = t._P.draw_tail
-    piece[:, STOCK_AT] = stock_left(t.draw_turn) / STOCK_SIZE
+    offered = np.full(t.num_envs, -1, np.intp)
     offer = np.flatnonzero(drawing & (observer == t.cur))
     if len(offer):
-        piece[offer, OFFERED_AT + t._stock[offer, 2 * t.draw_turn.take(offer)]] = 1.0
+        offered[offer] = t._stock[offer, 2 * t.draw_turn.take(offer)]
     kept = t._sb.ravel().take(t._board_rows + observer * BOARDS_PER_SEAT + START_B)
     seats, discards = _discards_by_slot(t, observer)
     seen = discards_seen(ARRAY, t._P.draw, observer[:, None], seats, discards)
+    return drawing, stock_left(t.draw_turn), offered, kept, seen
+
+
+def write_drawing(t: BatchTables, out: np.ndarray, observer: np.ndarray) -> None:
+    """Two players: the drawing blocks of ``observer`` at every table (``obs.encode.write_drawing``): the drawing
+    cell, the drawing rules, the stock's size, the card on offer, the cards kept and the discards seen."""
+    N = t.num_envs
+    drawing, left, offered, kept, seen = _drawing_fields(t, observer)
+    piece = out[:, DRAWING]
+    piece[...] = 0.0
+    piece[:, DRAWING_AT] = drawing
+    piece[:, DRAW_RULES_AT] = t._P.draw_tail
+    piece[:, STOCK_AT] = left / STOCK_SIZE
+    offer = np.flatnonzero(offered >= 0)
+    piece[offer, OFFERED_AT + offered[offer]] = 1.0
     boards = np.concatenate([kept[:, None], seen], axis=1)
     cards = unpack_cards(boards).reshape(N, -1)
     piece[:, KEPT_AT:KEPT_AT + cards.shape[1]] = cards
@@ -189,9 +200,16 @@ def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.nda
     views["leads"][...] = t._leads
     views["tricks"][...] = t._card_trick[:, :NUM_CARDS]
     views["voids"][...] = _history_fields(t, observer)
+    if t._drawing:
+        drawing, left, offered, kept, seen = _drawing_fields(t, observer)
+        views["draw"][...] = drawing
+        views["stock"][...] = left
+        views["offered"][...] = offered + 1
+        views["kept"][...] = kept
+        views["discards"][:, :seen.shape[1]] = seen
 
 
-def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def unpack_observations(packed: np.ndarray, params: RulesParams, out: np.ndarray | None = None) -> np.ndarray:
     """The float32 observations ``(N, OBSERVATION.size)`` of packed rows (written into ``out`` when given)."""
     packed = np.ascontiguousarray(packed, dtype=np.uint8)
     if packed.ndim != 2 or packed.shape[1] != PACKED_SIZE:
@@ -208,6 +226,7 @@ def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndar
     out[:, HEAD] = HEAD_TABLE.take(v["head"].astype(np.intp), axis=0)
     out[:, BIDS] = BID_TABLE.take(v["bids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * BID_FEATURES)
     out[:, MID] = v["mid"]
+    tail_table = params.tail
     rid = v["rules"].astype(np.intp)
     out[:, TAIL] = tail_table.take(rid, axis=0)
     out[:, LED] = np.unpackbits(packed[:, PACKED_LEADS], axis=1, bitorder="little")[:, :NUM_CARDS]
@@ -216,8 +235,21 @@ def unpack_observations(packed: np.ndarray, tail_table: np.ndarray, out: np.ndar
                      NUM_STANDARD_CARDS // NUM_SLOTS)
     out[:, PLAYED_TRICK] = (v["tricks"] / sizes.take(rid)[:, None]).astype(np.float32)
     out[:, VOIDS] = VOID_ROWS.take(v["voids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * NUM_SUITS)
-    out[:, DRAWING] = 0.0  # no two-player tables in the batch engine
+    _unpack_drawing(v, params.draw_tail, out[:, DRAWING])
     return out
+
+
+def _unpack_drawing(v: dict[str, np.ndarray], draw_tail: np.ndarray, piece: np.ndarray) -> None:
+    """The float32 drawing piece of packed rows' fields ``v`` (zeros with three or four players)."""
+    N = piece.shape[0]
+    piece[...] = 0.0
+    piece[:, DRAWING_AT] = v["draw"]
+    piece[:, DRAW_RULES_AT] = draw_tail
+    piece[:, STOCK_AT] = v["stock"] / STOCK_SIZE
+    offer = np.flatnonzero(v["offered"])
+    piece[offer, OFFERED_AT + v["offered"][offer].astype(np.intp) - 1] = 1.0
+    boards = np.concatenate([v["kept"][:, None], v["discards"]], axis=1)
+    piece[:, KEPT_AT:KEPT_AT + boards.shape[1] * NUM_CARDS] = unpack_cards(boards).reshape(N, -1)
 
 
 def observe_actors(t: BatchTables) -> np.ndarray:

@@ -104,7 +104,7 @@ class BatchEnv(BatchTables):
 
     def unpack_observations(self, packed: Any, out: np.ndarray | None = None) -> np.ndarray:
         """The float32 observations of packed rows (``obs_format="packed"``), into ``out`` when given."""
-        return encoding.unpack_observations(packed, self._P.tail, out)
+        return encoding.unpack_observations(packed, self._P, out)
 
     def state(self) -> np.ndarray:
         """Full-information arrays ``(num_envs, STATE_SIZE)`` relative to the seat to act (``encode_state``)."""

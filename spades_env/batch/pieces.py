@@ -203,7 +203,13 @@ def card_view(out: np.ndarray) -> np.ndarray:
 #   [PACKED_LEADS]   uint64: the led board (bit c: card c led its trick);
 #   [PACKED_TRICKS]  NUM_CARDS uint8: per card, its trick + 1 (0: not played; divided by the hand size of the
 #                    rules id's rules block when unpacked);
-#   [PACKED_VOIDS]   NUM_SLOTS uint8: per slot, the suit bitmask of its public voids.
+#   [PACKED_VOIDS]   NUM_SLOTS uint8: per slot, the suit bitmask of its public voids;
+#   [PACKED_KEPT]    uint64 (8-byte aligned): the drawing's kept board (two players; else 0);
+#   [PACKED_DISCARDS] NUM_SLOTS uint64: per slot, the discards the observer has seen;
+#   [PACKED_DRAW]    uint8: 1 during the drawing; [PACKED_STOCK] uint8: the cards left in the stock;
+#   [PACKED_OFFERED] uint8: the card on offer to the observer + 1 (0: none). The drawing_rules block is the
+#                    env's (constant: a rotation cannot mix player counts). Four- and three-player tables
+#                    never write the drawing fields (they stay 0).
 # The float32 form writes 4 * OBSERVATION.size bytes per table and unpacks every card bit; the packed
 # form writes the gathered boards and codes as they are (the decoding can run later, or on a GPU).
 OBS_FORMATS = ("float32", "packed")
@@ -216,7 +222,13 @@ PACKED_RULES = PACKED_BIDS.stop
 PACKED_LEADS = slice(-(-(PACKED_RULES + 1) // 8) * 8, -(-(PACKED_RULES + 1) // 8) * 8 + 8)  # 8-byte aligned
 PACKED_TRICKS = slice(PACKED_LEADS.stop, PACKED_LEADS.stop + NUM_CARDS)
 PACKED_VOIDS = slice(PACKED_TRICKS.stop, PACKED_TRICKS.stop + NUM_SLOTS)
-PACKED_SIZE = -(-PACKED_VOIDS.stop // 8) * 8  # rows padded to 8 bytes: every row's boards stay aligned
+_KEPT_AT = -(-PACKED_VOIDS.stop // 8) * 8
+PACKED_KEPT = slice(_KEPT_AT, _KEPT_AT + 8)
+PACKED_DISCARDS = slice(PACKED_KEPT.stop, PACKED_KEPT.stop + 8 * NUM_SLOTS)
+PACKED_DRAW = PACKED_DISCARDS.stop
+PACKED_STOCK = PACKED_DRAW + 1
+PACKED_OFFERED = PACKED_STOCK + 1
+PACKED_SIZE = -(-(PACKED_OFFERED + 1) // 8) * 8  # rows padded to 8 bytes: every row's boards stay aligned
 if HEAD_TABLE.shape[0] > 2 ** 16 or BID_TABLE.shape[0] > 2 ** 8:
     raise LayoutError("batch encoder: the head or bid codes no longer fit the packed observation's fields")
 
@@ -226,4 +238,6 @@ def packed_views(buf: np.ndarray) -> dict[str, np.ndarray]:
     return {"boards": buf[:, PACKED_BOARDS].view(np.uint64), "mid": buf[:, PACKED_MID].view(np.float32),
             "head": buf[:, PACKED_HEAD].view(np.uint16)[:, 0], "bids": buf[:, PACKED_BIDS],
             "rules": buf[:, PACKED_RULES], "leads": buf[:, PACKED_LEADS].view(np.uint64)[:, 0],
-            "tricks": buf[:, PACKED_TRICKS], "voids": buf[:, PACKED_VOIDS]}
+            "tricks": buf[:, PACKED_TRICKS], "voids": buf[:, PACKED_VOIDS],
+            "kept": buf[:, PACKED_KEPT].view(np.uint64)[:, 0], "discards": buf[:, PACKED_DISCARDS].view(np.uint64),
+            "draw": buf[:, PACKED_DRAW], "stock": buf[:, PACKED_STOCK], "offered": buf[:, PACKED_OFFERED]}

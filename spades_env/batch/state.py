@@ -31,7 +31,7 @@ from ..config_io import load_rules
 from ..core.bidding import bid_orders
 from ..core.card_play import next_seats
 from ..core.cards import NUM_CARDS
-from ..core.drawing import STOCK_SIZE, has_drawing
+from ..core.drawing import STOCK_SIZE
 from ..core.rules import Rules
 from ..obs.features import bag_scale
 from ..obs.layout import OBSERVATION, STATE
@@ -99,9 +99,6 @@ class BatchTables:
         _check_options(num_envs, episode, output_buffers, obs_format)
         self.obs_format = obs_format
         self.rules = load_rules(rules)
-        if has_drawing(self.rules.hand_rules(0)) and obs_format == "packed":
-            raise ValueError("obs_format='packed' does not hold the drawing blocks of two-player Spades yet; "
-                             "use obs_format='float32' with two players")
         self.episode = episode
         self.reward_scheme = make_reward(reward)
         self.observations = bool(observations)

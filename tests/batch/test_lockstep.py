@@ -234,25 +234,21 @@ def test_raw_engine_observes_exactly_what_the_observing_engine_does(name):
     observation (any seat, float32 or packed) and state equal those of an engine that kept it live."""
     live = BatchEnv(12, name, seed=6)
     raw = BatchEnv(12, name, seed=6, observations=False)
-    # the packed format does not hold the drawing blocks: refused with two players (test_validation)
-    packed = None if has_drawing(preset(name)) else BatchEnv(12, name, seed=6, observations=False, obs_format="packed")
+    packed = BatchEnv(12, name, seed=6, observations=False, obs_format="packed")
     rng = np.random.default_rng(3)
     _, mask, _ = live.reset()
     raw.reset()
-    if packed is not None:
-        packed.reset()
+    packed.reset()
     for step in range(240):
         actions = random_actions(rng, mask)
         if step % 17 == 0:
             obs, mask, *_ = live.step(actions)
             same(raw.step(actions, observe=True)[0], obs, f"{name} step {step}: raw observe=True")
-            if packed is not None:
-                same(packed.unpack_observations(packed.step(actions, observe=True)[0]), obs, f"{name}: packed")
+            same(packed.unpack_observations(packed.step(actions, observe=True)[0]), obs, f"{name}: packed")
             continue
         _, mask, *_ = live.step(actions)
         raw.step(actions)
-        if packed is not None:
-            packed.step(actions)
+        packed.step(actions)
         if step % 11 == 0:
             seats = rng.integers(live.num_players, size=live.num_envs)
             same(raw.observe(seats), live.observe(seats), f"{name} step {step}: observe(seats)")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from spades_env.batch import BatchEnv
-from spades_env.batch.pieces import PACKED_SIZE
+from spades_env.batch.pieces import PACKED_KEPT, PACKED_SIZE
 from spades_env.core.drawing import has_drawing
 from spades_env.core.rules import PRESETS, preset
 
@@ -23,13 +23,14 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     return (counts > k[:, None]).argmax(axis=1)
 
 
-@pytest.mark.parametrize("rules", sorted(p for p in PRESETS if not has_drawing(preset(p))))  # packed: no two players
+@pytest.mark.parametrize("rules", sorted(PRESETS))
 def test_packed_observation_decodes_to_the_float32_observation(rules):
     plain = BatchEnv(TABLES, rules, episode="hand", seed=5)
     packed = BatchEnv(TABLES, rules, episode="hand", seed=5, obs_format="packed")
     rng = np.random.default_rng(1)
     obs, mask, to_act = plain.reset(seed=5)
     pobs, pmask, pto_act = packed.reset(seed=5)
+    drew = False
     for _ in range(STEPS):
         assert pobs.dtype == np.uint8 and pobs.shape == (TABLES, PACKED_SIZE)
         assert np.array_equal(packed.unpack_observations(pobs), obs)
@@ -38,6 +39,8 @@ def test_packed_observation_decodes_to_the_float32_observation(rules):
         obs, mask, to_act, rewards, dones, _ = plain.step(actions)
         pobs, pmask, pto_act, prewards, pdones, _ = packed.step(actions)
         assert np.array_equal(prewards, rewards) and np.array_equal(pdones, dones)
+        drew |= bool(pobs[:, PACKED_KEPT].any())
+    assert drew == has_drawing(preset(rules))  # two players write the drawing fields; the others never do
 
 
 def test_unpack_writes_into_a_caller_array():

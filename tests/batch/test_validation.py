@@ -88,9 +88,3 @@ def test_step_rejects_an_observe_flag_that_is_not_a_bool(env, observe):
     with pytest.raises(TypeError, match="observe"):
         env.step(legal, observe=observe)
     assert_unchanged(env, before)
-
-
-
-def test_packed_observations_with_two_players_are_refused_naming_the_format():
-    with pytest.raises(ValueError, match=r"packed.*two-player.*float32"):
-        BatchEnv(NUM_ENVS, rules="two_player", obs_format="packed")
