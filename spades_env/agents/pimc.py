@@ -72,6 +72,7 @@ from .heuristic import (
     act_from_state,
     TABLES,
     BidParams,
+    Style,
     choose_card,
     decide,
     estimate_tricks,
@@ -79,8 +80,15 @@ from .heuristic import (
     table_from_state,
     table_from_view,
 )
+from .heuristic.bidding import TWO_PLAYER_BIAS, two_player_tricks
 from .knowledge import (AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, seen_discards,
                         trick_slots, trick_voids)
+
+
+# The heuristic's style of the bids (prior and rollouts): its fitted two-player bids, which change nothing with three
+# or four players (the search, the rollouts' play and the other decisions keep the classic style).
+BID_STYLE = Style(two_player_bids=True)
+TWO_PLAYERS = 2
 
 
 class SamplingError(RuntimeError):
@@ -218,17 +226,23 @@ def rollout(state: HandState, voids: list[int], bags_by_seat: Sequence[int]) -> 
 
 
 def bid_weight(rules: Rules, hands: Sequence[int], kinds: Sequence[int], values: Sequence[int],
-               params: BidParams = DEFAULT_BID_PARAMS, sigma: float = 1.0) -> float:
+               params: BidParams = DEFAULT_BID_PARAMS, sigma: float = 1.0, dealer: int | None = None) -> float:
     """How well a deal explains the other players' bids, by the heuristic's bidding model.
 
     ``hands`` are the players' cards at the start of play (bitboards, slot 0 ignored). A number bid is
-    compared with the heuristic's trick estimate (Gaussian, ``sigma`` tricks); a nil with its nil risk.
+    compared with the heuristic's trick estimate (Gaussian, ``sigma`` tricks); a nil with its nil risk. With two
+    players the estimate is the fitted two-player model's (``BID_STYLE``), which reads the first bid when the other
+    player bid second (``dealer``: the dealer's slot; the non-dealer bids first).
     """
     weight = 1.0
     for p in range(1, len(hands)):
         kind = kinds[p]
         if kind == BidKind.NUMBER:
-            expected = estimate_tricks(hands[p], rules) + params.bias - 0.5
+            if rules.num_players == TWO_PLAYERS:
+                first = values[0] if dealer == p and kinds[0] == BidKind.NUMBER else None
+                expected = two_player_tricks(hands[p], rules, 0, first) + TWO_PLAYER_BIAS - 0.5
+            else:
+                expected = estimate_tricks(hands[p], rules) + params.bias - 0.5
             gap = (expected - values[p]) / sigma
             weight *= math.exp(-0.5 * gap * gap)
         elif kind == BidKind.NIL:
@@ -372,7 +386,7 @@ class PIMCAgent(Agent):
             return int(self.search(view, rules, legal, voids))
         if view.phase == Phase.BID and self.bid_samples:
             return int(self.search_bid(view, rules, legal))
-        return int(decide(view, rules, legal, voids, self.bid_params))
+        return int(decide(view, rules, legal, voids, self.bid_params, BID_STYLE))
 
     # ------------------------------------------------------------------ search
     def search(self, view, rules: Rules, legal: int, voids: Sequence[int]) -> int:
@@ -419,7 +433,7 @@ class PIMCAgent(Agent):
         """The bid with the best mean utility over sampled deals, among the heuristic's bid, one trick more
         or less, and nil; each sample plays the rest of the bidding and the hand with the heuristic."""
         n = view.num_players
-        prior = decide(view, rules, legal, None, self.bid_params)
+        prior = decide(view, rules, legal, None, self.bid_params, BID_STYLE)
         choices = {prior}
         if BID_OFFSET <= prior <= BID_OFFSET + MAX_BID:
             for delta in (-1, 1):
@@ -445,7 +459,7 @@ class PIMCAgent(Agent):
                 state = base.clone()
                 state.apply(action)
                 while state.phase != Phase.PLAY and not state.is_over:
-                    state.apply(act_from_state(state, zero_voids, bags_by_seat, self.bid_params))
+                    state.apply(act_from_state(state, zero_voids, bags_by_seat, self.bid_params, BID_STYLE))
                 rollout(state, list(zero_voids), bags_by_seat)
                 totals[action] += position_utility(rules, state, bags, self.bag_cost)
         self.last_values = {a: totals[a] / len(deals) for a in choices_list}
@@ -461,7 +475,8 @@ class PIMCAgent(Agent):
         if self.oversample > 1 and any(k != BidKind.NONE for k in kinds[1:]):
             pool = [sample_hands(self.rng, unseen, counts, [0] * n)
                     for _ in range(self.bid_samples * self.oversample)]
-            weights = [bid_weight(rules, hands, kinds, values, self.bid_params, self.bid_sigma) for hands in pool]
+            weights = [bid_weight(rules, hands, kinds, values, self.bid_params, self.bid_sigma, view.dealer)
+                       for hands in pool]
             return self._resample(pool, weights, self.bid_samples)
         return [sample_hands(self.rng, unseen, counts, [0] * n) for _ in range(self.bid_samples)]
 
@@ -501,7 +516,7 @@ class PIMCAgent(Agent):
         kinds, values = view.bid_kinds[:n], view.bid_values[:n]
         played = view.played[:n]
         weights = [bid_weight(rules, [h | played[p] for p, h in enumerate(hands)], kinds, values,
-                              self.bid_params, self.bid_sigma) for hands in pool]
+                              self.bid_params, self.bid_sigma, view.dealer) for hands in pool]
         if model is not None and model.active:
             hand = view.hand
             for i, hands in enumerate(pool):

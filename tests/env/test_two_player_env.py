@@ -183,7 +183,7 @@ def test_the_replay_viewer_shows_the_drawing_and_hides_face_down_discards(tmp_pa
 
 
 def test_promotion_moves_each_card_past_the_cards_of_its_suit_out_of_play():
-    from spades_env.agents.heuristic.drawing import promoted
+    from spades_env.agents.heuristic.table import promoted
 
     def board(text: str) -> int:
         return sum(1 << c for c in parse_cards(text))

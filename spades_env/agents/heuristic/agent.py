@@ -96,8 +96,9 @@ def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
     if phase == Phase.PLAY:
         return choose_card(table_from_view(view, rules, legal, voids if voids is not None else [0] * n, style))
     if phase == Phase.BID:
+        gone = seen_discards(view) if style.two_player_bids and not rules.deuce_of_spades_high else 0
         return choose_bid(rules, view.hand, legal, AGENT_SLOT, kinds, values, view.scores[:n], view.bags[:n],
-                          params, style)
+                          params, style, gone)
     if phase == Phase.BLIND:
         return choose_blind(rules, legal, AGENT_SLOT, kinds, view.scores[:n], view.target_score, style)
     if phase == Phase.EXCHANGE:

@@ -41,10 +41,12 @@ from typing import Sequence
 
 from ...core import actions as A
 from ...core.cards import CARD_SUIT, NUM_RANKS, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
+from ...core.drawing import TWO_PLAYERS
 from ...core.rules import POINTS_PER_BID_TRICK, Rules
 from ...core.scoring import NIL_KINDS, BidKind
 from .nil_model import fits, fitted_nil_risk
-from .table import ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style
+from .table import (ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style,
+                    promoted)
 
 # ---- trick estimate
 # Side-suit honour values by suit length (index = cards held in the suit).
@@ -118,6 +120,15 @@ NIL_COVER_BID = (0.5, 4, 2)  # covering a partner's nil: round the estimate (+0.
 OVERBID_SLACK = 0.5  # the table is over-bid when its total plus the estimate exceeds the tricks by this
 BOLD_NIL_DISCOUNT = 0.1  # strong style: taken off the nil risk scale (0.7 -> 0.6), so that more hands bid nil
 UNDERBID_SPARE = 4  # strong style, last bidder: the table is under-bid when this many tricks are left over
+
+# ---- two players (strong style: ``two_player_bids``)
+# Least squares on 73,744 number-bid hands of two-player self-play of the strong style before this switch:
+# the tricks a seat took against the four-player estimate of its hand promoted past the discards it had seen
+# (table.promoted), and, bidding second, the other's number bid (docs/evaluation.md, two-player Spades).
+TWO_FIRST_FIT = (0.895, 0.883)  # bidding first: tricks = a + b * estimate
+TWO_SECOND_FIT = (6.129, 0.546, -0.511)  # bidding second: tricks = a + b * estimate + c * the first bid
+TWO_PLAYER_BIAS = -0.6  # added to the fitted tricks before rounding down: the most points at a bag's game cost
+TWO_PLAYER_NIL_RISK_MAX = 0.15  # a two-player nil needs this little risk (303 nils bid at higher risk: 12.5% made)
 
 # ---- blind decisions
 BLIND_NIL_DEFICIT = 200  # behind by this much: blind nil
@@ -273,10 +284,22 @@ class _Bidding:
     est: float
     bias: float
     desperate: bool
+    two: bool = False  # two players, bid by the fitted model (style ``two_player_bids``)
 
 
-def _bidding(rules: Rules, hand: int, legal: int, me: int, kinds: Sequence[int], scores: Sequence[int],
-             bags: Sequence[int], params: BidParams) -> _Bidding:
+def two_player_tricks(hand: int, rules: Rules, gone: int = 0, first_bid: int | None = None) -> float:
+    """Expected tricks of a two-player hand: the fitted model of the estimate of the hand promoted past the cards
+    ``gone`` (the discards seen), bidding first (``first_bid`` None) or after the other's number bid."""
+    est = estimate_tricks(promoted(hand, gone) if gone else hand, rules)
+    if first_bid is None:
+        a, b = TWO_FIRST_FIT
+        return a + b * est
+    a, b, c = TWO_SECOND_FIT
+    return a + b * est + c * first_bid
+
+
+def _bidding(rules: Rules, hand: int, legal: int, me: int, kinds: Sequence[int], values: Sequence[int],
+             scores: Sequence[int], bags: Sequence[int], params: BidParams, style: Style, gone: int) -> _Bidding:
     """The bid situation. The score: near the target play safe, behind a side about to win dare a nil,
     near the bag limit bid up."""
     partner = rules.partner_of(me)
@@ -284,14 +307,20 @@ def _bidding(rules: Rules, hand: int, legal: int, me: int, kinds: Sequence[int],
     own = scores[me]
     best_other = max(scores[s] for s in range(rules.num_players) if rules.side_of(s) != rules.side_of(me))
     target_score = rules.target_score
-    bias = params.bias
+    two = style.two_player_bids and rules.num_players == TWO_PLAYERS
+    bias = TWO_PLAYER_BIAS if two else params.bias
     if rules.bag_limit is not None and bags[me] >= rules.bag_limit - BAG_PRESSURE_MARGIN:
         bias += BAG_PRESSURE_BIAS
     if own >= target_score - NEAR_TARGET and own >= best_other:
         bias += LEADING_BIAS
     desperate = best_other >= target_score - NEAR_TARGET and best_other - own >= DESPERATE_DEFICIT
     partner_kind = kinds[partner] if partner >= 0 else BidKind.NONE
-    return _Bidding(rules, hand, legal, partner, partner_kind, estimate_tricks(hand, rules), bias, desperate)
+    if two:
+        other = 1 - me
+        est = two_player_tricks(hand, rules, gone, values[other] if kinds[other] == BidKind.NUMBER else None)
+    else:
+        est = estimate_tricks(hand, rules)
+    return _Bidding(rules, hand, legal, partner, partner_kind, est, bias, desperate, two)
 
 
 def _ten_for_200(b: _Bidding, values: Sequence[int]) -> bool:
@@ -317,6 +346,8 @@ def _nil_risk(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int],
         return 1.0  # no double nil
     if style.fitted_nil and fits(b.rules):
         return fitted_nil_risk(b.hand, kinds, me, b.partner, values)  # calibrated; it reads the partner's bid
+    if b.two:
+        return nil_risk(b.hand, b.rules)  # unscaled: its threshold is the two-player one
     scale = max(params.nil_risk_scale - (BOLD_NIL_DISCOUNT if style.bold_nil else 0.0), 0.0)
     risk = nil_risk(b.hand, b.rules) * scale
     if b.partner < 0:
@@ -336,6 +367,8 @@ def _nil_wins(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int],
                      + (PARTNER_BONUS if b.partner >= 0 else 0.0))
     suicide_first = rules.suicide and b.partner_kind == BidKind.NONE
     threshold = SUICIDE_NIL_RISK_MAX if suicide_first else params.nil_risk_max
+    if b.two:
+        threshold = TWO_PLAYER_NIL_RISK_MAX
     if b.desperate:
         number_points *= DESPERATE_NUMBER_DISCOUNT
         threshold += DESPERATE_RISK_ALLOWANCE
@@ -347,7 +380,9 @@ def _number_target(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[
     rules = b.rules
     est = b.est
     num_tricks = rules.num_tricks
-    if b.partner >= 0 and b.partner_kind in NIL_KINDS:
+    if b.two:  # the fitted model has read the other's bid already
+        target = int(est + b.bias)
+    elif b.partner >= 0 and b.partner_kind in NIL_KINDS:
         round_up, floor, extra = NIL_COVER_BID
         target = max(int(est + round_up), min(floor, int(est + extra)))
     else:
@@ -373,11 +408,13 @@ def choose_bid(
     bags: Sequence[int],
     params: BidParams = DEFAULT_BID_PARAMS,
     style: Style = CLASSIC,
+    gone: int = 0,
 ) -> int:
-    """A bid action for seat ``me`` (seats may be slots); ``scores``/``bags`` per seat (its side's)."""
+    """A bid action for seat ``me`` (seats may be slots); ``scores``/``bags`` per seat (its side's); ``gone``:
+    the cards the seat knows to be out of play (two players: the discards it has seen)."""
     if not legal & (legal - 1):
         return legal.bit_length() - 1
-    b = _bidding(rules, hand, legal, me, kinds, scores, bags, params)
+    b = _bidding(rules, hand, legal, me, kinds, values, scores, bags, params, style, gone)
     if legal >> A.TEN_FOR_200 & 1 and _ten_for_200(b, values):
         return A.TEN_FOR_200
     if legal >> A.BID_OFFSET & 1 and rules.nil:

@@ -28,30 +28,12 @@ from ...core import actions as A
 from ...core.drawing import STOCK_SIZE
 from ...core.rules import Rules
 from .bidding import estimate_tricks, nil_risk
+from .table import promoted
 
 PACK = (1 << STOCK_SIZE) - 1  # the 52 cards of a two-player pack
 NIL_PLAN_FROM = 6  # cards kept before a nil plan is considered
 NIL_PLAN_RISK = 0.25  # the nil risk of the hand so far, at most, for a nil plan
 NIL_PLAN_TRICKS = 1.0  # and its expected tricks, at most
-
-
-RANKS_PER_SUIT = 13
-
-
-def promoted(hand: int, gone: int) -> int:
-    """The hand with each card moved up past the cards of its suit that are out of play (``gone``): each suit's
-    cards keep their order among the cards still in play, counted from the top (no jokers, the deuce low)."""
-    out = 0
-    for base in range(0, STOCK_SIZE, RANKS_PER_SUIT):
-        top = base + RANKS_PER_SUIT - 1
-        place = 0  # cards still in play above, in this suit
-        for card in range(top, base - 1, -1):
-            if gone >> card & 1:
-                continue
-            if hand >> card & 1:
-                out |= 1 << (top - place)
-            place += 1
-    return out
 
 
 def nil_plan(rules: Rules, hand: int) -> bool:

@@ -25,6 +25,8 @@ from ...core.cards import (
     ALL_CARDS_MASK,
     CARD_SUIT,
     NUM_CARDS,
+    NUM_RANKS,
+    NUM_STANDARD_CARDS,
     NUM_SUITS,
     RANK_CHARS,
     SPADE_MASK,
@@ -63,7 +65,8 @@ class Style:
     bold_nil: bool = False  # bid nil on a higher estimated risk (a made nil outscores the number bid it replaces)
     nil_defence: bool = False  # attacking a nil: lead away from the coverer's ruffs, discard high and keep low cards
     fitted_nil: bool = False  # nil risk from the fitted model (nil_model), where it applies to the rules
-    seen_discards: bool = False  # two players: the discards it has seen are out of play (drawing, bids, play)
+    seen_discards: bool = False  # two players: the discards it has seen are out of play (drawing and play)
+    two_player_bids: bool = False  # two players: bids from the fitted two-player model, nil only when very safe
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -76,7 +79,23 @@ class Style:
 CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
 STRONG = Style(bag_ducking=True, strict_blind_nil=True, set_slack=2, score_aware=True,
                nil_cover=True, underbid_raise=True, bold_nil=True, nil_defence=True,
-               fitted_nil=True, seen_discards=True)  # the ``heuristic`` agent
+               fitted_nil=True, seen_discards=True, two_player_bids=True)  # the ``heuristic`` agent
+
+
+def promoted(hand: int, gone: int) -> int:
+    """The hand with each card moved up past the cards of its suit that are out of play (``gone``): each suit's
+    cards keep their order among the cards still in play, counted from the top (no jokers, the deuce low)."""
+    out = 0
+    for base in range(0, NUM_STANDARD_CARDS, NUM_RANKS):
+        top = base + NUM_RANKS - 1
+        place = 0  # cards still in play above, in this suit
+        for card in range(top, base - 1, -1):
+            if gone >> card & 1:
+                continue
+            if hand >> card & 1:
+                out |= 1 << (top - place)
+            place += 1
+    return out
 
 
 # ----------------------------------------------------------------- card tables
