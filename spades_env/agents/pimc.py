@@ -38,7 +38,9 @@ unless the search finds one better by at least that much.
 
 Bids (``bid_samples`` > 0) are searched the same way among the heuristic's
 bid, one trick more or less and nil: each sampled deal plays the rest of the
-bidding and the whole hand with the heuristic. Blind decisions and the
+bidding and the whole hand with the heuristic (with two players, the
+heuristic's fitted two-player bids: :data:`BID_STYLE`, also the model of the
+other player's bid in :func:`bid_weight`). Blind decisions and the
 exchange, and the drawing turns of two players, are the heuristic's. The budget is ``samples`` (and
 ``bid_samples``) per decision, optionally cut by ``time_limit`` seconds for
 card play (at least ``min_samples`` are always searched).

@@ -38,8 +38,9 @@ contract is made (unless an opponent side can be set), score-aware set play
 any cost), nil cover that keeps its high cards when the trick is already
 above the nil partner, a stricter blind nil, a raise by the last bidder
 when the table's bids leave tricks to spare, a bolder nil (bid on a
-higher estimated risk) and nil defence (leading away from the coverer's
-ruffs, keeping the low cards that force a nil). Each switch is also an agent
+higher estimated risk), nil defence (leading away from the coverer's
+ruffs, keeping the low cards that force a nil) and, with two players, the
+discards seen counted as out of play and the fitted two-player bids. Each switch is also an agent
 option (``make_agent("heuristic", bag_ducking=False)``).
 """
 
