@@ -1,7 +1,7 @@
 """PettingZoo AEC environment over the rules core (``spades_v3``).
 
 ``raw_env(rules="standard", episode="hand", reward="hand_points",
-render_mode=None, info_format="full", observation_key="observation")`` is the
+render_mode=None, info_format="numeric", observation_key="observation")`` is the
 bare environment; ``env(...)`` adds PettingZoo's usual wrappers (an
 illegal action terminates the episode with reward -1 for the offender, an
 out-of-range action fails an assertion, and the call order is enforced). The
@@ -35,18 +35,20 @@ legal ones, and leaves its state unchanged.
   at the end of the episode. The illegal-move wrapper of ``env()`` sets both
   termination and truncation, as PettingZoo's wrapper does; the bare env only
   truncates when ``max_hands`` is reached.
-* ``info_format="full"`` (default): ``infos[agent]["phase"]`` names the phase
-  (``draw``, ``blind``, ``bid``, ``exchange``, ``play``, ``over``); at the end of each
-  hand every agent's info also holds ``hand_result`` (points, scores, bags per
-  side; bids, tricks per seat; nil outcomes). ``info_format="numeric"``: every
-  info of every step holds the same keys, numbers and fixed-shape integer
-  arrays only (what Tianshou's replay buffer and other array-stacking
-  collectors need): ``phase`` (the ``Phase`` code), then the batch engine's
+* ``info_format="numeric"`` (the default since ``spades_v3``): every info of
+  every step holds the same keys, numbers and fixed-shape integer arrays only
+  (what Tianshou's replay buffer, Gymnasium's vector envs and other
+  array-stacking collectors need): ``phase`` (the ``Phase`` code), then the batch engine's
   hand-end fields (:mod:`spades_env.batch`) for one table: ``hand_over``,
   ``hand_index`` and ``hand_dealer`` (-1 unless the hand ended at this step),
   ``points``, ``scores``, ``bags``, ``contracts``, ``made``, ``bag_penalties``
   per side and ``tricks``, ``bid_kinds``, ``bid_values``, ``nil_made`` (-1 no
   nil, 0 failed, 1 made) per seat, zeros unless the hand ended.
+  ``info_format="full"``: ``infos[agent]["phase"]`` names the phase (``draw``,
+  ``blind``, ``bid``, ``exchange``, ``play``, ``over``); at the end of each hand
+  every agent's info also holds ``hand_result`` (points, scores, bags per side;
+  bids, tricks per seat; nil outcomes), a dict whose keys change between steps
+  (the default before ``spades_v3``).
 * ``reset(seed=..., options=...)``: ``options`` may hold ``deal`` (one card
   list per seat, e.g. ``[["AS", "KS", ...], ...]``), ``deals`` (a list of
   deals used for the first hands in order), with two players ``stock`` (the
@@ -163,7 +165,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         episode: str = DEFAULT_EPISODE,
         reward: str | RewardScheme = "hand_points",
         render_mode: str | None = None,
-        info_format: str = "full",
+        info_format: str = "numeric",
         observation_key: str = "observation",
     ):
         EzPickle.__init__(self, rules=rules, episode=episode, reward=reward, render_mode=render_mode,

@@ -33,8 +33,8 @@ over the AEC env (it re-implements no rule). Registered as
   episode with reward ``ILLEGAL_ACTION_REWARD`` (-1) and
   ``info["illegal_action"] = True`` by default; ``illegal_action="raise"``
   raises instead.
-* ``info_format`` as in the AEC env (``"numeric"``: the same numeric keys on
-  every step).
+* ``info_format`` as in the AEC env (default ``"numeric"``: the same numeric
+  keys on every step; ``"full"``: phase names and ``hand_result`` dicts).
 * ``render_mode``: ``"ansi"``/``"human"`` text, ``"rgb_array"`` a picture of
   the table as the learner sees it (its own hand face up, the others' backs),
   for Gymnasium's ``RecordVideo`` and SB3's ``VecVideoRecorder``.
@@ -113,7 +113,7 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         observation_format: str = "flat",
         illegal_action: str = "terminate",
         render_mode: str | None = None,
-        info_format: str = "full",
+        info_format: str = "numeric",
     ):
         self.aec = raw_env(rules=rules, episode=episode, reward=reward, render_mode=render_mode,
                            info_format=info_format)
@@ -166,7 +166,9 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         if self._done:  # see the module docstring: every action, none of which is played
             obs["action_mask"] = _ANY_ACTION.copy()
         self._mask = obs["action_mask"]
-        info = dict(self.aec.infos.get(self._agent(self.seat), {}))
+        # fresh arrays: the AEC env's numeric infos share theirs between steps, and a Gymnasium user keeps each info
+        info = {k: v.copy() if isinstance(v, np.ndarray) else v
+                for k, v in self.aec.infos.get(self._agent(self.seat), {}).items()}
         info["action_mask"] = self._mask
         info["seat"] = self.seat
         return (obs["observation"] if self.observation_format == "flat" else obs), info

@@ -92,6 +92,18 @@ def snapshot(env) -> dict[str, Any]:
     }
 
 
+def same_value(a: Any, b: Any) -> bool:
+    """Equality that reads arrays (dtype and values) inside dicts and lists, as infos hold them."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and np.array_equal(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
 def assert_same_snapshot(a: dict[str, Any], b: dict[str, Any]) -> None:
     """Compare two snapshots field by field (arrays exactly)."""
     assert a.keys() == b.keys()
@@ -101,7 +113,7 @@ def assert_same_snapshot(a: dict[str, Any], b: dict[str, Any]) -> None:
     np.testing.assert_array_equal(a["state"], b["state"])
     for key in a:
         if key not in ("obs", "state"):
-            assert a[key] == b[key], key
+            assert same_value(a[key], b[key]), key
 
 
 # Seat 0 holds every spade (and leads first with dealer 3): it wins all 13 tricks.

@@ -25,7 +25,7 @@ def test_hand_mode_ends_after_one_hand(rules):
         obs = env.observe(agent)
         assert not obs["action_mask"].any()
         assert obs["observation"][OBS_SLICES["phase"]][Phase.OVER] == 1.0
-        assert env.infos[agent]["phase"] == "over"
+        assert env.infos[agent]["phase"] == Phase.OVER and env.infos[agent]["hand_over"]
 
 
 def test_game_mode_plays_on_with_scores_carried():

@@ -12,7 +12,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import spades_env
 from spades_env import SingleAgentSpadesEnv
-from spades_env.core.hand import IllegalActionError
+from spades_env.core.hand import IllegalActionError, Phase
 from spades_env.obs.encode import OBS_SIZE
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -222,7 +222,7 @@ def test_reset_options_reach_the_aec_env():
     env = SingleAgentSpadesEnv()
     _, info = env.reset(seed=0, options={"scores": [10, 40], "dealer": 3})
     assert env.aec.game.scores == [10, 40] and env.aec.game.dealer == 3
-    assert info["phase"] in ("blind", "bid")
+    assert info["phase"] in (Phase.BLIND, Phase.BID)
     with pytest.raises(ValueError):
         env.reset(seed=0, options={"dealer": 7})
 

@@ -138,7 +138,7 @@ def test_illegal_action_right_after_a_hand_end_keeps_rewards_and_hand_result():
     env = spades_env.raw_env(episode="game")
     env.reset(options={"deal": SPADES_TO_SEAT_0, "dealer": 3})
     play_scripted_hand(env, {0: 6, 1: 1, 2: 6, 3: 1})
-    assert env.rewards["player_0"] != 0 and "hand_result" in env.infos["player_0"]
+    assert env.rewards["player_0"] != 0 and env.infos["player_0"]["hand_over"]
     before = snapshot(env)
     with pytest.raises(IllegalActionError):
         env.step(card_action("2C"))  # the new hand starts with bids

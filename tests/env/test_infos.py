@@ -1,4 +1,5 @@
-"""infos: the phase is always named; hand_result appears for every agent right after a hand ends."""
+"""infos with ``info_format="full"``: the phase is always named; hand_result appears for every agent right after a
+hand ends. (The default numeric infos: test_numeric_infos.)"""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def check_hand_result(env):
 @pytest.mark.parametrize("rules_name", ["standard", "pagat", "online", "barmore", "cutthroat3", "crazy"])
 def test_phase_always_present_and_hand_result_after_each_hand(rules_name):
     rules = spades_env.load_rules(rules_name).replace(max_hands=3)
-    env = spades_env.raw_env(rules=rules, episode="game")
+    env = spades_env.raw_env(rules=rules, episode="game", info_format="full")
     env.reset(seed=21, options={"scores": [0] + [150] * (rules.num_sides - 1)})
     check_phase(env)
     assert all("hand_result" not in env.infos[a] for a in env.agents)
@@ -60,7 +61,7 @@ def test_phase_always_present_and_hand_result_after_each_hand(rules_name):
 
 
 def test_hand_result_values_on_a_literal_deal():
-    env = spades_env.raw_env(episode="hand")
+    env = spades_env.raw_env(episode="hand", info_format="full")
     env.reset(options={"deal": SPADES_TO_SEAT_0, "dealer": 3, "scores": [30, 40], "bags": [2, 9]})
     play_scripted_hand(env, {0: 6, 1: 1, 2: 6, 3: 1})
     for agent in env.possible_agents:
@@ -81,7 +82,7 @@ def test_phase_names_cover_every_phase():
 
 
 def test_hand_result_is_cleared_by_the_next_action():
-    env = spades_env.raw_env(episode="game")
+    env = spades_env.raw_env(episode="game", info_format="full")
     env.reset(options={"deal": SPADES_TO_SEAT_0, "dealer": 3})
     play_scripted_hand(env, {0: 6, 1: 1, 2: 6, 3: 1})
     assert all("hand_result" in env.infos[a] for a in env.agents)

@@ -44,8 +44,22 @@ def test_every_step_has_the_same_numeric_keys(rules):
     assert hand_ends == len(env.game.results)
 
 
+def test_item25_default_infos_keep_the_same_keys_and_types_at_every_step():
+    """Issue 30, item 25: without any option (env() and raw_env()) every info has the same keys, dtypes and shapes."""
+    for env in (spades_env.env(episode="game"), spades_env.raw_env(episode="game")):
+        env.reset(seed=3)
+        first = {k: (np.asarray(v).dtype, np.shape(v)) for k, v in env.infos["player_0"].items()}
+        rng = np.random.default_rng(3)
+        for _ in range(300):
+            obs, _, term, trunc, info = env.last()
+            assert {k: (np.asarray(v).dtype, np.shape(v)) for k, v in info.items()} == first
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            if not env.agents:
+                break
+
+
 def test_hand_end_fields_match_the_full_hand_result():
-    full = spades_env.raw_env(rules="pagat", episode="game")
+    full = spades_env.raw_env(rules="pagat", episode="game", info_format="full")
     num = spades_env.raw_env(rules="pagat", episode="game", info_format="numeric")
     for env in (full, num):
         env.reset(seed=7)

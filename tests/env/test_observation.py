@@ -189,7 +189,7 @@ def test_hand_is_hidden_while_deciding_blind_nil():
     assert not block(obs, "hand").any()
     assert one_hot_slot(obs, "phase") == Phase.BLIND
     assert mask_of(env, 0) == {SEE_CARDS, BLIND_NIL}
-    assert env.infos["player_0"]["phase"] == "blind"
+    assert env.infos["player_0"]["phase"] == Phase.BLIND
     # The full-information state still holds the cards.
     state = env.state()
     assert block_cards(state[OBS_SLICES["hand"]]) == set(MIXED_DEAL[0])
@@ -198,7 +198,7 @@ def test_hand_is_hidden_while_deciding_blind_nil():
     assert block_cards(block(obs, "hand")) == set(MIXED_DEAL[0])
     assert one_hot_slot(obs, "phase") == Phase.BID
     assert mask_of(env, 0) == {bid_action(n) for n in range(14)}
-    assert env.infos["player_0"]["phase"] == "bid"
+    assert env.infos["player_0"]["phase"] == Phase.BID
 
 
 def test_blind_nil_bidder_sees_its_hand_after_bidding():
@@ -222,7 +222,7 @@ def test_passed_and_received_blocks_after_pagat_exchange():
     env.step(bid_action(4))    # seat 2
     env.step(bid_action(3))    # seat 3
     assert env.hand.phase == Phase.EXCHANGE and env.agent_selection == "player_0"
-    assert env.infos["player_0"]["phase"] == "exchange"
+    assert env.infos["player_0"]["phase"] == Phase.EXCHANGE
     assert one_hot_slot(obs_of(env, 0), "phase") == Phase.EXCHANGE
     assert mask_of(env, 0) == {card_action(c) for c in MIXED_DEAL[0]}
     env.step(card_action("2C"))

@@ -1,11 +1,12 @@
 """Tianshou 2.0's multi-agent recipe (its tic-tac-toe script) runs unchanged on the AEC env.
 
-``PettingZooEnv(spades_env.env(info_format="numeric"))`` (or
+The plain recipe ``PettingZooEnv(spades_env.env())`` (or
 ``spades_env.integrations.tianshou.tianshou_env()``), a masked DQN learner at seat
 0 against Tianshou's masked random players, ``MultiAgentOffPolicyAlgorithm``,
 ``DummyVectorEnv`` collectors and ``run_training``. Tianshou checks its replay
 buffer for NaN after every collect: infos that change keys or hold strings fail
-there (``MalformedBufferError``), which is what ``info_format="numeric"`` avoids.
+there (``MalformedBufferError``), which the default ``info_format="numeric"`` avoids
+(issue 30, item 25: before ``spades_v3`` the plain recipe needed that option).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ NUM_ENVS = 2
 
 
 def get_env() -> PettingZooEnv:
-    return PettingZooEnv(spades_env.env(info_format="numeric"))
+    return PettingZooEnv(spades_env.env())  # no option: the default infos stack
 
 
 def make_algorithm(env: PettingZooEnv) -> MultiAgentOffPolicyAlgorithm:
