@@ -27,7 +27,7 @@ legal ones, and leaves its state unchanged.
   ``"observations"``). ``state()`` is the full-information array
   (``STATE_SIZE``) relative to the seat to act.
 * Bounds: the observation Box's ``low``/``high`` are true for these rules
-  (:func:`spades_env.obs.bounds.observation_bounds`).
+  (:func:`spades_env.obs.bounds.space_bounds`).
 * Actions: the 90 actions of :mod:`spades_env.core.actions` in every variant
   (88 before ``spades_v3``; ``keep`` and ``discard`` were appended).
 * Rewards (:mod:`spades_env.rewards`): shared by partners, individual in
@@ -105,7 +105,7 @@ from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
 from .core.scoring import BidKind
 from .obs.encode import OBS_SIZE, STATE_SIZE, encode_state
-from .obs.bounds import START_SCORE_TARGETS, observation_bounds
+from .obs.bounds import START_SCORE_TARGETS, space_bounds
 from .obs.tracker import ObservationTracker
 from .obs.layout import STATE
 from .render import render_text
@@ -190,7 +190,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.possible_agents = [f"player_{s}" for s in range(n)]
         self.agents = list(self.possible_agents)
         self._seats = {agent: s for s, agent in enumerate(self.possible_agents)}  # names, not game state
-        low, high = observation_bounds(self.rules)
+        low, high = space_bounds(self.rules)
         self._observation_space = gymnasium.spaces.Dict({
             observation_key: gymnasium.spaces.Box(low, high, (OBS_SIZE,), np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
@@ -198,7 +198,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self._action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
-        low, high = observation_bounds(self.rules, STATE)
+        low, high = space_bounds(self.rules, STATE)
         self.state_space = gymnasium.spaces.Box(low, high, (STATE_SIZE,), np.float32)
         self._quiet_info = _numeric_quiet_info(self.rules) if info_format == "numeric" else None
         self._rng: np.random.Generator | None = None

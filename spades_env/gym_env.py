@@ -8,7 +8,7 @@ over the AEC env (it re-implements no rule). Registered as
 
 * Observation: the learner's flat float32 observation (``OBS_SIZE``; layout in
   :mod:`spades_env.obs`; its Box bounds are true, see
-  :func:`spades_env.obs.bounds.observation_bounds`), or the AEC env's dict when
+  :func:`spades_env.obs.bounds.space_bounds`), or the AEC env's dict when
   ``observation_format="dict"``. ``action_masks()`` returns the current int8
   mask (SB3-contrib's ``MaskablePPO`` reads it); ``info["action_mask"]`` too.
 * Masks at the end of an episode: the step that ends an episode returns a mask
@@ -65,7 +65,7 @@ from .aec import (
     raw_env,
 )
 from .core.actions import NUM_ACTIONS
-from .obs.bounds import observation_bounds
+from .obs.bounds import space_bounds
 from .core.hand import IllegalActionError
 from .core.rules import Rules
 from .obs.encode import OBS_SIZE
@@ -133,7 +133,7 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         self.seat = 0 if seat == "random" else seat
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         if observation_format == "flat":
-            low, high = observation_bounds(self.aec.rules)
+            low, high = space_bounds(self.aec.rules)
             self.observation_space = gymnasium.spaces.Box(low, high, (OBS_SIZE,), np.float32)
         else:
             self.observation_space = self.aec.observation_space("player_0")

@@ -10,6 +10,12 @@ limit up to twice ``max_hands`` x tricks per hand, over ``DEFAULT_BAG_SCALE``;
 the ``target_score``, ``rules`` and ``drawing_rules`` blocks exactly the values
 of the rules (of each hand of a crazy rotation); the other blocks of two-player
 Spades (``DRAWING_BLOCKS``) are always 0 under rules without a drawing phase.
+
+:func:`space_bounds` gives the envs' spaces: the same, except that an entry
+constant under the rules (value ``v``: the rules blocks, the target score, the
+drawing blocks without a drawing phase) spans ``[min(v, 0), max(v, 1)]``, the
+range such an entry takes across variants: still true bounds, and never equal
+ones (Gymnasium's ``check_env`` warns about a Box whose low and high are equal).
 """
 
 from __future__ import annotations
@@ -59,3 +65,13 @@ def observation_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np
 
 
 assert DEFAULT_BAG_SCALE > 0  # bags_bound / bag_scale is finite
+
+
+def space_bounds(rules: Rules, layout=OBSERVATION) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(low, high)`` of an env's observation (or state) space: :func:`observation_bounds`, each entry that is
+    constant under ``rules`` widened to ``[min(v, 0), max(v, 1)]``."""
+    low, high = observation_bounds(rules, layout)
+    constant = low == high
+    low[constant] = np.minimum(low[constant], 0.0)
+    high[constant] = np.maximum(high[constant], 1.0)
+    return low, high

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.obs.bounds import START_SCORE_TARGETS, observation_bounds, score_bound
+from spades_env.obs.bounds import START_SCORE_TARGETS, observation_bounds, score_bound, space_bounds
 from spades_env.core.scoring import hand_points_bound
 from spades_env.obs.layout import OBSERVATION, STATE
 
@@ -71,18 +71,33 @@ def test_scores_can_go_below_zero_and_past_the_target():
 
 def test_state_bounds_extend_the_observation_bounds():
     env = spades_env.raw_env(rules="crazy")
-    low, high = observation_bounds(env.rules, STATE)
+    low, high = space_bounds(env.rules, STATE)
     np.testing.assert_array_equal(low[:OBSERVATION.size], env.observation_space("player_0")["observation"].low)
     np.testing.assert_array_equal(high[OBSERVATION.size:], 1.0)
 
 
-def test_gymnasium_check_env_has_no_infinite_bounds_warning():
+@pytest.mark.parametrize("rules", ["standard", "two_player", "crazy"])
+def test_item26_gymnasium_check_env_warns_of_no_bounds(rules):
+    """Issue 30, item 26: neither infinite bounds nor equal minimum and maximum values (constant entries are widened
+    to the range they take across variants)."""
     from gymnasium.utils.env_checker import check_env
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_env(spades_env.SingleAgentSpadesEnv(), skip_render_check=True)
-    assert not [w for w in caught if "inf" in str(w.message).lower()]
+        check_env(spades_env.SingleAgentSpadesEnv(rules=rules), skip_render_check=True)
+    assert not [w for w in caught if "inf" in str(w.message).lower() or "are equal" in str(w.message)]
+
+
+def test_space_bounds_widen_only_the_entries_constant_under_the_rules():
+    rules = spades_env.load_rules("standard")
+    low, high = observation_bounds(rules)
+    space_low, space_high = space_bounds(rules)
+    constant = low == high
+    assert constant[OBSERVATION["target_score"]].all() and constant[OBSERVATION["kept"]].all()
+    np.testing.assert_array_equal(space_low[~constant], low[~constant])
+    np.testing.assert_array_equal(space_high[~constant], high[~constant])
+    assert (space_low[constant] <= low[constant]).all() and (space_high[constant] >= high[constant]).all()
+    assert (space_low < space_high).all()
 
 
 @pytest.mark.parametrize("rules", PRESET_NAMES)
