@@ -29,8 +29,11 @@ target.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import signal
 import sys
-from typing import IO, Any, Sequence
+from typing import IO, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -70,7 +73,10 @@ class Console:
         """One line of input (None at the end of the input)."""
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        try:
+            line = self.stdin.readline()
+        except UnicodeDecodeError:  # bytes the stream's encoding cannot read: an unknown move, asked again
+            return "\ufffd"
         if not line:
             self.say()
             return None
@@ -304,10 +310,33 @@ def play_game(console: Console, rules: Rules, specs: Sequence[str], agents: dict
     names = seat_names(specs)
     env = raw_env(rules=rules, episode=episode)
     env.reset(seed=seed)
-    hands_done = 0
     console.say(f"Spades ({rules.name}), {'one hand' if episode == 'hand' else f'game to {rules.target_score}'}; "
                 + ", ".join(names) + ("; partners sit opposite" if rules.partnerships else ""))
-    finished = True
+    finished = False
+    try:
+        finished = _play_turns(console, env, specs, agents, hint_agent, names)
+    finally:  # interrupted (Ctrl-C, SIGTERM), quit or over: the game so far is saved
+        record = env.game_record()
+        if record_path:
+            save_record(record, record_path)
+            console.say(f"record saved: {record_path} (replay: python -m spades_env.replay {record_path})")
+    game = env.game
+    if finished:
+        sides = side_names(rules, names)
+        console.say()
+        if episode == "game":
+            outcome = "undecided" if game.winner is None else f"{sides[game.winner]} win"
+            console.say(f"game over: {outcome}; final score "
+                        + ", ".join(f"{sides[i]} {game.scores[i]}" for i in range(rules.num_sides)))
+        else:
+            console.say("hand over")
+    return record
+
+
+def _play_turns(console: Console, env: Any, specs: Sequence[str], agents: dict[int, Any], hint_agent: Any,
+                names: Sequence[str]) -> bool:
+    """Play the episode's turns; False when the person quit before its end."""
+    hands_done = 0
     for agent_id in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -317,8 +346,7 @@ def play_game(console: Console, rules: Rules, specs: Sequence[str], agents: dict
         if specs[seat] == HUMAN:
             action = human_turn(console, env, seat, names, hint_agent)
             if action is None:
-                finished = False
-                break
+                return False
         else:
             action = int(agents[seat].act(env.observe(agent_id)))
             console.say(f"{names[seat]}: {console.action(action)}")
@@ -330,22 +358,8 @@ def play_game(console: Console, rules: Rules, specs: Sequence[str], agents: dict
         if len(env.game.results) > hands_done:
             hands_done = len(env.game.results)
             console.say()
-            console.say(score_sheet(rules, env.game_record()["results"], names))
-    game = env.game
-    record = env.game_record()
-    if finished:
-        sides = side_names(rules, names)
-        console.say()
-        if episode == "game":
-            outcome = "undecided" if game.winner is None else f"{sides[game.winner]} win"
-            console.say(f"game over: {outcome}; final score "
-                        + ", ".join(f"{sides[i]} {game.scores[i]}" for i in range(rules.num_sides)))
-        else:
-            console.say("hand over")
-    if record_path:
-        save_record(record, record_path)
-        console.say(f"record saved: {record_path} (replay: python -m spades_env.replay {record_path})")
-    return record
+            console.say(score_sheet(env.rules, env.game_record()["results"], names))
+    return True
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -368,10 +382,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     """Entry point of ``spades-play`` (``stdin``/``stdout`` default to the process's streams)."""
     from .config_io import load_rules
+    from .evaluation.report import check_json_path
 
     args = build_parser().parse_args(argv)
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
+    if isinstance(stdin, io.TextIOWrapper):  # bytes its encoding cannot read become U+FFFD: an unknown move
+        stdin.reconfigure(errors="replace")
     try:
         rules = load_rules(args.rules)
         specs = seat_specs(args, rules)
@@ -379,16 +396,38 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
         from .agents import make_agent
 
         hint_agent = make_agent(args.hint_agent)
-    except ValueError as exc:  # unknown rules or agents, bad seats: named in the message
+        if args.record:  # checked before the game, so that the game is not played for nothing
+            check_json_path(args.record, "--record")
+    except ValueError as exc:  # unknown rules or agents, bad seats, a record path that cannot be written: named
         print(f"spades-play: {exc}", file=sys.stderr)
         return 2
     console = Console(stdin, stdout, symbols=not args.ascii and symbols_supported(stdout))
     try:
-        play_game(console, rules, specs, agents, hint_agent, args.episode, args.seed, args.record)
+        with _sigterm_interrupts():
+            play_game(console, rules, specs, agents, hint_agent, args.episode, args.seed, args.record)
     except KeyboardInterrupt:
         console.say("\ninterrupted")
         return 130
+    except OSError as exc:  # the record could not be written (disk full, removed folder)
+        print(f"spades-play: could not save the record {args.record!r}: {exc}", file=sys.stderr)
+        return 1
     return 0
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a job scheduler, ``timeout``) ends the game as Ctrl-C does, so that the record is saved."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: signals stay as they are
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

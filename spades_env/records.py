@@ -19,8 +19,10 @@ before ``over`` existed are checked by their results only. Any failure raises
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -43,10 +45,23 @@ def deals_option(rules: Rules) -> str:
     return "stocks" if has_drawing(rules.hand_rules(0)) else "deals"
 
 
+RECORD_MODE = 0o644
+
+
 def save_record(record: dict[str, Any], path: str | os.PathLike) -> None:
-    """Write a record as JSON."""
-    with open(path, "w") as fh:
-        json.dump(record, fh, indent=1)
+    """Write a record as JSON, whole or not at all (a temporary file beside it, then renamed over ``path``)."""
+    text = json.dumps(record, indent=1)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".record-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.chmod(tmp, RECORD_MODE)  # mkstemp makes it private; a record is an ordinary file
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:

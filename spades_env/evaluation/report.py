@@ -101,18 +101,19 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def check_json_path(path: str | os.PathLike) -> None:
-    """Raise ValueError naming the problem if a report cannot be written at ``path`` (nothing is written)."""
+def check_json_path(path: str | os.PathLike, what: str = "output path") -> None:
+    """Raise ValueError naming the problem (and ``what``, e.g. the option) if a file cannot be written at ``path``
+    (nothing is written)."""
     target = Path(path)
     if target.is_dir():
-        raise ValueError(f"output path {str(path)!r} is a directory")
+        raise ValueError(f"{what} {str(path)!r} is a directory")
     folder = target.parent
     if not folder.is_dir():
-        raise ValueError(f"output path {str(path)!r}: folder {str(folder)!r} does not exist")
+        raise ValueError(f"{what} {str(path)!r}: folder {str(folder)!r} does not exist")
     if target.exists() and not os.access(target, os.W_OK):
-        raise ValueError(f"output path {str(path)!r} is not writable")
+        raise ValueError(f"{what} {str(path)!r} is not writable")
     if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"output path {str(path)!r}: folder {str(folder)!r} is not writable")
+        raise ValueError(f"{what} {str(path)!r}: folder {str(folder)!r} is not writable")
 
 
 def check_png_path(path: str | os.PathLike) -> None:

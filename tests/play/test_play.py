@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import os
+import signal
 import re
 
 import pytest
@@ -158,3 +160,69 @@ def test_play_piped_input_is_echoed():
     table = io.StringIO()
     main(["--seed", "1", "--ascii"], stdin=io.StringIO("hint\n"), stdout=table)
     assert PROMPT + "hint\n" in table.getvalue()
+
+
+class InterruptingPerson(ScriptedPerson):
+    """Plays legal moves, then raises what a signal would at the ``after``-th read of a move."""
+
+    def __init__(self, table: io.StringIO, after: int, signum: int | None):
+        super().__init__([], table)
+        self.after, self.signum = after, signum
+
+    def readline(self, *args) -> str:
+        if self.moves == self.after:
+            if self.signum is None:
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), self.signum)  # the handler spades-play installs turns it into an interrupt
+        return super().readline()
+
+
+@pytest.mark.parametrize("signum", [None, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_item1_an_interrupted_game_still_saves_its_record(tmp_path, signum):
+    """Issue 30, item 1: Ctrl-C or SIGTERM mid-game writes the record of the game so far."""
+    record = tmp_path / "cut.json"
+    table = io.StringIO()
+    person = InterruptingPerson(table, after=5, signum=signum)
+    code = main(["--seed", "3", "--ascii", "--record", str(record)], stdin=person, stdout=table)
+    assert code == 130 and "interrupted" in table.getvalue()
+    partial = load_record(record)
+    assert partial["over"] is False and len(partial["actions"]) >= 5
+    assert len(replay(partial).steps) == len(partial["actions"])
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is put back
+
+
+@pytest.mark.parametrize("where, message", [
+    ("missing/game.json", "does not exist"), (".", "is a directory")])
+def test_item2_a_record_path_that_cannot_be_written_is_refused_before_the_game(tmp_path, capsys, where, message):
+    """Issue 30, item 2: the --record path is checked first (exit 2 naming the option), no game is played."""
+    table = io.StringIO()
+    code = main(["--seed", "1", "--record", str(tmp_path / where)], stdin=io.StringIO(""), stdout=table)
+    err = capsys.readouterr().err
+    assert code == 2 and "--record" in err and message in err and "Traceback" not in err
+    assert table.getvalue() == ""  # nothing dealt
+
+
+def test_item2_a_record_that_cannot_be_saved_says_so_and_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
+    import spades_env.records as records
+
+    def full_disk(fd, mode):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(records.os, "fdopen", full_disk)
+    code = main(["--seed", "1", "--ascii", "--record", str(tmp_path / "g.json")], stdin=io.StringIO("quit\n"),
+                stdout=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 1 and "could not save the record" in err and "No space left" in err
+    assert list(tmp_path.iterdir()) == []  # neither the record nor its temporary file
+
+
+def test_item19_undecodable_input_is_an_unknown_move_and_the_record_is_kept(tmp_path):
+    """Issue 30, item 19: bytes the input's encoding cannot read (non-ASCII under an ASCII locale) are refused as a
+    move, the game goes on and its record is saved."""
+    record = tmp_path / "g.json"
+    raw = io.BytesIO("\u00e9\u00e9\nquit\n".encode("utf-8"))
+    stdin = io.TextIOWrapper(raw, encoding="ascii")
+    table = io.StringIO()
+    assert main(["--seed", "1", "--ascii", "--record", str(record)], stdin=stdin, stdout=table) == 0
+    shown = table.getvalue()
+    assert "not a move: unknown action name" in shown and "input ended" not in shown  # "quit" was still read
+    assert load_record(record)["over"] is False
