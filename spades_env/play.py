@@ -37,6 +37,7 @@ from typing import IO, Any, Iterator, Sequence
 
 import numpy as np
 
+from .cli_args import non_negative_int
 from .core.actions import action_name, is_card_action, parse_action
 from .core.cards import CARD_SUIT, NUM_STANDARD_CARDS, SUIT_CHARS, cards_of, format_card
 from .core.drawing import stock_left
@@ -372,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", default="heuristic", help="the opponents' agent")
     p.add_argument("--seats", help="every seat at once, e.g. human,heuristic,ppo,heuristic")
     p.add_argument("--episode", choices=("game", "hand"), default="game", help="a game to the target, or one hand")
-    p.add_argument("--seed", type=int, default=None, help="deal seed (default: a new game each time)")
+    p.add_argument("--seed", type=non_negative_int, default=None, help="deal seed (default: a new game each time)")
     p.add_argument("--hint-agent", default="heuristic", help="the agent behind 'hint'")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
     p.add_argument("--record", help="save the game as a JSON record here")

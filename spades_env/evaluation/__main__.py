@@ -25,6 +25,7 @@ import json
 import sys
 from typing import Any
 
+from ..cli_args import non_negative_int, positive_int
 from .duplicate import CONTEXTS, ConfigError, EvalConfig, WorkerError, evaluate
 from .report import check_output_paths, format_report, write_outputs
 
@@ -63,12 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("agent_a", help="agent A: a make_agent name, checkpoint path or released policy")
     p.add_argument("agent_b", help="agent B")
-    p.add_argument("--deals", type=int, default=200, help="duplicate deals (one-hand episodes); 0 to skip")
-    p.add_argument("--games", type=int, default=100,
+    p.add_argument("--deals", type=non_negative_int, default=200, help="duplicate deals (one-hand episodes); 0 to skip")
+    p.add_argument("--games", type=non_negative_int, default=100,
                    help="game seeds played to the target, each in every orientation (the headline win rate; 0 to skip)")
     p.add_argument("--rules", default="standard", help="preset name or YAML path")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--seed", type=non_negative_int, default=0)
+    p.add_argument("--workers", type=positive_int, default=None, help="processes (default: all cores)")
     p.add_argument("--json", dest="json_path", help="write the report as JSON here")
     p.add_argument("--png", dest="png_path", help="write a chart here")
     p.add_argument("--cross-play", action="store_true", help="partner each agent with --partner (heuristic)")
@@ -92,7 +93,7 @@ def _checked_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -
             cross_play=args.cross_play, partner=args.partner, partner_options=dict(args.partner_opt or []),
             context=args.context, progress=not args.no_progress,
         )
-        check_output_paths(args.json_path, args.png_path)
+        check_output_paths(args.json_path, args.png_path, inputs=(args.agent_a, args.agent_b, args.partner))
     except ValueError as exc:
         parser.error(str(exc))
     return cfg

@@ -57,7 +57,8 @@ from scipy import optimize
 
 from ..core.rules import Rules
 from ..rewards import bag_cost
-from .duplicate import EvalConfig, evaluate, resolve_rules
+from ..cli_args import non_negative_int, positive_int
+from .duplicate import ConfigError, EvalConfig, check_config, evaluate, resolve_rules
 from .report import check_output_paths, write_outputs
 from .stats import win_interval
 
@@ -95,6 +96,13 @@ class LeagueConfig:
     workers: int | None = None
     progress: bool = True
     options: dict[str, Any] = field(default_factory=dict)  # make_agent options for every entry
+
+    def __post_init__(self) -> None:
+        try:  # the numbers as one match checks them
+            EvalConfig(agent_a="random", agent_b="random", deals=self.deals, games=self.games, seed=self.seed,
+                       workers=self.workers)
+        except ValueError as exc:
+            raise LeagueError(str(exc)) from None
 
 
 # ------------------------------------------------------------------ entries
@@ -172,7 +180,12 @@ def resolve_entries(specs: Sequence[str], workdir: str | os.PathLike) -> list[En
             if not label or not agent:
                 raise LeagueError(f"entry {spec!r}: write LABEL=AGENT with both parts")
         if os.path.isdir(agent):
-            found = run_folder_entries(agent, workdir)
+            try:
+                found = run_folder_entries(agent, workdir)
+            except LeagueError:
+                raise
+            except Exception as exc:  # an unreadable or foreign file in the folder: named, before any match
+                raise LeagueError(f"entry {spec!r}: run folder {agent!r}: {type(exc).__name__}: {exc}") from None
             if label:
                 for e in found:
                     e.label = f"{label}/{e.label.split('/', 1)[1]}"
@@ -180,14 +193,25 @@ def resolve_entries(specs: Sequence[str], workdir: str | os.PathLike) -> list[En
         else:
             default = Path(agent).stem if os.path.isfile(agent) else agent
             entries.append(Entry(label or default, agent))
-    counts: dict[str, int] = {}
-    for e in entries:
-        counts[e.label] = counts.get(e.label, 0) + 1
-        if counts[e.label] > 1:
-            e.label = f"{e.label}#{counts[e.label]}"
+    taken: set[str] = set()
+    for e in entries:  # a repeated label gets the first free #k (a label given as 'x#2' included)
+        base, k = e.label, 1
+        while e.label in taken:
+            k += 1
+            e.label = f"{base}#{k}"
+        taken.add(e.label)
     if len(entries) < 2:
         raise LeagueError(f"a league needs at least 2 entries, got {[e.label for e in entries]}")
     return entries
+
+
+def check_entries(entries: Sequence[Entry], rules: Rules, options: dict[str, Any]) -> None:
+    """Build every entry's agent as a match would, before any match is played (LeagueError naming the entry)."""
+    for e in entries:
+        try:
+            check_config(EvalConfig(agent_a=e.agent, agent_b="random", a_options=dict(options), rules=rules))
+        except ConfigError as exc:
+            raise LeagueError(f"entry {e.label!r}: {exc}") from None
 
 
 # ------------------------------------------------------------------ ratings
@@ -334,6 +358,7 @@ def play_league(cfg: LeagueConfig) -> dict[str, Any]:
         anchor = labels[0] if cfg.anchor is None else cfg.anchor
         if anchor not in labels:
             raise LeagueError(f"anchor {anchor!r} is not an entry; entries: {labels}")
+        check_entries(entries, rules, cfg.options)
         matches = list(combinations(range(len(entries)), 2))
         pairs = []
         for i, j in _progress(matches, cfg.progress):
@@ -436,12 +461,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--league", nargs="+", required=True, metavar="ENTRY",
                    help="agents, policy files, run folders, or LABEL=AGENT (2 or more in all)")
-    p.add_argument("--deals", type=int, default=40, help="duplicate deals per match (0 to skip)")
-    p.add_argument("--games", type=int, default=10, help="game seeds per match, each in every orientation (0 to skip)")
+    p.add_argument("--deals", type=non_negative_int, default=40, help="duplicate deals per match (0 to skip)")
+    p.add_argument("--games", type=non_negative_int, default=10, help="game seeds per match, each in every orientation (0 to skip)")
     p.add_argument("--rules", default="standard", help="preset name or YAML path")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument("--anchor", default=None, help="the entry rated 0 (default: the first)")
-    p.add_argument("--workers", type=int, default=None, help="processes per match (default: all cores)")
+    p.add_argument("--workers", type=positive_int, default=None, help="processes per match (default: all cores)")
     p.add_argument("--json", dest="json_path", help="write the league report as JSON here")
     p.add_argument("--png", dest="png_path", help="write a ratings chart here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -452,10 +477,15 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m spades_env.evaluation --league ...``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    cfg = LeagueConfig(entries=args.league, deals=args.deals, games=args.games, seed=args.seed, rules=args.rules,
-                       anchor=args.anchor, workers=args.workers, progress=not args.no_progress)
-    try:  # output paths are checked before any match is played
-        check_output_paths(args.json_path, args.png_path)
+    try:  # the numbers, the rules and the output paths are checked before any match is played
+        cfg = LeagueConfig(entries=args.league, deals=args.deals, games=args.games, seed=args.seed,
+                           rules=args.rules, anchor=args.anchor, workers=args.workers, progress=not args.no_progress)
+        try:
+            resolve_rules(args.rules)
+        except (ValueError, TypeError, KeyError, OSError) as exc:
+            raise LeagueError(f"--rules {args.rules!r}: {exc}") from None
+        sources = [s.split("=", 1)[1] if "=" in s and not os.path.exists(s) else s for s in args.league]
+        check_output_paths(args.json_path, args.png_path, inputs=sources)
     except ValueError as exc:
         parser.error(str(exc))
     try:

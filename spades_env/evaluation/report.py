@@ -6,7 +6,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 
 def _fmt(x: Any, digits: int = 3, pct: bool = False) -> str:
@@ -185,12 +185,31 @@ def write_png(report: dict[str, Any], path: str | os.PathLike) -> None:
     plt.close(fig)
 
 
-def check_output_paths(json_path: str | os.PathLike | None, png_path: str | os.PathLike | None) -> None:
-    """Raise ValueError naming the problem unless the JSON report and the chart asked for can be written."""
+def check_output_paths(json_path: str | os.PathLike | None, png_path: str | os.PathLike | None,
+                       inputs: Sequence[str | os.PathLike] = ()) -> None:
+    """Raise ValueError naming the problem unless the JSON report and the chart asked for can be written, to two
+    different files, neither of which is one of the ``inputs`` (policy files, run folders: never overwritten)."""
     if json_path:
-        check_json_path(json_path)
+        check_json_path(json_path, "--json")
     if png_path:
         check_png_path(png_path)
+    outputs = [(flag, Path(path)) for flag, path in (("--json", json_path), ("--png", png_path)) if path]
+    if len(outputs) == 2 and _same_file(outputs[0][1], outputs[1][1]):
+        raise ValueError(f"--json and --png name the same file {str(json_path)!r}")
+    for flag, out in outputs:
+        for given in inputs:
+            source = Path(given)
+            if source.is_dir() and out.resolve().is_relative_to(source.resolve()):
+                raise ValueError(f"{flag} {str(out)!r} is inside the input folder {str(given)!r}")
+            if source.is_file() and _same_file(out, source):
+                raise ValueError(f"{flag} {str(out)!r} is the input file {str(given)!r}: it would be overwritten")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name the same file (existing files by identity, others by their resolved paths)."""
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
 
 
 def write_outputs(report: dict[str, Any], json_path: str | os.PathLike | None, png_path: str | os.PathLike | None,

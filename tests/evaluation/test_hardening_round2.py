@@ -1,0 +1,113 @@
+"""Issue 30 (hardening, second round): the evaluation's and the league's command lines lose no file and no work.
+
+Each test is named after the item of the issue it pins: output paths never overwrite an input (3), league entries
+are checked before any match (4), labels never collide (5), league arguments get clean messages (7), and a
+negative --seed names the argument in every tool (16).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import spades_env.evaluation.__main__ as cli
+import spades_env.evaluation.league as league_module
+from spades_env.evaluation.league import resolve_entries
+from spades_env import play
+
+
+def no_match(*args, **kwargs):
+    pytest.fail("a match was played")
+
+
+def exits_2(main, argv, capsys) -> str:
+    """Run a command line that must exit with status 2 before any work; its one-line message."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+@pytest.fixture
+def policy_file(tmp_path):
+    from spades_env.nn import PolicyNet, save_policy
+
+    path = tmp_path / "a.pt"
+    save_policy(path, PolicyNet([8]), meta={})
+    return path
+
+
+@pytest.mark.parametrize("flag", ["--json", "--png"])
+def test_item3_a_report_never_overwrites_a_policy_file(policy_file, flag, capsys, monkeypatch):
+    before = policy_file.read_bytes()
+    monkeypatch.setattr(cli, "evaluate", no_match)
+    monkeypatch.setattr(league_module, "play_league", no_match)
+    for argv in ([str(policy_file), "random"], ["--league", "random", f"mine={policy_file}"]):
+        err = exits_2(cli.main, [*argv, flag, str(policy_file)], capsys)
+        # --json: refused as the input file; --png: a .pt is not a picture type either
+        assert ("is the input file" in err and flag in err) if flag == "--json" else "'pt'" in err
+    assert policy_file.read_bytes() == before
+
+
+def test_item3_a_chart_never_overwrites_a_policy_file(tmp_path, capsys, monkeypatch):
+    from spades_env.nn import PolicyNet, save_policy
+
+    path = tmp_path / "a.png"  # a policy file with a picture's suffix
+    save_policy(path, PolicyNet([8]), meta={})
+    monkeypatch.setattr(cli, "evaluate", no_match)
+    assert "--png" in exits_2(cli.main, [str(path), "random", "--png", str(path)], capsys)
+
+
+def test_item3_json_and_png_must_be_two_files(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "evaluate", no_match)
+    out = str(tmp_path / "r.png")
+    assert "same file" in exits_2(cli.main, ["random", "random", "--json", out, "--png", out], capsys)
+
+
+def test_item3_a_report_is_not_written_into_a_run_folder_entry(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    run.mkdir()
+    monkeypatch.setattr(league_module, "play_league", no_match)
+    err = exits_2(cli.main, ["--league", "random", str(run), "--json", str(run / "league.json")], capsys)
+    assert "inside the input folder" in err
+
+
+@pytest.mark.parametrize("bad", ["bogus", "text.pt", "run"])
+def test_item4_every_league_entry_is_checked_before_the_first_match(tmp_path, capsys, monkeypatch, bad):
+    (tmp_path / "text.pt").write_text("not a policy")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "policy.pt").write_text("not a policy either")
+    monkeypatch.setattr(league_module, "evaluate", no_match)
+    monkeypatch.chdir(tmp_path)
+    code = league_module.main(["--league", "random", "heuristic", bad, "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and bad in err
+
+
+def test_item5_labels_never_collide(tmp_path):
+    labels = [e.label for e in resolve_entries(["x#2=random", "x=random", "x=heuristic", "x=random"], tmp_path)]
+    assert labels == ["x#2", "x", "x#3", "x#4"]
+    assert len(set(labels)) == len(labels)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--workers", "0"], "--workers"),
+    (["--deals", "-2"], "--deals"),
+    (["--deals", "0", "--games", "0"], "nothing to evaluate"),
+    (["--rules", "nosuch"], "--rules 'nosuch'"),
+    (["--seed", "-1"], "--seed"),
+])
+def test_item7_league_arguments_get_clean_messages(argv, message, capsys, monkeypatch):
+    monkeypatch.setattr(league_module, "play_league", no_match)
+    err = exits_2(league_module.main, ["--league", "random", "heuristic", *argv], capsys)
+    last = err.strip().splitlines()[-1]  # argparse's usage, then one line naming the problem
+    assert last.startswith("spades-evaluate --league: error: ") and message in last
+
+
+@pytest.mark.parametrize("main", [cli.main, play.main], ids=["evaluate", "play"])
+def test_item16_a_negative_seed_names_the_argument(main, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "evaluate", no_match)
+    argv = ["random", "random", "--seed", "-1"] if main is cli.main else ["--seed", "-1"]
+    err = exits_2(main, argv, capsys)
+    assert "argument --seed: must be an integer >= 0, got '-1'" in err
