@@ -1,13 +1,18 @@
-"""Argument types shared by the command-line tools: argparse names the argument when a value is out of range.
+"""What the command-line tools share: argument types, and SIGTERM handled as Ctrl-C.
 
 ``type=non_negative_int`` (seeds, deal and game counts) and ``type=positive_int`` (workers, counts that must
 be at least one): a bad value exits with status 2 and one line, e.g. ``argument --seed: must be an integer >= 0,
-got '-1'``, before any work starts.
+got '-1'``, before any work starts. ``with sigterm_interrupts():`` turns SIGTERM (a job scheduler, ``timeout``)
+into ``KeyboardInterrupt`` for the block, so that a tool stopped either way saves its record or stops its
+worker processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
+from typing import Any, Iterator
 
 
 def _int_at_least(text: str, least: int) -> int:
@@ -28,3 +33,19 @@ def non_negative_int(text: str) -> int:
 def positive_int(text: str) -> int:
     """An integer >= 1 (argparse ``type``)."""
     return _int_at_least(text, 1)
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises ``KeyboardInterrupt`` inside the block (the previous handler is put back after it)."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: signals stay as they are
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

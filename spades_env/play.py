@@ -29,15 +29,13 @@ target.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
-import signal
 import sys
-from typing import IO, Any, Iterator, Sequence
+from typing import IO, Any, Sequence
 
 import numpy as np
 
-from .cli_args import non_negative_int
+from .cli_args import non_negative_int, sigterm_interrupts
 from .core.actions import action_name, is_card_action, parse_action
 from .core.cards import CARD_SUIT, NUM_STANDARD_CARDS, SUIT_CHARS, cards_of, format_card
 from .core.drawing import stock_left
@@ -404,7 +402,7 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
         return 2
     console = Console(stdin, stdout, symbols=not args.ascii and symbols_supported(stdout))
     try:
-        with _sigterm_interrupts():
+        with sigterm_interrupts():
             play_game(console, rules, specs, agents, hint_agent, args.episode, args.seed, args.record)
     except KeyboardInterrupt:
         console.say("\ninterrupted")
@@ -413,22 +411,6 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
         print(f"spades-play: could not save the record {args.record!r}: {exc}", file=sys.stderr)
         return 1
     return 0
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM (a job scheduler, ``timeout``) ends the game as Ctrl-C does, so that the record is saved."""
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: signals stay as they are
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

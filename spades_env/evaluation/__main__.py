@@ -25,12 +25,13 @@ import json
 import sys
 from typing import Any
 
-from ..cli_args import non_negative_int, positive_int
+from ..cli_args import non_negative_int, positive_int, sigterm_interrupts
 from .duplicate import CONTEXTS, ConfigError, EvalConfig, WorkerError, evaluate
 from .report import check_output_paths, format_report, write_outputs
 
 EXIT_USAGE = 2  # argparse's exit status for a bad command line; used for every problem found before playing
 EXIT_FAILED = 1  # the run started and failed
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
 
 
 def option_pair(item: str) -> tuple[str, Any]:
@@ -108,12 +109,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cfg = _checked_config(parser, args)
     try:
-        report = evaluate(cfg)  # checks the rules, agents and options before any worker starts
+        with sigterm_interrupts():  # stopped by a scheduler or timeout: the worker processes stop too
+            report = evaluate(cfg)  # checks the rules, agents and options before any worker starts
     except ConfigError as exc:
         parser.error(str(exc))
     except WorkerError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted; the worker processes were stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(format_report(report))
     write_outputs(report, args.json_path, args.png_path)
     return 0

@@ -36,10 +36,11 @@ with :class:`WorkerError` naming the error, instead of being restarted.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import sys
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator
@@ -270,16 +271,28 @@ def _task_name(task: tuple[int, int]) -> str:
     return f"{'deal' if kind == DEAL else 'game'} {index}"
 
 
+TASKS_IN_FLIGHT_PER_WORKER = 4  # tasks submitted ahead of the workers: a bounded wave, whatever the task count
+
+
 def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: int) -> Iterator[dict[str, Any]]:
-    """Task results from worker processes as they finish; the first failure stops the run (:class:`WorkerError`)."""
+    """Task results from worker processes as each finishes; the first failure stops the run (:class:`WorkerError`).
+
+    Tasks are submitted in a bounded wave (``TASKS_IN_FLIGHT_PER_WORKER`` per worker), not all at once, so that
+    memory stays flat for a million deals. When the run ends early (a failure, Ctrl-C, SIGTERM turned into an
+    interrupt by the command line), the worker processes are terminated rather than left to finish their tasks.
+    """
     # fork is fastest, but a forked child of a process that has started torch's thread pool can deadlock.
     method = "spawn" if os.name == "nt" else ("forkserver" if "torch" in sys.modules else "fork")
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
                                initargs=(config,))
+    queue = iter(tasks)
+    pending: dict[Any, tuple[int, int]] = {}
+    finished = False
     try:
-        pending = {pool.submit(_run_task, task): task for task in tasks}
+        for task in itertools.islice(queue, workers * TASKS_IN_FLIGHT_PER_WORKER):
+            pending[pool.submit(_run_task, task)] = task
         while pending:
-            done, _ = wait(pending, return_when=FIRST_EXCEPTION)
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 task = pending.pop(future)
                 try:
@@ -291,9 +304,15 @@ def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: 
                                       f"{exc}") from exc
                 except Exception as exc:
                     raise WorkerError(f"{_task_name(task)} failed: {type(exc).__name__}: {exc}") from exc
+                for more in itertools.islice(queue, 1):
+                    pending[pool.submit(_run_task, more)] = more
                 yield result
+        finished = True
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if not finished:  # stop the workers now: their tasks' results are not wanted any more
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def _run_all(cfg: EvalConfig, prepared: tuple[Rules, list[tuple[str, ...]], dict[str, Any]]) \
@@ -301,8 +320,8 @@ def _run_all(cfg: EvalConfig, prepared: tuple[Rules, list[tuple[str, ...]], dict
     """Every task's result: in this process with one worker (``prepared`` by :func:`check_config`), else in a
     pool of worker processes."""
     tasks = _tasks(cfg)
-    workers = cfg.workers or os.cpu_count() or 1
-    workers = min(workers, len(tasks))
+    cores = os.cpu_count() or 1
+    workers = min(cfg.workers or cores, cores, len(tasks))  # more processes than cores or tasks only cost memory
     if workers <= 1:
         _install(cfg, *prepared)
         for task in tasks:

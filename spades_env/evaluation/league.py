@@ -57,7 +57,7 @@ from scipy import optimize
 
 from ..core.rules import Rules
 from ..rewards import bag_cost
-from ..cli_args import non_negative_int, positive_int
+from ..cli_args import non_negative_int, positive_int, sigterm_interrupts
 from .duplicate import ConfigError, EvalConfig, check_config, evaluate, resolve_rules
 from .report import check_output_paths, write_outputs
 from .stats import win_interval
@@ -489,10 +489,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        report = play_league(cfg)
+        with sigterm_interrupts():  # stopped by a scheduler or timeout: the worker processes stop too
+            report = play_league(cfg)
     except LeagueError as exc:
         print(f"league: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("league: interrupted; the worker processes were stopped", file=sys.stderr)
+        return 130
     print(format_league(report))
     write_outputs(report, args.json_path, args.png_path, write_chart=write_league_png)
     return 0

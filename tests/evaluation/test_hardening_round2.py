@@ -111,3 +111,99 @@ def test_item16_a_negative_seed_names_the_argument(main, capsys, monkeypatch):
     argv = ["random", "random", "--seed", "-1"] if main is cli.main else ["--seed", "-1"]
     err = exits_2(main, argv, capsys)
     assert "argument --seed: must be an integer >= 0, got '-1'" in err
+
+
+# ---------------------------------------------------------------- resources and feedback (items 20-23)
+class InlinePool:
+    """A stand-in for ProcessPoolExecutor that runs each task when submitted, counting the submissions."""
+
+    submitted = 0
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        InlinePool.submitted += 1
+        future = Future()
+        future.set_result(fn(*args))
+        return future
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
+
+def test_item20_workers_are_capped_at_the_cores_and_the_tasks(monkeypatch):
+    from spades_env.evaluation import duplicate
+    from spades_env.evaluation.duplicate import EvalConfig
+
+    seen = []
+    monkeypatch.setattr(duplicate.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(duplicate, "_run_in_pool", lambda config, tasks, workers: seen.append(workers) or iter(()))
+    for workers, deals, expected in ((1000, 40, 2), (1000, 1, None), (2, 40, 2)):
+        cfg = EvalConfig(agent_a="random", agent_b="random", deals=deals, workers=workers, progress=False)
+        list(duplicate._run_all(cfg, duplicate.check_config(cfg)))
+        assert (seen.pop() if seen else None) == expected  # one task: played in this process, no pool
+
+
+def test_item21_item22_tasks_go_out_in_bounded_waves_and_results_stream(monkeypatch):
+    from spades_env.evaluation import duplicate
+
+    InlinePool.submitted = 0
+    monkeypatch.setattr(duplicate, "ProcessPoolExecutor", InlinePool)
+    monkeypatch.setattr(duplicate, "_run_task", lambda task: {"task": task})
+    tasks = [(duplicate.DEAL, i) for i in range(1_000_000)]
+    results = duplicate._run_in_pool({}, tasks, workers=2)
+    first = next(results)  # a result comes back before the million tasks are submitted
+    assert first["task"][1] in range(2 * duplicate.TASKS_IN_FLIGHT_PER_WORKER)
+    assert InlinePool.submitted <= 2 * duplicate.TASKS_IN_FLIGHT_PER_WORKER + 1
+    for _ in range(100):
+        next(results)
+    assert InlinePool.submitted <= 101 + 2 * duplicate.TASKS_IN_FLIGHT_PER_WORKER
+    results.close()
+
+
+def _children(pid: int) -> set[int]:
+    import os
+
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    if int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.add(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="reads /proc for the worker processes")
+def test_item23_sigterm_stops_the_worker_processes():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "spades_env.evaluation", "heuristic", "heuristic", "--deals",
+                             "5000", "--games", "0", "--workers", "2", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:  # the pool's workers are up
+            time.sleep(0.2)
+        workers = _children(proc.pid)
+        assert workers, "no worker process started"
+        time.sleep(1.0)  # the workers are inside their tasks
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        time.sleep(0.5)
+        alive = [p for p in workers if os.path.exists(f"/proc/{p}") and "Z" not in open(f"/proc/{p}/stat").read()
+                 .rsplit(")", 1)[1].split()[0]]
+        assert not alive, f"worker processes still running: {alive}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
