@@ -84,13 +84,24 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
+def read_limited(path: str | os.PathLike, limit: int, what: str) -> bytes:
+    """The bytes of a file, ValueError naming it when it holds more than ``limit``: read up to the limit, since a
+    file's reported size cannot be trusted (``/dev/zero`` reports 0 and never ends)."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: more than {limit} bytes, too large for {what}")
+    return data
+
+
 def _read_yaml(path: Path) -> Any:
     """The data of a rules file, read strictly; RulesError naming the file otherwise."""
-    size = path.stat().st_size
-    if size > MAX_CONFIG_BYTES:
-        raise RulesError(f"{path}: {size} bytes is too large for a rules file (at most {MAX_CONFIG_BYTES})")
     try:
-        text = path.read_bytes().decode("utf-8")
+        raw = read_limited(path, MAX_CONFIG_BYTES, "a rules file")
+    except ValueError as exc:
+        raise RulesError(str(exc)) from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RulesError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:

@@ -28,6 +28,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .config_io import read_limited
 from .core.drawing import has_drawing
 from .core.rules import Rules
 from .rewards import make_reward
@@ -64,13 +65,31 @@ def save_record(record: dict[str, Any], path: str | os.PathLike) -> None:
         raise
 
 
-def load_record(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a record written by ``save_record``, checking its keys."""
+MAX_RECORD_BYTES = 64 * 2 ** 20  # far above a record of the longest game (a few hundred KB)
+
+
+def read_json_file(path: str | os.PathLike) -> Any:
+    """The JSON data of a record file; RecordError naming the file when it is too large, not UTF-8, not JSON,
+    nested too deeply or holds a number too long to read (OSError when it cannot be opened)."""
     try:
-        with open(path) as fh:
-            record = json.load(fh)
+        raw = read_limited(path, MAX_RECORD_BYTES, "a game record")
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}): not a game record") from None
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not a JSON game record: {exc}") from None
+    except RecursionError:
+        raise RecordError(f"{path}: not a game record: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise RecordError(f"{path}: not a game record: {exc}") from None
+
+
+def load_record(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a record written by ``save_record``, checking its keys."""
+    record = read_json_file(path)
     check_record(record)
     return record
 
@@ -129,8 +148,8 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
         env = raw_env(rules=rules, episode=record["episode"], reward=scheme)
         env.reset(options={deals_option(rules): record["deals"], "dealer": record["dealer"], "scores": record["scores"],
                            "bags": record["bags"]})
-    except (ValueError, TypeError) as exc:
-        raise RecordError(f"the record does not set up a game: {exc}") from None
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # any malformed rules, deal or start
+        raise RecordError(f"the record does not set up a game: {type(exc).__name__}: {exc}") from None
     actions = record["actions"]
     if not isinstance(actions, list):
         raise RecordError(f"'actions' must be a list of action ids, got {type(actions).__name__}")

@@ -21,16 +21,16 @@ winner), and the end of every hand (the score sheet).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, Iterator, Sequence
 
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
 from .play import Console, hand_text, score_sheet, symbols_supported
-from .records import RecordError, check_record, deals_option
+from .records import RecordError, check_record, deals_option, iter_replay, read_json_file
 
 AUCTION_PHASES = (Phase.BLIND, Phase.BID)
 
@@ -47,15 +47,15 @@ class Event:
 
 
 def read_record(path: str) -> dict[str, Any]:
-    """A game record from a record file or a golden transcript (its ``record`` key)."""
-    try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}: not a JSON game record: {exc}") from None
+    """A game record from a record file or a golden transcript (its ``record`` key), checked as
+    :func:`spades_env.records.replay` checks it (RecordError naming what is wrong): the viewer shows only what
+    replays."""
+    data = read_json_file(path)
     if isinstance(data, dict) and "record" in data and "actions" not in data:
         data = data["record"]
     check_record(data)
+    for _ in iter_replay(data):  # the one validation of a record: its setup, actions, results and end
+        pass
     return data
 
 
@@ -197,7 +197,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     """Entry point of ``spades-replay``."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.gif and not args.frames:
+        parser.error("--gif needs --frames DIR (the folder the GIF is written to)")
+    if args.frames:
+        try:
+            check_frames_folder(args.frames)
+        except ValueError as exc:
+            parser.error(str(exc))
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     interactive = _is_terminal(stdin)
@@ -209,6 +217,20 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
         print(f"spades-replay: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def check_frames_folder(folder: str) -> None:
+    """Raise ValueError unless ``folder`` can take this replay's frames: not a file, and holding no frames of
+    another replay (they would mix with the new ones)."""
+    path = Path(folder)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--frames {folder!r} is a file, not a folder")
+    if path.is_dir():
+        old = sorted(p.name for p in path.iterdir() if p.name == "replay.gif"
+                     or (p.name.startswith("frame_") and p.suffix == ".png"))
+        if old:
+            raise ValueError(f"--frames {folder!r} already holds {len(old)} frame file(s) of a replay ({old[0]}, ...); "
+                             "give an empty or new folder")
 
 
 def _is_terminal(stream: IO[str]) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from spades_env.config_io import MAX_CONFIG_BYTES, read_limited
 from spades_env.obs.layout import OBSERVATION, ObservationLayout, POSITION, STATE
 
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
@@ -169,9 +170,10 @@ def load_config(path: str | None) -> TrainConfig:
     if path is None:
         return TrainConfig().validate()
     try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"cannot read train config {path}: {exc}") from None
+        text = read_limited(path, MAX_CONFIG_BYTES, "a train config").decode("utf-8")
+        data = yaml.safe_load(text) or {}
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(f"cannot read train config {path}: {type(exc).__name__}: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a train config must be a mapping")
     return from_mapping(data)

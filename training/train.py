@@ -100,7 +100,10 @@ def configure(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Name
     parser.add_argument("--no-final-eval", action="store_true", help="skip the final evaluation")
     add_arguments(parser)
     args = parser.parse_args(argv)
-    config = from_mapping(overrides(args), base=load_config(args.config))
+    try:
+        config = from_mapping(overrides(args), base=load_config(args.config))
+    except ValueError as exc:  # an unreadable, oversized or invalid config, or a bad override: named, one line
+        parser.error(str(exc))
     return config, args
 
 

@@ -145,3 +145,92 @@ def test_replay_unfinished_record_says_so(tmp_path):
     assert "== the record ends here (the game was not finished)" in text
     assert "game over" not in text and "episode over" not in text
     assert text.count("  on the table: ") == 1
+
+
+# ------------------------------------------------------------- issue 30, items 8, 9, 10, 24
+def golden_record() -> dict:
+    return json.loads((GOLDEN / "standard_seed7.json").read_text())["record"]
+
+
+def write(tmp_path, data, name="r.json") -> str:
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else json.dumps(data).encode() if not isinstance(data, str)
+                     else data.encode())
+    return str(path)
+
+
+def refused(args, capsys) -> str:
+    """spades-replay exits 2 with one message and no traceback (argparse's exit included)."""
+    try:
+        code, _ = run(args)
+    except SystemExit as exited:
+        code = exited.code
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and err.strip()
+    return err
+
+
+@pytest.mark.parametrize("rules", [
+    {"num_players": 5}, {"num_players": "four"}, {"nil_value": -50, "bogus_option": 1}, [], "standard", None,
+    {"target_score": 10 ** 400},
+])
+def test_item8_bad_rules_in_a_record_are_named(tmp_path, capsys, rules):
+    record = golden_record()
+    record["rules"] = rules
+    assert "does not set up a game" in refused([write(tmp_path, record), "--all"], capsys)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    (bytes(range(256)) * 4, "not UTF-8"),
+    ('{"actions": [' + "9" * 5000 + "]}", "not a game record"),
+])
+def test_item8_hostile_files_are_named_by_the_viewer_and_load_record(tmp_path, capsys, content, message):
+    from spades_env.records import RecordError, load_record
+
+    path = write(tmp_path, content)
+    assert message in refused([path, "--all"], capsys)
+    with pytest.raises(RecordError, match=message):
+        load_record(path)
+
+
+def _cut_over(record):
+    record["actions"] = record["actions"][:-5]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: r["results"][0].update(points=[999, -999]), "result"),
+    (_cut_over, "marked over=True"),
+    (lambda r: r.update(over="yes"), "'over' must be true or false"),
+    (lambda r: r["actions"].__setitem__(0, "38"), "action ids are integers"),
+    (lambda r: r["actions"].__setitem__(0, 38.7), "action ids are integers"),
+])
+def test_item9_the_viewer_refuses_what_replay_refuses(tmp_path, capsys, edit, message):
+    from spades_env.records import RecordError, replay
+
+    record = golden_record()
+    edit(record)
+    with pytest.raises(RecordError):
+        replay(record)
+    assert message in refused([write(tmp_path, record), "--all"], capsys)
+
+
+def test_item10_reads_are_bounded(capsys):
+    import os
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("needs /dev/zero")
+    from training.config import load_config
+
+    assert "too large" in refused(["/dev/zero", "--all"], capsys)
+    with pytest.raises(ValueError, match="too large"):
+        load_config("/dev/zero")
+
+
+def test_item24_frames_never_mix_with_an_older_replays(tmp_path, capsys):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    (folder / "frame_0000.png").write_bytes(b"old")
+    err = refused([str(GOLDEN / "standard_seed7.json"), "--all", "--frames", str(folder)], capsys)
+    assert "already holds 1 frame file" in err
+    assert "--gif needs --frames" in refused([str(GOLDEN / "standard_seed7.json"), "--all", "--gif"], capsys)
