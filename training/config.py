@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from spades_env.agents import available_agents
+from spades_env.agents.registry import released_policies
 from spades_env.config_io import MAX_CONFIG_BYTES, read_limited
 from spades_env.obs.layout import OBSERVATION, ObservationLayout, POSITION, STATE
 
@@ -26,6 +29,23 @@ WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (no
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the
 # position and the history) or the acting seat's observation
 CRITIC_INPUTS: dict[str, ObservationLayout] = {"position": POSITION, "state": STATE, "observation": OBSERVATION}
+
+
+INF = math.inf
+# The range of every number of the config: (low, high, low included); high is always included. Checked, with
+# finiteness, when a config is built (TrainConfig.validate); a test asserts every numeric field is listed.
+RANGES: dict[str, tuple[float, float, bool]] = {
+    **{name: (1, INF, True) for name in (
+        "threads", "eval_workers", "total_decisions", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
+        "snapshot_every", "pool_size", "checkpoint_every", "eval_deals", "bc_epochs")},
+    **{name: (0, INF, True) for name in (
+        "seed", "time_limit_minutes", "max_updates", "card_scorer", "bc_decisions", "eval_every", "final_eval_deals",
+        "final_eval_games", "ent_coef", "vf_coef", "target_kl", "prior_weight")},
+    **{name: (0, 1, False) for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef")},
+    **{name: (0, 1, True) for name in ("selfplay_fraction", "heuristic_fraction", "random_fraction")},
+    **{name: (0, INF, False) for name in ("max_grad_norm", "reward_scale", "bc_bid_weight")},
+}
+RUN_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - the word argparse uses
@@ -113,11 +133,21 @@ class TrainConfig:
 
     def validate(self) -> "TrainConfig":
         """Raise ValueError naming the first bad field."""
-        positive = ("total_decisions", "num_envs", "rollout_steps", "update_epochs", "minibatch_size", "threads", "eval_workers",
-                    "snapshot_every", "pool_size", "checkpoint_every", "eval_deals")
-        for name in positive:
-            if getattr(self, name) <= 0:
-                raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
+        for name, (low, high, low_included) in RANGES.items():
+            value = getattr(self, name)
+            above = value >= low if low_included else value > low
+            if not (math.isfinite(value) and above and value <= high):
+                bounds = f"{'[' if low_included else '('}{low:g}, {high:g}{']' if high != INF else ')'}"
+                raise ValueError(f"train config '{name}' must be a finite number in {bounds}, got {value!r}")
+        if not self.exp_name or not set(self.exp_name) <= RUN_NAME_CHARACTERS:
+            raise ValueError(f"train config 'exp_name' must be a non-empty name of letters, digits, '.', '_' and '-' "
+                             f"(it names the run folder), got {self.exp_name!r}")
+        if not self.runs_dir:
+            raise ValueError("train config 'runs_dir' must name a folder, got ''")
+        unknown = [name for name in self.eval_opponents if not _known_agent(name)]
+        if unknown or not isinstance(self.eval_opponents, list):
+            raise ValueError(f"train config 'eval_opponents': unknown agent(s) {unknown}; use registered names "
+                             f"({sorted(available_agents())}), released policies or policy files")
         if self.weight_grad not in WEIGHT_GRADS:
             raise ValueError(f"train config 'weight_grad' must be one of {WEIGHT_GRADS}, got {self.weight_grad!r}")
         if self.critic_input not in CRITIC_INPUTS:
@@ -131,15 +161,6 @@ class TrainConfig:
             sizes = getattr(self, name)
             if not sizes or any(not isinstance(h, int) or isinstance(h, bool) or h <= 0 for h in sizes):
                 raise ValueError(f"train config '{name}' must list positive integer sizes, got {sizes}")
-        if self.card_scorer < 0:
-            raise ValueError(f"train config 'card_scorer' must be >= 0 (0: none), got {self.card_scorer}")
-        if self.max_updates < 0:
-            raise ValueError(f"train config 'max_updates' must be >= 0, got {self.max_updates}")
-        if self.prior_weight < 0:
-            raise ValueError(f"train config 'prior_weight' must be >= 0, got {self.prior_weight}")
-        for name in ("learning_rate", "bc_learning_rate", "bc_bid_weight", "gamma", "gae_lambda", "clip_coef", "reward_scale"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"train config '{name}' must be positive, got {getattr(self, name)}")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,6 +198,13 @@ def load_config(path: str | None) -> TrainConfig:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a train config must be a mapping")
     return from_mapping(data)
+
+
+def _known_agent(name: Any) -> bool:
+    """Whether ``make_agent`` can resolve a name without building it: registered, a released policy or a file."""
+    if not isinstance(name, str) or not name:
+        return False
+    return name in available_agents() or name in released_policies() or Path(name).is_file()
 
 
 SIZE_LISTS = ("hidden", "critic_hidden")  # list fields of layer sizes (integers on the command line)
