@@ -11,6 +11,7 @@ rows, which agents with a vectorised policy override.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
@@ -76,6 +77,29 @@ class Agent:
         return f"{type(self).__name__}({opts})"
 
 
+def check_mask_values(mask: np.ndarray) -> None:
+    """Raise ValueError unless a mask holds only 0 and 1 (the env's int8 mask; booleans too): an agent never reads a
+    legal action out of another format (e.g. probabilities)."""
+    if mask.dtype != np.bool_ and not ((mask == 0) | (mask == 1)).all():
+        odd = np.unique(mask[(mask != 0) & (mask != 1)])[:3]
+        raise ValueError(f"the action mask must hold 0 and 1 only (the env's int8 mask), got values {odd.tolist()}")
+
+
+def check_option(name: str, value: Any, low: float, high: float, integer: bool = False,
+                 low_included: bool = True) -> None:
+    """Raise ValueError naming an agent option unless it is a finite number (an int with ``integer``) in its range
+    (``high`` included)."""
+    kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    ok = isinstance(value, kinds) and not isinstance(value, bool)
+    if ok:
+        above = value >= low if low_included else value > low
+        ok = math.isfinite(value) and above and value <= high
+    if not ok:
+        bounds = f"{'[' if low_included else '('}{low:g}, {high:g}]"
+        raise ValueError(f"option {name} must be {'an integer' if integer else 'a finite number'} in {bounds}, "
+                         f"got {value!r}")
+
+
 def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A batch's (observations, masks) as arrays, with a clear error unless they are (B, OBS_SIZE) and (B, 88)."""
     obs = np.asarray(obs)
@@ -83,6 +107,7 @@ def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0] or mask.shape[1] != NUM_ACTIONS:
         raise ValueError(f"act_batch needs obs (B, OBS_SIZE) and mask (B, {NUM_ACTIONS}), "
                          f"got {obs.shape} and {mask.shape}")
+    check_mask_values(mask)
     return obs, mask
 
 
@@ -95,6 +120,7 @@ def check_observation(observation: Mapping[str, np.ndarray]) -> tuple[np.ndarray
         raise TypeError("an agent acts on the env's observation dict with keys 'observation' and 'action_mask'") \
             from None
     mask = np.asarray(mask)
+    check_mask_values(mask)
     if not mask.any():
         raise ValueError("the action mask has no legal action: this agent is not to act")
     return np.asarray(obs), mask

@@ -68,7 +68,7 @@ from ..core.position import build_position
 from ..core.rules import Rules
 from ..core.scoring import BidKind, score_hand
 from ..obs.decode import decode_observation
-from .base import Agent, check_observation, mask_bits
+from .base import Agent, check_observation, check_option, mask_bits
 from .heuristic import (
     DEFAULT_BID_PARAMS,
     act_from_state,
@@ -90,6 +90,11 @@ from .knowledge import (AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules
 # The heuristic's style of the bids (prior and rollouts): its fitted two-player bids, which change nothing with three
 # or four players (the search, the rollouts' play and the other decisions keep the classic style).
 BID_STYLE = Style(two_player_bids=True)
+# Option limits: far above any useful budget (the defaults are 16 samples, oversampled 5 times), and below what
+# makes one decision take minutes.
+MAX_SAMPLES = 4096
+MAX_OVERSAMPLE = 64
+MAX_TRICKS = 18  # play_depth: tricks of history replayed, at most a hand's (17 with three players)
 TWO_PLAYERS = 2
 
 
@@ -341,21 +346,26 @@ class PIMCAgent(Agent):
                  oversample: int = 5, bid_sigma: float = 0.6, margin: float = 0.0, play_depth: int = 13,
                  play_eps: float = 0.1, bid_samples: int = 32):
         super().__init__(seed, rng)
-        if samples < 1 or min_samples < 1:
-            raise ValueError("samples and min_samples must be >= 1")
+        check_option("samples", samples, 1, MAX_SAMPLES, integer=True)
+        check_option("min_samples", min_samples, 1, MAX_SAMPLES, integer=True)
+        check_option("bid_samples", bid_samples, 0, MAX_SAMPLES, integer=True)
+        check_option("oversample", oversample, 1, MAX_OVERSAMPLE, integer=True)
+        check_option("play_depth", play_depth, 0, MAX_TRICKS, integer=True)
+        check_option("bid_sigma", bid_sigma, 0, math.inf, low_included=False)
+        check_option("play_eps", play_eps, 0, 1)
+        check_option("bag_cost", bag_cost, 0, math.inf)
+        check_option("margin", margin, 0, math.inf)
+        if time_limit is not None:
+            check_option("time_limit", time_limit, 0, math.inf, low_included=False)
         self.samples = int(samples)
         self.time_limit = time_limit
         self.min_samples = int(min_samples)
         self.bag_cost = float(bag_cost)
-        if oversample < 1:
-            raise ValueError("oversample must be >= 1")
         self.oversample = int(oversample)
         self.bid_sigma = float(bid_sigma)
         self.margin = float(margin)
         self.play_depth = int(play_depth)
         self.play_eps = float(play_eps)
-        if bid_samples < 0:
-            raise ValueError("bid_samples must be >= 0")
         self.bid_samples = int(bid_samples)
         self.tracker = VoidTracker()
         self.bid_params = DEFAULT_BID_PARAMS

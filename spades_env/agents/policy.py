@@ -16,6 +16,7 @@ heuristic (:class:`~spades_env.agents.heuristic.ClassicHeuristicAgent`) at each 
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Mapping
 
@@ -25,7 +26,7 @@ from ..nn import torch  # noqa: I001 - first, so that a missing torch is reporte
 from ..core.actions import ACTION_NAMES, BID_OFFSET, NUM_ACTIONS
 from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, apply_prior, load_policy, masked_logits, safe_load
 from ..nn.policy_file import PolicyFileError
-from .base import Agent, check_observation
+from .base import Agent, check_observation, check_option
 from .heuristic import ClassicHeuristicAgent
 from .registry import POLICY_DIR, register_agent, register_checkpoint_loader
 
@@ -53,8 +54,7 @@ class PolicyAgent(Agent):
     def __init__(self, policy: PolicyNet, greedy: bool = True, temperature: float = 1.0, seed: int | None = None,
                  rng: np.random.Generator | None = None, device: str = "cpu", path: str | None = None):
         super().__init__(seed=seed, rng=rng)
-        if temperature <= 0:
-            raise ValueError(f"temperature must be positive, got {temperature}")
+        check_option("temperature", temperature, 0, math.inf, low_included=False)
         self.policy = policy.to(device).eval()
         self.greedy = bool(greedy)
         self.temperature = float(temperature)
@@ -90,6 +90,7 @@ class PolicyAgent(Agent):
         if self.greedy:
             return logits.argmax(dim=-1).numpy().astype(np.int64)
         probs = torch.softmax(logits / self.temperature, dim=-1).numpy().astype(np.float64)
+        probs[np.asarray(mask) == 0] = 0.0  # at a high temperature the masked logits no longer vanish by themselves
         probs /= probs.sum(axis=1, keepdims=True)
         return np.array([self.rng.choice(len(p), p=p) for p in probs], dtype=np.int64)
 

@@ -218,7 +218,7 @@ def test_search_is_registered_for_the_evaluation_tool():
     ({"chunk": 0}, "chunk must be a positive int"),
     ({"time_limit": 0}, "time_limit must be a positive"),
     ({"bag_cost": -1}, "bag_cost must be >= 0"),
-    ({"samples": 0}, "samples and min_samples must be >= 1"),
+    ({"samples": 0}, "option samples must be an integer"),
     ({"prune": 1}, "prune must be a probability"),
     ({"prune": -0.1}, "prune must be a probability"),
     ({"prune": True}, "prune must be a probability"),

@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Bottom first. A part is a subpackage or a top-level module of spades_env, or "training".
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
-    ("obs", "encoding", "layout", "config_io", "rewards", "render", "render_image"),  # encoding, layout: old names of obs
+    ("obs", "encoding", "layout", "config_io", "cli_args", "rewards", "render", "render_image"),  # encoding, layout: old names of obs
     ("card_scorer", "nn"),
     ("aec", "wrappers", "gym_env", "registration", "records", "batch"),
     ("agents",),

@@ -65,7 +65,8 @@ def run_lockstep(rules, episode, num_envs, steps, seed, reward="hand_points", ch
     obs, mask, to_act = env.reset()
     n = env.num_players
     agents = [f"player_{s}" for s in range(n)]
-    aecs = [spades_env.raw_env(rules=rules, episode=episode, reward=reward) for _ in range(num_envs)]
+    aecs = [spades_env.raw_env(rules=rules, episode=episode, reward=reward, info_format="full")  # hand_result dicts
+            for _ in range(num_envs)]
     position = [0] * num_envs
     pick_seats = np.random.default_rng(seed + 2000)  # apart from the action stream, which must match pass 1
 

@@ -46,6 +46,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -104,6 +105,8 @@ class BidParams:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"bid parameter {name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise ValueError(f"bid parameter {name} must be finite, got {value!r}")
 
 
 DEFAULT_BID_PARAMS = BidParams()
