@@ -9,8 +9,13 @@ Two measurements, taken together or separately:
   over the orientations, reported with a t interval.
 * **Games** (to the target score): game ``j`` from the env seed
   ``game_seeds[j]`` (a game's deals come only from its seed) is played once
-  per orientation; the win rate is A's wins over every game played, with a
-  Wilson interval.
+  per orientation; the win rate is A's wins over every game played (an
+  undecided game, truncated or tied, counts each side its fair share,
+  1/number of sides, as in the league), with a Wilson interval that treats
+  every game as independent, and beside it the interval clustered by seed
+  (the mean over seeds of A's share of each seed's games, t interval): the
+  orientations of a seed play the same deals, so the clustered one is the
+  honest one when they differ.
 
 Orientations (which role sits in each seat):
 
@@ -52,7 +57,7 @@ from ..config_io import load_rules
 from ..core.rules import Rules
 from ..rewards import bag_cost
 from .arena import Timing, play_episode, reseed
-from .stats import SideTally, mean_interval, tally_hand, win_interval
+from .stats import SideTally, mean_interval, tally_hand, undecided_share, win_interval
 
 DEAL, GAME = 0, 1
 ROLE_IDS = {"A": 0, "B": 1, "P": 2}
@@ -222,6 +227,13 @@ def _tallies(rules: Rules, roles: tuple[str, ...], game, into: dict[str, SideTal
             into[role].add(tally_hand(hand_rules, result, side))
 
 
+def winner_role(rules: Rules, roles: tuple[str, ...], winner: int | None) -> str | None:
+    """The role ("A" or "B") playing for the winning side (not its cross-play partner "P"); None if undecided."""
+    if winner is None:
+        return None
+    return next((r for s, r in enumerate(roles) if rules.side_of(s) == winner and r != "P"), "P")
+
+
 def _run_task(task: tuple[int, int]) -> dict[str, Any]:
     if "error" in _WORKER:
         raise WorkerError(f"the worker could not start: {_WORKER['error']}")
@@ -250,11 +262,7 @@ def _run_task(task: tuple[int, int]) -> dict[str, Any]:
                           b_points=_role_mean(rules, roles, "B", points),
                           a_bags=_role_mean(rules, roles, "A", bags), b_bags=_role_mean(rules, roles, "B", bags))
         else:
-            winner = game.winner
-            winner_role = None
-            if winner is not None:
-                winner_role = next(r for s, r in enumerate(roles) if rules.side_of(s) == winner)
-            record.update(winner=winner_role, hands=len(game.results), scores=list(game.scores))
+            record.update(winner=winner_role(rules, roles, game.winner), hands=len(game.results), scores=list(game.scores))
         out["orientations"].append(record)
     out["tallies"] = {k: v.to_dict() for k, v in tallies.items()}
     out["timing"] = asdict(timing)
@@ -392,21 +400,27 @@ def _deals_report(rules: Rules, deals: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _games_report(rules: Rules, games: list[dict[str, Any]]) -> dict[str, Any]:
-    """The report's ``games`` block: wins per role with Wilson intervals."""
+    """The report's ``games`` block: wins per role (an undecided game counts each side its fair share,
+    :func:`.stats.undecided_share`) with Wilson intervals over the games, and A's rate clustered by seed (the
+    orientations of a seed play the same deals, so its games are not independent)."""
     per_game = [[o["winner"] for o in r["orientations"]] for r in games]
     a_wins = sum(w.count("A") for w in per_game)
     b_wins = sum(w.count("B") for w in per_game)
     undecided = sum(w.count(None) for w in per_game)
     hands = sum(o["hands"] for r in games for o in r["orientations"])
-    played = a_wins + b_wins + undecided
+    played = sum(len(w) for w in per_game)
+    share = undecided_share(rules.num_sides)  # A is one side; B the others
+    a_score = [(w.count("A") + share * w.count(None)) / len(w) for w in per_game]
     return {
         "n_seeds": len(per_game),
         "n_games": played,
         "a_wins": a_wins,
         "b_wins": b_wins,
         "undecided": undecided,
-        "a_win_rate": win_interval(a_wins, played),
-        "b_win_rate": win_interval(b_wins, played),
+        "undecided_share": share,
+        "a_win_rate": win_interval(a_wins + share * undecided, played),
+        "b_win_rate": win_interval(b_wins + (1 - share) * undecided, played),
+        "a_win_rate_by_seed": mean_interval(a_score),
         "fair_a_win_rate": 1.0 / rules.num_sides,
         "mean_hands": hands / played if played else None,
         "per_game_winners": per_game,

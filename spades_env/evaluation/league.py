@@ -60,12 +60,12 @@ from ..rewards import bag_cost
 from ..cli_args import non_negative_int, positive_int, sigterm_interrupts
 from .duplicate import ConfigError, EvalConfig, check_config, evaluate, resolve_rules
 from .report import check_output_paths, write_outputs
-from .stats import win_interval
+from .stats import undecided_share, win_interval
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 PRIOR_SD_LOGIT = 3.0  # about 520 Elo: weak next to a few games' evidence, finite for an unbeaten record
 CONFIDENCE_Z = 1.959963984540054  # two-sided 95% normal quantile
-UNDECIDED_SHARE = 0.5  # an undecided game (truncated or tied) counts half a comparison each way
+UNDECIDED_SHARE = undecided_share(2)  # an undecided game counts half a comparison each way (the evaluation's rule)
 POLICY_SUFFIXES = (".pt", ".pth")
 BASES = ("games", "deals")
 
@@ -333,7 +333,7 @@ def _entry_totals(label: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
         if "games" in p:
             g = p["games"]
             share = 1 if me == "a" else g["b_players"]  # a B win is shared by the B players
-            won += g[f"{me}_wins"] / share + g["undecided"] / (g["b_players"] + 1)
+            won += g[f"{me}_wins"] / share + g["undecided"] * undecided_share(g["b_players"] + 1)
             games += g["n"]
         if "deals" in p:
             deal_weights.append(p["deals"]["n"])

@@ -78,9 +78,15 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append("")
         lines.append(f"Games to {cfg['rules']['target_score']}: {g['n_games']} ({g['n_seeds']} seeds x "
                      f"{len(cfg['orientations'])} orientations), mean {_fmt(g['mean_hands'], 1)} hands")
-        lines.append(f"  A wins {g['a_wins']}, B wins {g['b_wins']}, undecided {g['undecided']}")
+        lines.append(f"  A wins {g['a_wins']}, B wins {g['b_wins']}, undecided {g['undecided']}"
+                     + (f" (each counted {g['undecided_share']:.2g} of a win to each side)" if g["undecided"] else ""))
         lines.append(f"  A win rate {_fmt(w['rate'], pct=True)}  95% Wilson CI [{_fmt(w['low'], pct=True)}, "
-                     f"{_fmt(w['high'], pct=True)}]  (fair: {_fmt(g['fair_a_win_rate'], pct=True)})")
+                     f"{_fmt(w['high'], pct=True)}]  (fair: {_fmt(g['fair_a_win_rate'], pct=True)}; "
+                     "every game taken as independent)")
+        c = g.get("a_win_rate_by_seed")
+        if c and c["n"] > 1:
+            lines.append(f"  clustered by seed (the orientations of a seed share its deals): 95% CI "
+                         f"[{_fmt(c['low'], pct=True)}, {_fmt(c['high'], pct=True)}] over {c['n']} seeds")
     rows = [("points per hand, bags charged", "bag_adjusted_points_per_hand", False),
             ("points per hand", "points_per_hand", False), ("set rate", "set_rate", True),
             ("exact-bid rate", "exact_bid_rate", True), ("bags per hand", "bags_per_hand", False),

@@ -30,6 +30,12 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> dict[str
     return {"n": n, "mean": mean, "sd": sd, "se": se, "low": mean - half, "high": mean + half}
 
 
+def undecided_share(num_sides: int) -> float:
+    """What an undecided game (truncated, or tied at the end) counts as a win for each side: its fair share,
+    ``1 / num_sides``. The one rule of the evaluation's win rates and the league's ratings."""
+    return 1.0 / num_sides
+
+
 def win_interval(wins: float, n: int, confidence: float = 0.95) -> dict[str, float]:
     """Win rate with its Wilson score interval (``wins`` may count a draw as half)."""
     if n == 0:

@@ -207,3 +207,52 @@ def test_item23_sigterm_stops_the_worker_processes():
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+# ---------------------------------------------------------------- evaluation correctness (items 27, 30, 31)
+def test_item27_cross_play_games_are_credited_to_the_role_not_the_partner():
+    from spades_env.core import preset
+    from spades_env.evaluation.duplicate import EvalConfig, evaluate, orientations, winner_role
+
+    rules = preset("standard")
+    orients = orientations(rules, cross_play=True)
+    assert [winner_role(rules, o, 0) for o in orients] == ["A", "B", "A", "B"]  # side 0: seats 0 and 2
+    assert [winner_role(rules, o, 1) for o in orients] == ["B", "A", "B", "A"]
+    assert winner_role(rules, orients[0], None) is None
+    rules = rules.replace(target_score=100, max_hands=3)
+    report = evaluate(EvalConfig(agent_a="heuristic", agent_b="random", rules=rules, deals=0, games=2, workers=1,
+                                 cross_play=True, progress=False))
+    g = report["games"]
+    assert g["n_games"] == 8 and g["a_wins"] + g["b_wins"] + g["undecided"] == 8  # no game lost as a "P" win
+    assert all(w in ("A", "B", None) for seed in g["per_game_winners"] for w in seed)
+
+
+def synthetic_games(winners_by_seed):
+    return [{"seed": k, "orientations": [{"winner": w, "hands": 10} for w in ws]}
+            for k, ws in enumerate(winners_by_seed)]
+
+
+def test_item30_an_undecided_game_is_a_fair_share_of_a_win_in_the_evaluation_as_in_the_league():
+    from spades_env.core import preset
+    from spades_env.evaluation.duplicate import _games_report
+    from spades_env.evaluation.league import UNDECIDED_SHARE
+    from spades_env.evaluation.stats import undecided_share
+
+    g = _games_report(preset("standard"), synthetic_games([["A", None], ["B", "A"]]))
+    assert g["n_games"] == 4 and g["undecided"] == 1 and g["mean_hands"] == 10
+    assert g["a_win_rate"]["rate"] == pytest.approx((2 + 0.5) / 4)
+    assert g["b_win_rate"]["rate"] == pytest.approx((1 + 0.5) / 4)
+    g3 = _games_report(preset("cutthroat3"), synthetic_games([[None, "B", "B"]]))
+    assert g3["a_win_rate"]["rate"] == pytest.approx((1 / 3) / 3)  # A is one of three sides
+    assert UNDECIDED_SHARE == undecided_share(2)
+
+
+def test_item31_the_win_rate_is_also_given_clustered_by_seed():
+    from spades_env.core import preset
+    from spades_env.evaluation.duplicate import _games_report
+
+    # each seed decided the same way in both seatings: the seatings are not independent draws
+    g = _games_report(preset("standard"), synthetic_games([["A", "A"]] * 6 + [["B", "B"]] * 4))
+    wilson, clustered = g["a_win_rate"], g["a_win_rate_by_seed"]
+    assert wilson["rate"] == pytest.approx(clustered["mean"]) == pytest.approx(0.6)
+    assert clustered["n"] == 10 and (clustered["high"] - clustered["low"]) > (wilson["high"] - wilson["low"])
