@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from training.run_dir import trim_metrics
 
-METRIC_FIELDS = [
+TRAINING_FIELDS = [
     "update", "learner_decisions", "env_decisions", "seconds", "decisions_per_second", "learning_rate",
     "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance", "mean_hand_reward",
-    # eval_*: bag-adjusted points per deal (bags charged at their game cost) and its 95% interval
-    "eval_random_ppd", "eval_random_low", "eval_random_high", "eval_heuristic_ppd", "eval_heuristic_low",
-    "eval_heuristic_high",
 ]
+EVAL_SUFFIXES = ("ppd", "low", "high")  # bag-adjusted points per deal (bags at their game cost), its 95% interval
+DEFAULT_EVAL_OPPONENTS = ("random", "heuristic")
+
+
+def eval_label(opponent: str) -> str:
+    """The name of an evaluation opponent in metric columns: the agent name, or a policy file's stem."""
+    return Path(opponent).stem if opponent.endswith((".pt", ".pth")) else opponent
+
+
+def metric_fields(eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS) -> list[str]:
+    """The columns of ``metrics.csv``: the training's, then ``eval_<opponent>_{ppd,low,high}`` per opponent."""
+    return TRAINING_FIELDS + [f"eval_{eval_label(o)}_{s}" for o in eval_opponents for s in EVAL_SUFFIXES]
+
+
+METRIC_FIELDS = metric_fields()  # with the default opponents
 
 
 class MetricsLog:
@@ -26,22 +38,27 @@ class MetricsLog:
     checkpoint are dropped first, and TensorBoard purges its later events.
     """
 
-    def __init__(self, run_dir: Path, resumed: dict[str, Any] | None = None):
+    def __init__(self, run_dir: Path, resumed: dict[str, Any] | None = None,
+                 eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS):
         self.path = run_dir / "metrics.csv"
+        self.fields = metric_fields(eval_opponents)
         if resumed is not None:
             dropped = trim_metrics(self.path, int(resumed["update"]))
             if dropped:
                 print(f"metrics: dropped {dropped} row(s) written after the checkpoint")
         new = not self.path.exists()
         self.file = open(self.path, "a", newline="")
-        self.writer = csv.DictWriter(self.file, fieldnames=METRIC_FIELDS)
+        self.writer = csv.DictWriter(self.file, fieldnames=self.fields)
         if new:
             self.writer.writeheader()
         self.tb = open_tensorboard(run_dir / "tb", None if resumed is None else int(resumed["learner_decisions"]) + 1)
 
     def write(self, row: dict[str, Any]) -> None:
         """One update's row (missing fields left empty)."""
-        self.writer.writerow({k: row.get(k, "") for k in METRIC_FIELDS})
+        missing = sorted(set(row) - set(self.fields))
+        if missing:  # a column the header does not have would be lost: say so rather than drop it
+            raise ValueError(f"metrics row has columns {missing} that metrics.csv does not have")
+        self.writer.writerow({k: row.get(k, "") for k in self.fields})
         self.file.flush()
         if self.tb is not None:
             for k, v in row.items():
@@ -81,7 +98,8 @@ def plot_learning_curve(metrics_path: Path, png_path: Path) -> None:
         ax.plot(x, [float(r[key]) if r[key] not in ("", "nan") else np.nan for r in rows])
         ax.set_title(key)
         ax.set_xlabel("learner decisions")
-    for opponent in ("random", "heuristic"):
+    opponents = [k[len("eval_"):-len("_ppd")] for k in rows[0] if k.startswith("eval_") and k.endswith("_ppd")]
+    for opponent in opponents:
         pts = [(float(r["learner_decisions"]), float(r[f"eval_{opponent}_ppd"]), float(r[f"eval_{opponent}_low"]),
                 float(r[f"eval_{opponent}_high"])) for r in rows if r.get(f"eval_{opponent}_ppd")]
         if pts:

@@ -65,7 +65,7 @@ from training.config import TrainConfig, add_arguments, dump, from_mapping, load
 from training.learner import Learner, build_learner
 from training.imitation import imitate, set_learning_rate
 from training.pipeline import RolloutWorker, fresh_worker_state, weights
-from training.metrics import METRIC_FIELDS, MetricsLog, plot_learning_curve
+from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
 from training.ppo import explained_variance, ppo_update
 from training.rollout import Rollout, collect, finish_batch, start_tables
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
@@ -278,8 +278,8 @@ def eval_columns(result: dict[str, Any]) -> dict[str, float]:
     row = {}
     for opponent, report in result.items():
         adj = report["deals"]["bag_adjusted_diff"]
-        row.update({f"eval_{opponent}_ppd": adj["mean"], f"eval_{opponent}_low": adj["low"],
-                    f"eval_{opponent}_high": adj["high"]})
+        label = eval_label(opponent)
+        row.update({f"eval_{label}_ppd": adj["mean"], f"eval_{label}_low": adj["low"], f"eval_{label}_high": adj["high"]})
     return row
 
 
@@ -355,7 +355,8 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
             clear_folder(folder)
         (folder / "config.yaml").write_text(dump(config))
         print(f"run folder: {folder}")
-        metrics = MetricsLog(folder, resumed=run.counters if run.resumed else None)
+        metrics = MetricsLog(folder, resumed=run.counters if run.resumed else None,
+                             eval_opponents=config.eval_opponents)
         try:
             if not run.resumed:
                 warm_start(run)

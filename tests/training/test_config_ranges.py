@@ -48,3 +48,24 @@ def test_the_default_config_and_its_edges_are_accepted():
     TrainConfig().validate()
     from_mapping({"gamma": 1.0, "ent_coef": 0.0, "time_limit_minutes": 0.0, "eval_every": 0, "target_kl": 0.0,
                   "eval_opponents": ["random", "heuristic", "pimc"]})
+
+
+def test_item6_every_evaluation_opponent_keeps_its_metrics_columns(tmp_path):
+    """Issue 30, item 6: eval_opponents: [pimc] (or a policy file) writes its eval_* columns to metrics.csv."""
+    import csv
+
+    from training.metrics import MetricsLog
+    from training.train import eval_columns
+
+    opponents = ["pimc", "runs/old/policy.pt"]
+    report = {"deals": {"bag_adjusted_diff": {"mean": 3.5, "low": 1.0, "high": 6.0}}}
+    log = MetricsLog(tmp_path, eval_opponents=opponents)
+    log.write({"update": 1, "learner_decisions": 10, **eval_columns({o: report for o in opponents})})
+    log.close()
+    with open(tmp_path / "metrics.csv") as fh:
+        row = next(csv.DictReader(fh))
+    assert float(row["eval_pimc_ppd"]) == 3.5 and float(row["eval_policy_high"]) == 6.0
+    log = MetricsLog(tmp_path / "other" if (tmp_path / "other").mkdir() is None else tmp_path)
+    with pytest.raises(ValueError, match="eval_pimc_ppd"):  # a column the header lacks is never dropped silently
+        log.write({"update": 2, "eval_pimc_ppd": 1.0})
+    log.close()
