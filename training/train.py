@@ -368,7 +368,13 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point (``spades-train``)."""
-    train(argv)
+    from spades_env.nn import SaveError
+
+    try:
+        train(argv)
+    except SaveError as exc:  # a full disk: say so; the last checkpoint is whole, --resume continues from it
+        print(f"spades-train: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

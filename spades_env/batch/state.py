@@ -23,6 +23,7 @@ The object pickles (the card views into the output buffers are rebuilt).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,32 @@ def _check_options(num_envs: Any, episode: str, output_buffers: Any, obs_format:
         raise ValueError(f"output_buffers must be 1 or 2, got {output_buffers!r}")
     if not isinstance(obs_format, str) or obs_format not in OBS_FORMATS:
         raise ValueError(f"obs_format must be one of {OBS_FORMATS}, got {obs_format!r}")
+    need = num_envs * TABLE_BYTES[obs_format]
+    available = available_memory()
+    if available is not None and need > available:
+        raise MemoryError(f"BatchEnv({num_envs}) needs about {need / 2 ** 30:,.1f} GiB ({TABLE_BYTES[obs_format]:,} "
+                          f"bytes a table with obs_format={obs_format!r}); this machine has "
+                          f"{available / 2 ** 30:,.1f} GiB available")
+
+
+# Peak bytes a table at reset (tracemalloc, 2026-12-05, 1,000 and 4,000 tables of standard and two_player, two
+# output buffers), rounded up: what the memory check before allocating counts.
+TABLE_BYTES = {"float32": 13_000, "packed": 3_000}
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux MemAvailable; else the physical memory; None unknown)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 class BatchTables:

@@ -19,9 +19,11 @@ raises :class:`PolicyFileError` naming the file and the problem.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
+import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -90,12 +92,28 @@ def save_policy(path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any]
     atomic_torch_save(payload, path)
 
 
+class SaveError(OSError):
+    """A policy or checkpoint file could not be written (disk full, folder gone); the previous file is intact."""
+
+
 def atomic_torch_save(payload: Any, path: str | os.PathLike) -> None:
-    """torch.save to a temporary file, then rename: a crash never leaves a half-written file."""
+    """torch.save to a temporary file, then rename: a crash never leaves a half-written file. A failed write
+    (e.g. a full disk, which torch reports as "unexpected pos ...") raises :class:`SaveError` saying what happened."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
+    try:
+        torch.save(payload, tmp)
+    except (RuntimeError, OSError) as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        try:
+            free = f"{shutil.disk_usage(path.parent).free / 2 ** 20:,.0f} MiB free there"
+        except OSError:
+            free = "free space unknown"
+        kept = f"the previous {path.name} is intact" if path.exists() else f"no {path.name} was written"
+        raise SaveError(f"could not write {path} ({free}; is the disk full?): {type(exc).__name__}: {exc}; "
+                        f"{kept}") from None
     os.replace(tmp, path)
 
 
@@ -162,6 +180,9 @@ def _checked_description(payload: dict[str, Any], where: str, obs_size: int = OB
     state = payload.get("state_dict")
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise PolicyFileError(f"{where}: 'state_dict' must map names to tensors")
+    odd = sorted(k for k, v in state.items() if v.layout != torch.strided or v.is_quantized or v.is_complex())
+    if odd:  # sparse, quantized or complex tensors are not what save_policy writes
+        raise PolicyFileError(f"{where}: weights {odd} are not plain dense real tensors")
     expected = _expected_shapes(hidden, obs_size, num_actions, card_scorer)
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
@@ -180,6 +201,8 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
     where = str(path)
     if payload.get("format") != POLICY_FORMAT:
         raise CheckpointError(f"{path}: not a spades_env policy (format {payload.get('format')!r}, expected {POLICY_FORMAT!r})")
+    if not isinstance(payload.get("meta", {}), dict):
+        raise PolicyFileError(f"{where}: 'meta' must be a mapping, got {type(payload['meta']).__name__}")
     if "layout" not in payload:
         raise PolicyFileError(f"{where}: records no observation layout (written before layouts were recorded); "
                               f"this version reads layout {OBSERVATION.name!r}")

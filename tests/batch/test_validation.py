@@ -88,3 +88,19 @@ def test_step_rejects_an_observe_flag_that_is_not_a_bool(env, observe):
     with pytest.raises(TypeError, match="observe"):
         env.step(legal, observe=observe)
     assert_unchanged(env, before)
+
+
+def test_item18_a_batch_too_large_for_the_memory_is_refused_before_allocating(monkeypatch):
+    """Issue 30, item 18: BatchEnv(10**8) is refused at once with the size it would need, not after 26 s."""
+    import time
+
+    from spades_env.batch import state
+
+    start = time.perf_counter()
+    with pytest.raises(MemoryError, match=r"BatchEnv\(100000000\) needs about [\d,.]+ GiB"):
+        BatchEnv(10 ** 8)
+    assert time.perf_counter() - start < 5  # nothing was allocated first
+    monkeypatch.setattr(state, "available_memory", lambda: 1_000_000)  # 1 MB free
+    with pytest.raises(MemoryError, match="packed"):
+        BatchEnv(1000, obs_format="packed")
+    BatchEnv(100, obs_format="packed")  # 300 KB fits

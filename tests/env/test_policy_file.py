@@ -232,3 +232,28 @@ def test_a_policy_of_88_actions_refuses_a_drawing_turn_naming_its_file():
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
         obs = env.observe(env.agent_selection)
     assert obs["action_mask"][int(agent.act(obs))]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda p: p.update(meta="not a mapping"), "'meta' must be a mapping"),
+    (lambda p: p.update(meta=[1, 2]), "'meta' must be a mapping"),
+    (lambda p: p["state_dict"].update({"head.bias": p["state_dict"]["head.bias"].to_sparse()}), "not plain dense"),
+])
+def test_item14_a_crafted_meta_or_sparse_weights_get_the_loaders_own_error(tmp_path, capsys, edit, message):
+    """Issue 30, item 14: PolicyFileError naming the problem (not TypeError or RuntimeError), and spades-play
+    exits 2 with it."""
+    import torch
+
+    from spades_env.nn import PolicyFileError, PolicyNet, load_policy, save_policy
+    from spades_env.play import main as play_main
+
+    path = tmp_path / "crafted.pt"
+    save_policy(path, PolicyNet([8]), meta={})
+    payload = torch.load(path, weights_only=True)
+    edit(payload)
+    torch.save(payload, path)
+    with pytest.raises(PolicyFileError, match=message):
+        load_policy(path)
+    assert play_main(["--seats", f"human,{path},random,random", "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

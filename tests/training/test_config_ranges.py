@@ -69,3 +69,26 @@ def test_item6_every_evaluation_opponent_keeps_its_metrics_columns(tmp_path):
     with pytest.raises(ValueError, match="eval_pimc_ppd"):  # a column the header lacks is never dropped silently
         log.write({"update": 2, "eval_pimc_ppd": 1.0})
     log.close()
+
+
+def test_item17_a_checkpoint_write_on_a_full_disk_says_so_and_keeps_the_last_one(tmp_path, monkeypatch):
+    """Issue 30, item 17: torch's "unexpected pos" becomes a message naming the path and the free space; the
+    previous file stays whole and no temporary file is left."""
+    import torch
+
+    from spades_env.nn import SaveError, atomic_torch_save
+
+    path = tmp_path / "last.pt"
+    atomic_torch_save({"step": 1}, path)
+
+    def full_disk(obj, f, *args, **kwargs):
+        with open(f, "wb") as fh:
+            fh.write(b"partial")
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 64 vs 0")
+    monkeypatch.setattr(torch, "save", full_disk)
+    with pytest.raises(SaveError, match=r"could not write .*last\.pt .*MiB free.*is the disk full.*previous last\.pt "
+                                        r"is intact"):
+        atomic_torch_save({"step": 2}, path)
+    monkeypatch.undo()
+    assert torch.load(path, weights_only=True) == {"step": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["last.pt"]
