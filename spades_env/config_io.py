@@ -80,7 +80,8 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 def _cut(text: str, limit: int) -> str:
-    """Text cut to ``limit`` characters, marked when cut."""
+    """Text on one line (a YAML error's lines and caret joined), cut to ``limit`` characters, marked when cut."""
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 

@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import math
 import os
+import pickle
 import shutil
 from pathlib import Path
 from typing import Any, Sequence
@@ -38,6 +39,9 @@ from .nets import PolicyNet, is_card_scorer_width
 
 
 POLICY_FORMAT = "spades_env.policy/1"
+
+
+MAX_REASON_CHARS = 300  # of a loader's message quoted in an error (one line)
 
 
 class CheckpointError(ValueError):
@@ -124,8 +128,12 @@ def safe_load(path: str | os.PathLike) -> dict[str, Any]:
         raise CheckpointError(f"no such checkpoint file: {path}")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for corrupt files
-        raise CheckpointError(f"{path}: cannot be read as a checkpoint ({type(exc).__name__}: {exc})") from None
+    except pickle.UnpicklingError:  # torch's message explains weights_only at length: not what the user needs
+        raise CheckpointError(f"{path}: cannot be read as a checkpoint (not a PyTorch file of tensors and plain "
+                              "values, which is all a policy or checkpoint holds)") from None
+    except Exception as exc:  # torch raises many types for corrupt files, some with pages of explanation
+        first = " ".join(str(exc).split())[:MAX_REASON_CHARS]
+        raise CheckpointError(f"{path}: cannot be read as a checkpoint ({type(exc).__name__}: {first})") from None
     if not isinstance(payload, dict):
         raise CheckpointError(f"{path}: expected a dict, got {type(payload).__name__}")
     return payload
