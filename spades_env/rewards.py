@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
+from typing import Any
+
 import numpy as np
 
 from .core.rules import Rules
@@ -44,6 +46,16 @@ def bag_cost(rules: Rules) -> float:
     return rules.bag_penalty / rules.bag_limit if rules.bag_limit else 0.0
 
 
+def charged_points(rules: Rules, points: Any, new_bags: Any, bag_penalties: Any) -> Any:
+    """Hand points with the bag cost counted once, when the bags are taken: each new bag charged
+    :func:`bag_cost` and the bag penalty paid refunded (the penalty is the same cost, paid later in a lump).
+    The one statement of the bag cost: training's rewards, the evaluation's bag-adjusted points, the league and
+    the search agents' utilities all use it (ints, or arrays of sides or tables)."""
+    if not rules.bag_limit:  # bags are never penalized: nothing to move in time
+        return points
+    return points + np.asarray(bag_penalties) * rules.bag_penalty - np.asarray(new_bags) * bag_cost(rules)
+
+
 def bags_taken(rules: Rules, bags_before: np.ndarray, bags_after: np.ndarray, bag_penalties: np.ndarray) -> np.ndarray:
     """Bags each side took this hand: the change of its bag count plus the bags a penalty cleared."""
     return np.asarray(bags_after) + np.asarray(bag_penalties) * rules.bag_limit - np.asarray(bags_before)
@@ -53,10 +65,9 @@ def shaped_hand_points(rules: Rules, points: np.ndarray, bags_before: np.ndarray
                        bag_penalties: np.ndarray) -> np.ndarray:
     """Each side's hand points with bags charged ``bag_cost`` when taken and the bag penalty refunded."""
     points = np.asarray(points, dtype=np.float64)
-    if not rules.bag_limit:  # bags are never penalized: nothing to move in time
+    if not rules.bag_limit:
         return points
-    taken = bags_taken(rules, bags_before, bags_after, bag_penalties)
-    return points + np.asarray(bag_penalties) * rules.bag_penalty - taken * bag_cost(rules)
+    return charged_points(rules, points, bags_taken(rules, bags_before, bags_after, bag_penalties), bag_penalties)
 
 
 def training_rewards(rules: Rules, points: np.ndarray, scale: float, bags_before: np.ndarray | None = None,

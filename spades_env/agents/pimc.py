@@ -566,9 +566,11 @@ def side_context(view, rules: Rules) -> tuple[list[int], list[int], list[int]]:
 
 
 def position_utility(rules: Rules, state: HandState, bags_before: Sequence[int], bag_cost: float) -> float:
-    """Slot 0's side points minus the mean of the other sides', bags charged ``bag_cost`` each."""
+    """Slot 0's side points minus the mean of the other sides', bags charged ``bag_cost`` each (then a bag penalty
+    paid is refunded, as :func:`spades_env.rewards.charged_points` does: the bags are not charged twice)."""
     score = score_hand(rules, state.bids, state.tricks_won, bags_before)
     mine = rules.side_of(0)
-    values = [s.points - bag_cost * s.new_bags for s in score.sides]
+    refund = rules.bag_penalty if bag_cost and rules.bag_limit else 0
+    values = [s.points + refund * s.bag_penalties - bag_cost * s.new_bags for s in score.sides]
     others = [v for side, v in enumerate(values) if side != mine]
     return values[mine] - sum(others) / len(others)

@@ -55,7 +55,7 @@ import numpy as np
 from ..agents import make_agent
 from ..config_io import load_rules
 from ..core.rules import Rules
-from ..rewards import bag_cost
+from ..rewards import bag_cost, charged_points
 from .arena import Timing, play_episode, reseed
 from .stats import SideTally, mean_interval, tally_hand, undecided_share, win_interval
 
@@ -258,9 +258,12 @@ def _run_task(task: tuple[int, int]) -> dict[str, Any]:
             result = game.results[0]
             points = list(result.points)
             bags = [side.new_bags for side in result.score.sides]
+            charged = [float(charged_points(rules, s.points, s.new_bags, s.bag_penalties)) for s in result.score.sides]
             record.update(a_points=_role_mean(rules, roles, "A", points),
                           b_points=_role_mean(rules, roles, "B", points),
-                          a_bags=_role_mean(rules, roles, "A", bags), b_bags=_role_mean(rules, roles, "B", bags))
+                          a_bags=_role_mean(rules, roles, "A", bags), b_bags=_role_mean(rules, roles, "B", bags),
+                          a_charged=_role_mean(rules, roles, "A", charged),
+                          b_charged=_role_mean(rules, roles, "B", charged))
         else:
             record.update(winner=winner_role(rules, roles, game.winner), hands=len(game.results), scores=list(game.scores))
         out["orientations"].append(record)
@@ -385,8 +388,7 @@ def _deals_report(rules: Rules, deals: list[dict[str, Any]]) -> dict[str, Any]:
         a_pts.append(a)
         b_pts.append(b)
         diffs.append(a - b)
-        bags = float(np.mean([o["a_bags"] - o["b_bags"] for o in r["orientations"]]))
-        adjusted.append(a - b - cost * bags)
+        adjusted.append(float(np.mean([o["a_charged"] - o["b_charged"] for o in r["orientations"]])))
     return {
         "n": len(diffs),
         "points_diff": mean_interval(diffs),
@@ -443,23 +445,12 @@ def summarize(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]], res
         report["games"] = _games_report(rules, [r for r in results if r["kind"] == GAME])
     report["sides"] = {}
     if cfg.deals:
-        report["sides"]["deals"] = {role: tallies[DEAL][role].summary() for role in ("A", "B")}
+        report["sides"]["deals"] = {role: tallies[DEAL][role].summary(rules) for role in ("A", "B")}
     if cfg.games:
-        report["sides"]["games"] = {role: tallies[GAME][role].summary() for role in ("A", "B")}
-    cost = bag_cost(rules)
-    for sides in report["sides"].values():
-        for summary in sides.values():
-            summary["bag_adjusted_points_per_hand"] = _charged(summary, cost)
+        report["sides"]["games"] = {role: tallies[GAME][role].summary(rules) for role in ("A", "B")}
     report["headline"] = headline(report)
     report["timing"] = timing.summary()
     return report
-
-
-def _charged(summary: dict[str, Any], cost: float) -> float | None:
-    """A side's points per hand with each new bag charged ``cost`` points (None without hands)."""
-    if summary["points_per_hand"] is None:
-        return None
-    return summary["points_per_hand"] - cost * summary["bags_per_hand"]
 
 
 def headline(report: dict[str, Any]) -> dict[str, Any]:

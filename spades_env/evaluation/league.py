@@ -291,7 +291,7 @@ def _pair_summary(a: str, b: str, report: dict[str, Any], rules: Rules) -> dict[
     if "deals" in report:
         d = report["deals"]
         sides = report["sides"]["deals"]
-        charged = {role: sides[role]["points_per_hand"] - cost * sides[role]["bags_per_hand"] for role in "AB"}
+        charged = {role: sides[role]["bag_adjusted_points_per_hand"] for role in "AB"}  # rewards.charged_points
         diffs = d["per_deal_diff"]
         out["deals"] = {
             "n": d["n"], "a_points": d["a_points"], "b_points": d["b_points"],

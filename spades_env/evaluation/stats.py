@@ -10,6 +10,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..core.scoring import SIDE_CONTRACT_KINDS, BidKind, counted_tricks
+from ..rewards import charged_points
 
 # Bids of a seat that name a number of tricks (its own, or the side's one contract).
 SEAT_BID_KINDS = (BidKind.NUMBER, *SIDE_CONTRACT_KINDS)
@@ -65,19 +66,25 @@ class SideTally:
     seat_bids: int = 0  # number bids made by the agent's seats
     seat_bid_sum: int = 0
     points: int = 0
+    bag_penalties: int = 0  # times the side paid the bag penalty
 
     def add(self, other: "SideTally") -> None:
         """Accumulate another tally."""
         for name in self.__dataclass_fields__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
-    def summary(self) -> dict[str, Any]:
-        """Rates and means, with the counts they come from."""
-        def rate(k: int, n: int) -> float | None:
+    def summary(self, rules: Any = None) -> dict[str, Any]:
+        """Rates and means, with the counts they come from; with ``rules``, also the points per hand with the bag
+        cost counted once (:func:`spades_env.rewards.charged_points`)."""
+        def rate(k: float, n: int) -> float | None:
             return k / n if n else None
+        charged = {} if rules is None else {
+            "bag_adjusted_points_per_hand": rate(charged_points(rules, self.points, self.new_bags, self.bag_penalties),
+                                                 self.hands)}
         return {
             "hands": self.hands,
             "points_per_hand": rate(self.points, self.hands),
+            **charged,
             "set_rate": rate(self.sets, self.contracts),
             "exact_bid_rate": rate(self.exact, self.contracts),
             "bags_per_hand": rate(self.new_bags, self.hands),
@@ -89,6 +96,7 @@ class SideTally:
             "blind_nil_success": rate(self.blind_nil_made, self.blind_nil_bids),
             "contracts": self.contracts,
             "sets": self.sets,
+            "bag_penalties": self.bag_penalties,
         }
 
     def to_dict(self) -> dict[str, int]:
@@ -97,7 +105,7 @@ class SideTally:
 
     @classmethod
     def from_dict(cls, data: dict[str, int]) -> "SideTally":
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict` (counts missing from older results are 0)."""
         return cls(**data)
 
 
@@ -108,6 +116,7 @@ def tally_hand(rules, result, side: int) -> SideTally:
     seats = [seat for seat in range(rules.num_players) if rules.side_of(seat) == side]
     t.points = s.points
     t.new_bags = s.new_bags
+    t.bag_penalties = s.bag_penalties
     for seat in seats:
         bid = result.bids[seat]
         made = result.score.nil_made[seat]

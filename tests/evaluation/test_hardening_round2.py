@@ -256,3 +256,31 @@ def test_item31_the_win_rate_is_also_given_clustered_by_seed():
     wilson, clustered = g["a_win_rate"], g["a_win_rate_by_seed"]
     assert wilson["rate"] == pytest.approx(clustered["mean"]) == pytest.approx(0.6)
     assert clustered["n"] == 10 and (clustered["high"] - clustered["low"]) > (wilson["high"] - wilson["low"])
+
+
+def test_item28_the_bag_cost_is_counted_once_in_training_evaluation_and_search():
+    """Issue 30, item 28: bid 4, take 6 with 9 bags carried: 42 points, then the penalty (-100) at the 11th bag.
+    Charging each new bag 10 and refunding the penalty gives +22 everywhere (the evaluation said -78 before)."""
+    import numpy as np
+
+    from types import SimpleNamespace
+
+    from spades_env.agents.pimc import position_utility
+    from spades_env.core import preset
+    from spades_env.core.scoring import Bid, BidKind, score_hand
+    from spades_env.evaluation.stats import SideTally
+    from spades_env.rewards import charged_points, shaped_hand_points
+
+    rules = preset("cutthroat")  # one seat a side: the side's numbers are the seat's
+    bids = [Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 3), Bid(BidKind.NUMBER, 2), Bid(BidKind.NUMBER, 2)]
+    score = score_hand(rules, bids, [6, 3, 2, 2], [9, 0, 0, 0])
+    side = score.sides[0]
+    assert (side.points, side.new_bags, side.bag_penalties) == (-58, 2, 1)
+    assert charged_points(rules, side.points, side.new_bags, side.bag_penalties) == 22
+    assert shaped_hand_points(rules, np.array([-58]), np.array([9]), np.array([1]), np.array([1]))[0] == 22
+    tally = SideTally(hands=1, points=side.points, new_bags=side.new_bags, bag_penalties=side.bag_penalties)
+    assert tally.summary(rules)["bag_adjusted_points_per_hand"] == 22
+    finished = SimpleNamespace(bids=bids, tricks_won=[6, 3, 2, 2])  # what position_utility reads of a hand
+    others = (30 + 20 + 20) / 3  # the three other players made their bids exactly
+    assert position_utility(rules, finished, [9, 0, 0, 0], 10.0) == pytest.approx(22 - others)
+    assert position_utility(rules, finished, [9, 0, 0, 0], 0.0) == pytest.approx(-58 - others)  # plain points
