@@ -251,9 +251,10 @@ def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
     # draws must not depend on when (or whether) evaluations run.
     with torch.random.fork_rng(devices=[]):
         for opponent in config.eval_opponents:
+            # training's own seed stream: never the deals of an evaluation run with the tool (issue 30, item 29)
             report = run_evaluation(EvalConfig(str(policy_path), opponent, rules=config.rules, deals=deals,
-                                               games=games, seed=config.seed + 1000, workers=config.eval_workers,
-                                               progress=False))
+                                               games=games, seed=config.seed, workers=config.eval_workers,
+                                               progress=False, seed_stream="training"))
             out[opponent] = report
             print(f"[{tag}] ppo vs {opponent}: " + evaluation_line(report))
     return out

@@ -99,6 +99,7 @@ class EvalConfig:
     partner_options: dict[str, Any] = field(default_factory=dict)
     context: str = "zero"
     progress: bool = True
+    seed_stream: str = "tool"  # "training": the seeds of training's evaluations (disjoint from the tool's)
 
     def __post_init__(self) -> None:
         if self.deals < 0 or self.games < 0:
@@ -109,6 +110,8 @@ class EvalConfig:
             raise ValueError(f"context must be one of {CONTEXTS}, got {self.context!r}")
         if self.workers is not None and self.workers < 1:
             raise ValueError("workers must be >= 1")
+        if self.seed_stream not in SEED_STREAMS:
+            raise ValueError(f"seed_stream must be one of {SEED_STREAMS}, got {self.seed_stream!r}")
 
 
 def orientations(rules: Rules, cross_play: bool) -> list[tuple[str, ...]]:
@@ -124,9 +127,17 @@ def orientations(rules: Rules, cross_play: bool) -> list[tuple[str, ...]]:
     return [tuple(base[(s - k) % n] for s in range(n)) for k in range(n)]
 
 
-def task_seed(seed: int, kind: int, index: int) -> int:
-    """The env seed of deal or game ``index``."""
-    return int(np.random.SeedSequence([seed, kind, index]).generate_state(1)[0])
+SEED_STREAMS = ("tool", "training")  # whose evaluation: the command line and library (default), or training's
+STREAM_SPAN = 2 ** 32  # env seeds of stream k lie in [k * 2**32, (k + 1) * 2**32): disjoint by construction
+
+
+def task_seed(seed: int, kind: int, index: int, stream: str = "tool") -> int:
+    """The env seed of deal or game ``index``. The evaluation tool's seeds are below 2**32; training's evaluations
+    (``stream="training"``) draw theirs from a separate sequence above it, so that no deal training printed is
+    ever one of an evaluation run with the tool, whatever the two seeds."""
+    k = SEED_STREAMS.index(stream)
+    entropy = [seed, kind, index] + ([k] if k else [])
+    return k * STREAM_SPAN + int(np.random.SeedSequence(entropy).generate_state(1)[0])
 
 
 def deal_context(rules: Rules, env_seed: int, context: str) -> dict[str, Any]:
@@ -241,7 +252,7 @@ def _run_task(task: tuple[int, int]) -> dict[str, Any]:
     cfg: EvalConfig = _WORKER["config"]
     rules: Rules = _WORKER["rules"]
     agents = _WORKER["agents"]
-    env_seed = task_seed(cfg.seed, kind, index)
+    env_seed = task_seed(cfg.seed, kind, index, cfg.seed_stream)
     timing = Timing()
     tallies = {"A": SideTally(), "B": SideTally()}
     out: dict[str, Any] = {"kind": kind, "index": index, "seed": env_seed, "orientations": []}

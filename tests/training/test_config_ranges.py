@@ -92,3 +92,30 @@ def test_item17_a_checkpoint_write_on_a_full_disk_says_so_and_keeps_the_last_one
     monkeypatch.undo()
     assert torch.load(path, weights_only=True) == {"step": 1}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["last.pt"]
+
+
+def test_item29_training_evaluations_draw_seeds_the_evaluation_tool_never_uses(tmp_path, monkeypatch):
+    """Issue 30, item 29: training evaluated on seed + 1000 (1001), the seed of the docs' "independent" evaluations.
+    Its evaluations now use their own stream, whose env seeds are above every seed the tool draws."""
+    from types import SimpleNamespace
+
+    import spades_env.evaluation as evaluation
+    from spades_env.evaluation.duplicate import DEAL, GAME, STREAM_SPAN, task_seed
+    from spades_env.nn import PolicyNet
+    from training.config import TrainConfig
+    from training.train import evaluate
+
+    seen = []
+    report = {"deals": {"bag_adjusted_diff": {"mean": 0.0, "low": 0.0, "high": 0.0},
+                        "points_diff": {"mean": 0.0}, "n": 2}}
+    monkeypatch.setattr(evaluation, "evaluate", lambda cfg: seen.append(cfg) or report)
+    run = SimpleNamespace(config=TrainConfig(eval_opponents=["random"]), folder=tmp_path,
+                          learner=SimpleNamespace(policy=PolicyNet([8])), counters={"update": 0})
+    evaluate(run, 2, 0, "final")
+    cfg = seen[0]
+    assert cfg.seed_stream == "training"
+    for seed in (cfg.seed, 1001, 0):  # whatever seed the tool is given, its env seeds stay below STREAM_SPAN
+        for kind in (DEAL, GAME):
+            assert all(task_seed(seed, kind, i) < STREAM_SPAN for i in range(200))
+    assert all(task_seed(cfg.seed, k, i, cfg.seed_stream) >= STREAM_SPAN for k in (DEAL, GAME) for i in range(200))
+    assert task_seed(5, DEAL, 3) == task_seed(5, DEAL, 3, "tool")  # the tool's seeds are those of before

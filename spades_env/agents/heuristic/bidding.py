@@ -38,7 +38,7 @@
   with the most points, each bag charged its game cost of 10, on the fitting
   data). Nil only below :data:`TWO_PLAYER_NIL_RISK_MAX`. On 2,000 duplicate
   deals against the strong style without it (sampled scores, seed 11):
-  +5.26 [+3.89, +6.63] points per deal with bags charged 10, and 63.0% of 400 games.
+  +5.88 [+4.72, +7.05] points per deal with bags charged 10, and 63.0% of 400 games.
 * :func:`choose_exchange` (blind nil): the nil bidder passes its most
   dangerous cards (high spades, aces, kings); its partner passes back its
   lowest side cards.
