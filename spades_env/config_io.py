@@ -79,8 +79,9 @@ class _StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _cut(text: str, limit: int) -> str:
-    """Text on one line (a YAML error's lines and caret joined), cut to ``limit`` characters, marked when cut."""
+def one_line(text: str, limit: int) -> str:
+    """A message on one line (a YAML error's lines and caret, a loader's paragraphs joined), cut to ``limit``
+    characters, marked when cut: what the command-line tools print as the reason of an error."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
@@ -110,7 +111,7 @@ def _read_yaml(path: Path) -> Any:
         stream.name = path.name  # PyYAML's marks name the stream ("in 'x.yaml', line 2")
         return yaml.load(stream, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
-        raise RulesError(f"{path}: not valid YAML for a rules file: {_cut(str(exc), MAX_YAML_ERROR_CHARS)}") from None
+        raise RulesError(f"{path}: not valid YAML for a rules file: {one_line(str(exc), MAX_YAML_ERROR_CHARS)}") from None
     except RecursionError:
         raise RulesError(f"{path}: not valid YAML for a rules file: nested too deeply") from None
 

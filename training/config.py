@@ -22,7 +22,7 @@ import yaml
 
 from spades_env.agents import available_agents
 from spades_env.agents.registry import released_policies
-from spades_env.config_io import MAX_CONFIG_BYTES, read_limited
+from spades_env.config_io import MAX_CONFIG_BYTES, one_line, read_limited
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from spades_env.obs.layout import OBSERVATION, ObservationLayout, POSITION, STATE
 
@@ -195,7 +195,7 @@ def load_config(path: str | None) -> TrainConfig:
         text = read_limited(path, MAX_CONFIG_BYTES, "a train config").decode("utf-8")
         data = yaml.safe_load(text) or {}
     except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
-        reason = " ".join(str(exc).split())[:MAX_REASON_CHARS]  # one line (YAML errors span several)
+        reason = one_line(str(exc), MAX_REASON_CHARS)  # YAML errors span several lines
         raise ValueError(f"cannot read train config {path}: {type(exc).__name__}: {reason}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a train config must be a mapping")

@@ -31,6 +31,7 @@ from typing import Any, Sequence
 import torch
 
 from ..card_scorer import CARD_FEATURES
+from ..config_io import one_line
 from ..core.actions import NUM_ACTIONS, NUM_ACTIONS_V2
 from ..obs.encode import OBS_SIZE
 from ..obs.layout import OBSERVATION, OBSERVATION_V1, POSITION, STATE, LayoutError
@@ -132,8 +133,8 @@ def safe_load(path: str | os.PathLike) -> dict[str, Any]:
         raise CheckpointError(f"{path}: cannot be read as a checkpoint (not a PyTorch file of tensors and plain "
                               "values, which is all a policy or checkpoint holds)") from None
     except Exception as exc:  # torch raises many types for corrupt files, some with pages of explanation
-        first = " ".join(str(exc).split())[:MAX_REASON_CHARS]
-        raise CheckpointError(f"{path}: cannot be read as a checkpoint ({type(exc).__name__}: {first})") from None
+        reason = one_line(str(exc), MAX_REASON_CHARS)
+        raise CheckpointError(f"{path}: cannot be read as a checkpoint ({type(exc).__name__}: {reason})") from None
     if not isinstance(payload, dict):
         raise CheckpointError(f"{path}: expected a dict, got {type(payload).__name__}")
     return payload
