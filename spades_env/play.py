@@ -408,6 +408,8 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
         console.say("\ninterrupted")
         return 130
     except OSError as exc:  # the record could not be written (disk full, removed folder)
+        if not args.record:
+            raise
         print(f"spades-play: could not save the record {args.record!r}: {exc}", file=sys.stderr)
         return 1
     return 0
