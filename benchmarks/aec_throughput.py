@@ -66,7 +66,7 @@ def play_hand(env, rng: random.Random, seed: int) -> int:
     """One seeded one-hand episode of random masked play through the AEC API; returns its decisions."""
     decisions = 0
     env.reset(seed=seed)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         if terminated or truncated:
             action = None
@@ -123,14 +123,26 @@ def main() -> None:
     """Run every measurement and print a table with ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="total time per measurement")
-    parser.add_argument("--rounds", type=int, default=5,
-                        help="the measurements are interleaved in this many rounds; each figure is the median round")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="the measurements are interleaved in this many rounds; each figure is the median round",
+    )
     parser.add_argument("--rules", default="standard", help="rules preset for spades_env")
-    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
-                        help="wall: time.perf_counter; cpu: time.process_time (less sensitive to other processes)")
+    parser.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="wall",
+        help="wall: time.perf_counter; cpu: time.process_time (less sensitive to other processes)",
+    )
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
-    parser.add_argument("--fixed-hands", type=int, default=None,
-                        help="play exactly this many one-hand episodes of --only, untimed (for callgrind)")
+    parser.add_argument(
+        "--fixed-hands",
+        type=int,
+        default=None,
+        help="play exactly this many one-hand episodes of --only, untimed (for callgrind)",
+    )
     parser.add_argument("--only", choices=("raw_env", "env"), default="raw_env", help="the env of --fixed-hands")
     args = parser.parse_args()
     global clock
@@ -163,8 +175,10 @@ def main() -> None:
         for name in ("raw_env", "env", "env_stock_wrappers"):
             ratios = [a / b for a, b in zip(per_round[name], per_round["openspiel_obs_mask"])]
             results[f"{name}_ratio"] = float(np.median(ratios))
-            print(f"{name + ' / OpenSpiel (obs+mask):':<45} {results[name + '_ratio']:.2f}x "
-                  f"(median of {args.rounds} rounds; range {min(ratios):.2f}x .. {max(ratios):.2f}x)")
+            print(
+                f"{name + ' / OpenSpiel (obs+mask):':<45} {results[name + '_ratio']:.2f}x "
+                f"(median of {args.rounds} rounds; range {min(ratios):.2f}x .. {max(ratios):.2f}x)"
+            )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rules": args.rules, "seconds": args.seconds, "clock": args.clock, **results}, fh, indent=2)

@@ -77,8 +77,16 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 clock = time.perf_counter  # set by --clock
 
 
-def measure(rules: str, size: int, seconds: float, observe: bool, warmup: float, buffers: int = 2,
-            seed: int = 0, obs_format: str | None = None) -> dict[str, float] | None:
+def measure(
+    rules: str,
+    size: int,
+    seconds: float,
+    observe: bool,
+    warmup: float,
+    buffers: int = 2,
+    seed: int = 0,
+    obs_format: str | None = None,
+) -> dict[str, float] | None:
     """Steady-state decisions per second: engine step only, and end to end (None: the engine here does not have
     obs_format, or refuses it for these rules, as checkouts before packed two-player rows did)."""
     extra = {} if obs_format is None else {"obs_format": obs_format}
@@ -144,13 +152,26 @@ def main() -> None:
     parser.add_argument("--rules", default="standard", help="comma-separated presets, or 'all'")
     parser.add_argument("--others-size", type=int, default=1024, help="batch size for the other presets")
     parser.add_argument("--warmup", type=float, default=None, help="warm-up seconds (default: seconds / 2)")
-    parser.add_argument("--output-buffers", type=int, default=2, choices=(1, 2),
-                        help="BatchEnv output_buffers (2, the default: obs stay valid during the next step)")
-    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
-                        help="wall: time.perf_counter; cpu: time.process_time (less sensitive to other processes)")
+    parser.add_argument(
+        "--output-buffers",
+        type=int,
+        default=2,
+        choices=(1, 2),
+        help="BatchEnv output_buffers (2, the default: obs stay valid during the next step)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="wall",
+        help="wall: time.perf_counter; cpu: time.process_time (less sensitive to other processes)",
+    )
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
-    parser.add_argument("--fixed-steps", type=int, default=None,
-                        help="step exactly this many times (no timing) and exit: for instruction counts")
+    parser.add_argument(
+        "--fixed-steps",
+        type=int,
+        default=None,
+        help="step exactly this many times (no timing) and exit: for instruction counts",
+    )
     parser.add_argument("--fixed-mode", choices=tuple(FIXED_MODES), default="raw", help="the mode of --fixed-steps")
     args = parser.parse_args()
     if args.fixed_steps is not None:
@@ -167,62 +188,102 @@ def main() -> None:
 
     # OpenSpiel is measured before and after the engine (the machine's load can drift during the run);
     # the ratios use the mean of the two.
-    before = {"obs_mask": run_openspiel(args.seconds, with_observation=True),
-              "raw": run_openspiel(args.seconds, with_observation=False)}
-    print(f"OpenSpiel spades (before): obs+mask {before['obs_mask'] or 0:,.0f} decisions/s, "
-          f"raw {before['raw'] or 0:,.0f} decisions/s"
-          + ("" if before["raw"] else "  (open_spiel not installed: no ratios)"), flush=True)
+    before = {
+        "obs_mask": run_openspiel(args.seconds, with_observation=True),
+        "raw": run_openspiel(args.seconds, with_observation=False),
+    }
+    print(
+        f"OpenSpiel spades (before): obs+mask {before['obs_mask'] or 0:,.0f} decisions/s, "
+        f"raw {before['raw'] or 0:,.0f} decisions/s"
+        + ("" if before["raw"] else "  (open_spiel not installed: no ratios)"),
+        flush=True,
+    )
     rows = []
     results = []
-    header = (f"{'rules':<11}{'tables':>7} | {'obs+mask':>11}{'x OS':>7}{'end2end':>11} | "
-              f"{'packed+mask':>11}{'x OS':>7}{'end2end':>11} | {'raw':>11}{'x OS':>7}{'end2end':>11}")
+    header = (
+        f"{'rules':<11}{'tables':>7} | {'obs+mask':>11}{'x OS':>7}{'end2end':>11} | "
+        f"{'packed+mask':>11}{'x OS':>7}{'end2end':>11} | {'raw':>11}{'x OS':>7}{'end2end':>11}"
+    )
     for i, name in enumerate(names):
-        for size in (sizes if i == 0 else [args.others_size]):
+        for size in sizes if i == 0 else [args.others_size]:
             obs = measure(name, size, args.seconds, True, warmup, args.output_buffers)
             packed = measure(name, size, args.seconds, True, warmup, args.output_buffers, obs_format="packed")
             raw = measure(name, size, args.seconds, False, warmup, args.output_buffers)
             results.append((name, size, obs, packed, raw))
-            print(f"  measured {name} x {size}: obs+mask {obs['engine']:,.0f}, packed+mask "
-                  f"{packed['engine'] if packed else float('nan'):,.0f}, raw {raw['engine']:,.0f}", flush=True)
-    after = {"obs_mask": run_openspiel(args.seconds, with_observation=True),
-             "raw": run_openspiel(args.seconds, with_observation=False)}
+            print(
+                f"  measured {name} x {size}: obs+mask {obs['engine']:,.0f}, packed+mask "
+                f"{packed['engine'] if packed else float('nan'):,.0f}, raw {raw['engine']:,.0f}",
+                flush=True,
+            )
+    after = {
+        "obs_mask": run_openspiel(args.seconds, with_observation=True),
+        "raw": run_openspiel(args.seconds, with_observation=False),
+    }
     openspiel = {key: (before[key] + after[key]) / 2 if before[key] else None for key in before}
-    print(f"OpenSpiel spades (after): obs+mask {after['obs_mask'] or 0:,.0f} decisions/s, "
-          f"raw {after['raw'] or 0:,.0f} decisions/s")
-    print(f"OpenSpiel spades (mean, used for the ratios): obs+mask {openspiel['obs_mask'] or 0:,.0f}, "
-          f"raw {openspiel['raw'] or 0:,.0f}")
-    print(f"\ndecisions/s (engine step only, random action selection excluded; end2end includes it; "
-          f"output_buffers={args.output_buffers})")
+    print(
+        f"OpenSpiel spades (after): obs+mask {after['obs_mask'] or 0:,.0f} decisions/s, "
+        f"raw {after['raw'] or 0:,.0f} decisions/s"
+    )
+    print(
+        f"OpenSpiel spades (mean, used for the ratios): obs+mask {openspiel['obs_mask'] or 0:,.0f}, "
+        f"raw {openspiel['raw'] or 0:,.0f}"
+    )
+    print(
+        f"\ndecisions/s (engine step only, random action selection excluded; end2end includes it; "
+        f"output_buffers={args.output_buffers})"
+    )
     print(header)
     print("-" * len(header))
     nan = {"engine": float("nan"), "end_to_end": float("nan")}
     for name, size, obs, packed, raw in results:
-        row = {"rules": name, "tables": size, "obs_mask": obs["engine"], "obs_mask_end_to_end": obs["end_to_end"],
-               "packed_mask": packed and packed["engine"], "packed_mask_end_to_end": packed and packed["end_to_end"],
-               "raw": raw["engine"], "raw_end_to_end": raw["end_to_end"]}
+        row = {
+            "rules": name,
+            "tables": size,
+            "obs_mask": obs["engine"],
+            "obs_mask_end_to_end": obs["end_to_end"],
+            "packed_mask": packed and packed["engine"],
+            "packed_mask_end_to_end": packed and packed["end_to_end"],
+            "raw": raw["engine"],
+            "raw_end_to_end": raw["end_to_end"],
+        }
         if openspiel["raw"]:
             row["obs_mask_vs_openspiel"] = obs["engine"] / openspiel["obs_mask"]
             row["packed_mask_vs_openspiel"] = packed and packed["engine"] / openspiel["obs_mask"]
             row["raw_vs_openspiel"] = raw["engine"] / openspiel["raw"]
         rows.append(row)
         packed = packed or nan
-        print(f"{name:<11}{size:>7} | {obs['engine']:>11,.0f}{row.get('obs_mask_vs_openspiel', 0):>6.1f}x"
-              f"{obs['end_to_end']:>11,.0f} | {packed['engine']:>11,.0f}"
-              f"{row.get('packed_mask_vs_openspiel') or float('nan'):>6.1f}x{packed['end_to_end']:>11,.0f} | "
-              f"{raw['engine']:>11,.0f}{row.get('raw_vs_openspiel', 0):>6.1f}x{raw['end_to_end']:>11,.0f}")
+        print(
+            f"{name:<11}{size:>7} | {obs['engine']:>11,.0f}{row.get('obs_mask_vs_openspiel', 0):>6.1f}x"
+            f"{obs['end_to_end']:>11,.0f} | {packed['engine']:>11,.0f}"
+            f"{row.get('packed_mask_vs_openspiel') or float('nan'):>6.1f}x{packed['end_to_end']:>11,.0f} | "
+            f"{raw['engine']:>11,.0f}{row.get('raw_vs_openspiel', 0):>6.1f}x{raw['end_to_end']:>11,.0f}"
+        )
     largest = max(sizes)
     peak = engine_peak_memory(names[0], largest)
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
-    print(f"\npeak memory: engine {peak / 2**20:.1f} MiB ({names[0]}, {largest} tables, obs+mask, tracemalloc); "
-          f"process peak RSS {maxrss / 2**20:.1f} MiB")
+    print(
+        f"\npeak memory: engine {peak / 2**20:.1f} MiB ({names[0]}, {largest} tables, obs+mask, tracemalloc); "
+        f"process peak RSS {maxrss / 2**20:.1f} MiB"
+    )
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"seconds": args.seconds, "clock": args.clock, "warmup": warmup,
-                       "output_buffers": args.output_buffers,
-                       "openspiel": openspiel,
-                       "openspiel_before": before, "openspiel_after": after, "rows": rows,
-                       "engine_peak_bytes": peak, "engine_peak_tables": largest, "process_peak_rss_bytes": maxrss},
-                      fh, indent=2)
+            json.dump(
+                {
+                    "seconds": args.seconds,
+                    "clock": args.clock,
+                    "warmup": warmup,
+                    "output_buffers": args.output_buffers,
+                    "openspiel": openspiel,
+                    "openspiel_before": before,
+                    "openspiel_after": after,
+                    "rows": rows,
+                    "engine_peak_bytes": peak,
+                    "engine_peak_tables": largest,
+                    "process_peak_rss_bytes": maxrss,
+                },
+                fh,
+                indent=2,
+            )
 
 
 if __name__ == "__main__":

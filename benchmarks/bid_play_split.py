@@ -12,7 +12,8 @@ heuristic's bids with POLICY's play. Runs in one process (the split agent is reg
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -48,8 +49,18 @@ def main() -> None:
         "heuristic bids, policy play": {"bid": "heuristic", "play": args.policy},
     }
     for label, options in splits.items():
-        report = evaluate(EvalConfig("split", "heuristic", a_options=options, deals=args.deals, games=args.games,
-                                     seed=args.seed, workers=1, progress=False))
+        report = evaluate(
+            EvalConfig(
+                "split",
+                "heuristic",
+                a_options=options,
+                deals=args.deals,
+                games=args.games,
+                seed=args.seed,
+                workers=1,
+                progress=False,
+            )
+        )
         print(f"{label:28s} vs heuristic: {headline_summary(report)}")
 
 

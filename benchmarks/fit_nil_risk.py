@@ -103,7 +103,7 @@ def main() -> None:
     hand_written = np.array([r[1] for r in rows])
     y = np.array([r[2] for r in rows], float)
     order = np.random.default_rng(args.seed).permutation(len(y))
-    test, train = order[:int(args.holdout * len(y))], order[int(args.holdout * len(y)):]
+    test, train = order[: int(args.holdout * len(y))], order[int(args.holdout * len(y)) :]
     w = logistic(x[train], y[train], args.l2)
     fitted = 1.0 / (1.0 + np.exp(-x[test] @ w))
     logit = np.log(np.clip(hand_written, 1e-3, 1 - 1e-3) / (1 - np.clip(hand_written, 1e-3, 1 - 1e-3)))
@@ -111,12 +111,16 @@ def main() -> None:
     calibrated = 1.0 / (1.0 + np.exp(-z[test] @ logistic(z[train], y[train], 0.0)))
     print(f"{len(y):,} nils from {args.deals:,} deals, {1 - y.mean():.1%} made; held out {len(test):,}")
     print(f"fitted:       log loss {log_loss(fitted, y[test]):.3f}  AUC {auc(fitted, y[test]):.3f}")
-    print(f"hand-written: log loss {log_loss(calibrated, y[test]):.3f}  AUC {auc(hand_written[test], y[test]):.3f}"
-          " (calibrated)")
+    print(
+        f"hand-written: log loss {log_loss(calibrated, y[test]):.3f}  AUC {auc(hand_written[test], y[test]):.3f}"
+        " (calibrated)"
+    )
     for low in np.arange(0.0, 0.6, 0.1):
         sel = (fitted >= low) & (fitted < low + 0.1)
         if sel.any():
-            print(f"  fitted risk {low:.1f}-{low + 0.1:.1f}: {sel.sum():5d} nils, {y[test][sel].mean():.1%} took a trick")
+            print(
+                f"  fitted risk {low:.1f}-{low + 0.1:.1f}: {sel.sum():5d} nils, {y[test][sel].mean():.1%} took a trick"
+            )
     w = logistic(x, y, args.l2)  # the weights of record: every nil
     print("WEIGHTS = (" + ", ".join(f"{v:.3f}" for v in w) + ")")
 

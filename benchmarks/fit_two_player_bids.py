@@ -76,8 +76,7 @@ def play_game(task: tuple[int, str]) -> list[tuple[float, int, int, int, int, in
         other_kind = result.bids[1 - seat].kind
         bid = result.bids[seat]
         both_numbers = int(bid.kind == BidKind.NUMBER and other_kind == BidKind.NUMBER)
-        rows.append((est, first, first_bid, int(bid.kind) if not both_numbers else -1, bid.value,
-                     result.tricks[seat]))
+        rows.append((est, first, first_bid, int(bid.kind) if not both_numbers else -1, bid.value, result.tricks[seat]))
     return rows
 
 
@@ -103,12 +102,16 @@ def main() -> None:
     data = np.array(rows, dtype=float)
     est, first, first_bid, kind, bid, tricks = data.T
     nil = np.isin(kind, [BidKind.NIL, BidKind.BLIND_NIL])
-    print(f"{len(data):,} bids in {args.games:,} games; nils {nil.sum():,}, made "
-          f"{np.mean(tricks[nil] == 0) if nil.any() else float('nan'):.1%}")
+    print(
+        f"{len(data):,} bids in {args.games:,} games; nils {nil.sum():,}, made "
+        f"{np.mean(tricks[nil] == 0) if nil.any() else float('nan'):.1%}"
+    )
     keep = kind == -1
     est, first, first_bid, bid, tricks = est[keep], first[keep] == 1, first_bid[keep], bid[keep], tricks[keep]
-    print(f"{keep.sum():,} number bids with a number bid opposite: mean estimate {est.mean():.2f}, bid "
-          f"{bid.mean():.2f}, tricks {tricks.mean():.2f}")
+    print(
+        f"{keep.sum():,} number bids with a number bid opposite: mean estimate {est.mean():.2f}, bid "
+        f"{bid.mean():.2f}, tricks {tricks.mean():.2f}"
+    )
     fitted = np.empty_like(tricks)
     second = ~first
     for name, rows_, columns in (("first", first, [est]), ("second", second, [est, first_bid])):
@@ -116,15 +119,18 @@ def main() -> None:
         coef, *_ = np.linalg.lstsq(x, tricks[rows_], rcond=None)
         fitted[rows_] = x @ coef
         sd = np.std(tricks[rows_] - fitted[rows_])
-        print(f"bidding {name}: {rows_.sum():,} hands, coefficients {tuple(np.round(coef, 3).tolist())}, "
-              f"residual sd {sd:.3f}")
+        print(
+            f"bidding {name}: {rows_.sum():,} hands, coefficients {tuple(np.round(coef, 3).tolist())}, "
+            f"residual sd {sd:.3f}"
+        )
     played = points(bid, tricks, args.bag_cost).mean()
-    scores = [points(np.clip(np.floor(fitted + o), 1, RULES.num_tricks), tricks, args.bag_cost).mean()
-              for o in OFFSETS]
+    scores = [points(np.clip(np.floor(fitted + o), 1, RULES.num_tricks), tricks, args.bag_cost).mean() for o in OFFSETS]
     best = int(np.argmax(scores))
-    print(f"points a hand (bags charged {args.bag_cost:g}): the bids played {played:.2f}; fitted, offset "
-          f"{OFFSETS[best]:+.2f}: {scores[best]:.2f} (offset -0.8: {scores[list(OFFSETS).index(-0.8)]:.2f}, "
-          f"-0.4: {scores[list(OFFSETS).index(-0.4)]:.2f})")
+    print(
+        f"points a hand (bags charged {args.bag_cost:g}): the bids played {played:.2f}; fitted, offset "
+        f"{OFFSETS[best]:+.2f}: {scores[best]:.2f} (offset -0.8: {scores[list(OFFSETS).index(-0.8)]:.2f}, "
+        f"-0.4: {scores[list(OFFSETS).index(-0.4)]:.2f})"
+    )
 
 
 if __name__ == "__main__":

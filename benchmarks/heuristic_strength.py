@@ -52,8 +52,11 @@ ABLATION_DEALS = 1000
 
 def switched_off() -> dict[str, object]:
     """Each style switch on in the heuristic, with its classic value (the ablation's ``a_options``)."""
-    return {f.name: getattr(CLASSIC, f.name) for f in dataclasses.fields(STRONG)
-            if getattr(STRONG, f.name) != getattr(CLASSIC, f.name)}
+    return {
+        f.name: getattr(CLASSIC, f.name)
+        for f in dataclasses.fields(STRONG)
+        if getattr(STRONG, f.name) != getattr(CLASSIC, f.name)
+    }
 
 
 def run(name: str, cfg: EvalConfig, out: str) -> str:
@@ -82,8 +85,14 @@ def main() -> None:
     if args.ablate:
         deals = spec["deals"] if args.quick else ABLATION_DEALS
         for switch, value in switched_off().items():
-            cfg = EvalConfig(MAIN["agent_a"], MAIN["agent_b"], a_options={switch: value}, deals=deals,
-                             seed=args.seed, workers=args.workers)
+            cfg = EvalConfig(
+                MAIN["agent_a"],
+                MAIN["agent_b"],
+                a_options={switch: value},
+                deals=deals,
+                seed=args.seed,
+                workers=args.workers,
+            )
             lines.append(run(f"heuristic_without_{switch}", cfg, args.out))
     print("\n".join(["", "summary:"] + lines))
 

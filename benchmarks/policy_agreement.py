@@ -11,7 +11,8 @@ POLICY defaults to the released ``ppo``; any ``make_agent`` name or policy file 
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from spades_env.agents import HeuristicAgent, make_agent
 from spades_env.config_io import load_rules

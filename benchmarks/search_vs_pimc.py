@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from scipy import stats as sps
 
@@ -45,8 +46,9 @@ def pooled_interval(blocks: Sequence[dict[str, float]]) -> dict[str, float]:
     """Mean and t interval over the union of groups given by their ``n``, ``mean`` and ``sd`` (ddof 1)."""
     n = sum(b["n"] for b in blocks)
     mean = sum(b["n"] * b["mean"] for b in blocks) / n
-    squares = sum((b["n"] - 1) * (b["sd"] ** 2 if b["n"] > 1 else 0.0) + b["n"] * (b["mean"] - mean) ** 2
-                  for b in blocks)
+    squares = sum(
+        (b["n"] - 1) * (b["sd"] ** 2 if b["n"] > 1 else 0.0) + b["n"] * (b["mean"] - mean) ** 2 for b in blocks
+    )
     sd = math.sqrt(squares / (n - 1))
     half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * sd / math.sqrt(n)
     return {"n": n, "mean": mean, "sd": sd, "low": mean - half, "high": mean + half}
@@ -98,15 +100,26 @@ def main() -> None:
         path = args.out / f"chunk_{k:03d}.json"
         if path.exists() or args.report_only:
             continue
-        cfg = EvalConfig(args.a, args.b, a_options=a_options, b_options=b_options, rules=args.rules,
-                         deals=min(args.chunk, args.deals - k * args.chunk), seed=args.seed + k,
-                         workers=args.workers, progress=False)
+        cfg = EvalConfig(
+            args.a,
+            args.b,
+            a_options=a_options,
+            b_options=b_options,
+            rules=args.rules,
+            deals=min(args.chunk, args.deals - k * args.chunk),
+            seed=args.seed + k,
+            workers=args.workers,
+            progress=False,
+        )
         report = evaluate(cfg)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(report))
         tmp.replace(path)
-        print(f"chunk {k}: bag-adjusted {report['deals']['bag_adjusted_diff']['mean']:+.1f} "
-              f"over {report['deals']['n']} deals", flush=True)
+        print(
+            f"chunk {k}: bag-adjusted {report['deals']['bag_adjusted_diff']['mean']:+.1f} "
+            f"over {report['deals']['n']} deals",
+            flush=True,
+        )
     reports = [json.loads(p.read_text()) for p in sorted(args.out.glob("chunk_*.json"))]
     if not reports:
         raise SystemExit(f"no chunk saved under {args.out}")

@@ -30,15 +30,21 @@ from spades_env.evaluation import EvalConfig, evaluate, format_report, headline_
 RUNS = {
     "heuristic_vs_random": dict(agent_a="heuristic", agent_b="random", b_options={"seed": 1}, deals=0, games=250),
     "heuristic_vs_heuristic": dict(agent_a="heuristic", agent_b="heuristic", deals=500),
-    "random_vs_random": dict(agent_a="random", agent_b="random", a_options={"seed": 1}, b_options={"seed": 2},
-                             deals=500),
+    "random_vs_random": dict(
+        agent_a="random", agent_b="random", a_options={"seed": 1}, b_options={"seed": 2}, deals=500
+    ),
     "pimc_vs_heuristic_classic": dict(agent_a="pimc", agent_b="heuristic_classic", deals=500),
     "ppo_vs_heuristic": dict(agent_a="ppo", agent_b="heuristic", deals=2000, games=500),
     "ppo_vs_random": dict(agent_a="ppo", agent_b="random", b_options={"seed": 1}, deals=0, games=500),
 }
-QUICK = {"heuristic_vs_random": dict(games=25), "heuristic_vs_heuristic": dict(deals=50),
-         "random_vs_random": dict(deals=50), "pimc_vs_heuristic_classic": dict(deals=40),
-         "ppo_vs_heuristic": dict(deals=50, games=5), "ppo_vs_random": dict(games=5)}
+QUICK = {
+    "heuristic_vs_random": dict(games=25),
+    "heuristic_vs_heuristic": dict(deals=50),
+    "random_vs_random": dict(deals=50),
+    "pimc_vs_heuristic_classic": dict(deals=40),
+    "ppo_vs_heuristic": dict(deals=50, games=5),
+    "ppo_vs_random": dict(games=5),
+}
 
 
 def summary_line(name: str, report: dict, seconds: float) -> str:

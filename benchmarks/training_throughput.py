@@ -102,9 +102,21 @@ from training.ppo import ppo_update  # noqa: E402
 from training.rollout import start_tables  # noqa: E402
 from training.train import Batches, learning_rate, start_run  # noqa: E402
 
-OLD = {"sparse_input": False, "selfplay_fraction": 0.3, "heuristic_fraction": 0.5, "random_fraction": 0.0, "update_epochs": 3,
-       "minibatch_size": 2048, "num_envs": 256, "rollout_steps": 64, "hidden": [256, 256], "critic_hidden": [256, 256],
-       "critic_input": "state", "rollout_worker": False, "card_scorer": 0}
+OLD = {
+    "sparse_input": False,
+    "selfplay_fraction": 0.3,
+    "heuristic_fraction": 0.5,
+    "random_fraction": 0.0,
+    "update_epochs": 3,
+    "minibatch_size": 2048,
+    "num_envs": 256,
+    "rollout_steps": 64,
+    "hidden": [256, 256],
+    "critic_hidden": [256, 256],
+    "critic_input": "state",
+    "rollout_worker": False,
+    "card_scorer": 0,
+}
 WARMUP_UPDATES = 1  # the first update of each configuration (tables all at a hand's start) is not timed
 # and, in every round, the first update of each configuration: a rollout worker's batch in flight was collected
 # before that round (see Trainer.settle), and is not counted
@@ -130,8 +142,16 @@ class Trainer:
         batch, _ = self.source.next()
         t1 = clock()
         if batch is not None:
-            ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, batch, self.config, run.rng,
-                       run.device)
+            ppo_update(
+                learner.policy,
+                learner.critic,
+                learner.optimizer,
+                learner.params,
+                batch,
+                self.config,
+                run.rng,
+                run.device,
+            )
         t2 = clock()
         if timed and batch is not None:
             self.totals["decisions"] += len(batch["action"])
@@ -155,15 +175,19 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=6, help="timed PPO updates per configuration per round")
     parser.add_argument("--rounds", type=int, default=2, help="rounds, alternating old and new")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="wall-clock or process CPU time")
-    parser.add_argument("--config", default=None, help="the new configuration's YAML file (default: the embedded default)")
+    parser.add_argument(
+        "--config", default=None, help="the new configuration's YAML file (default: the embedded default)"
+    )
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     torch.set_num_threads(1)
     clock = CLOCKS[args.clock]
     new_config = load_config(args.config)
     if new_config.rollout_worker and args.clock == "cpu":  # the worker's time is another process's
-        parser.error("the new configuration collects rollouts in a worker process, whose time the cpu clock (this "
-                     "process's) does not see: use --clock wall on an otherwise idle machine")
+        parser.error(
+            "the new configuration collects rollouts in a worker process, whose time the cpu clock (this "
+            "process's) does not see: use --clock wall on an otherwise idle machine"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         trainers = [Trainer("old", from_mapping(OLD), os.path.join(tmp, "old"))]
         if new_config.rollout_worker:
@@ -191,8 +215,10 @@ def main() -> None:
     for trainer in trainers:
         t = trainer.totals
         out[trainer.name] = {**t, "decisions_per_second": trainer.rate()}
-        print(f"{trainer.name}: {trainer.rate():,.0f} learner decisions/s ({t['decisions']:,} decisions; "
-              f"rollouts {t['rollout_s']:.1f} s, updates {t['update_s']:.1f} s)")
+        print(
+            f"{trainer.name}: {trainer.rate():,.0f} learner decisions/s ({t['decisions']:,} decisions; "
+            f"rollouts {t['rollout_s']:.1f} s, updates {t['update_s']:.1f} s)"
+        )
     for trainer in trainers[1:]:
         ratio = out[f"ratio_{trainer.name}"] = trainer.rate() / trainers[0].rate()
         print(f"ratio {trainer.name} / old: {ratio:.2f}")

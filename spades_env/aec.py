@@ -104,10 +104,10 @@ from .core.game import Game, GameError, HandResult
 from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
 from .core.scoring import BidKind
-from .obs.encode import OBS_SIZE, STATE_SIZE, encode_state
 from .obs.bounds import START_SCORE_TARGETS, space_bounds
-from .obs.tracker import ObservationTracker
+from .obs.encode import OBS_SIZE, STATE_SIZE, encode_state
 from .obs.layout import STATE
+from .obs.tracker import ObservationTracker
 from .render import render_text
 from .rewards import RewardScheme, hand_rewards_one, hand_winner_one, make_reward
 
@@ -116,14 +116,21 @@ EPISODE_MODES = ("game", "hand")
 DEFAULT_EPISODE = "hand"  # spades_v0 played whole games by default (see the module docstring)
 INFO_FORMATS = ("full", "numeric")
 RENDER_MODES = ("ansi", "human", "rgb_array")
-PHASE_NAMES = {Phase.DRAW: "draw", Phase.BLIND: "blind", Phase.BID: "bid", Phase.EXCHANGE: "exchange",
-               Phase.PLAY: "play", Phase.OVER: "over"}
+PHASE_NAMES = {
+    Phase.DRAW: "draw",
+    Phase.BLIND: "blind",
+    Phase.BID: "bid",
+    Phase.EXCHANGE: "exchange",
+    Phase.PLAY: "play",
+    Phase.OVER: "over",
+}
 RESET_OPTIONS = ("deal", "deals", "stock", "stocks", "dealer", "scores", "bags")
 DEAL_OPTIONS = ("deal", "deals", "stock", "stocks")  # at most one of them
 ILLEGAL_ACTION_REWARD = -1
 NO_NIL = -1  # numeric infos: nil_made of a seat that did not bid nil
 
 _ZERO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
 
 class EnvStateError(RuntimeError):
     """The env is asked to act or report outside an episode: before ``reset`` or after every agent is done."""
@@ -168,8 +175,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         info_format: str = "numeric",
         observation_key: str = "observation",
     ):
-        EzPickle.__init__(self, rules=rules, episode=episode, reward=reward, render_mode=render_mode,
-                          info_format=info_format, observation_key=observation_key)
+        EzPickle.__init__(
+            self,
+            rules=rules,
+            episode=episode,
+            reward=reward,
+            render_mode=render_mode,
+            info_format=info_format,
+            observation_key=observation_key,
+        )
         super().__init__()
         self.rules = load_rules(rules)
         if episode not in EPISODE_MODES:
@@ -179,8 +193,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if info_format not in INFO_FORMATS:
             raise ValueError(f"info_format must be one of {INFO_FORMATS}, got {info_format!r}")
         if not isinstance(observation_key, str) or observation_key in ("", "action_mask"):
-            raise ValueError("observation_key must be a non-empty name other than 'action_mask', "
-                             f"got {observation_key!r}")
+            raise ValueError(
+                f"observation_key must be a non-empty name other than 'action_mask', got {observation_key!r}"
+            )
         self.episode = episode
         self.info_format = info_format
         self.observation_key = observation_key
@@ -191,10 +206,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         self.agents = list(self.possible_agents)
         self._seats = {agent: s for s, agent in enumerate(self.possible_agents)}  # names, not game state
         low, high = space_bounds(self.rules)
-        self._observation_space = gymnasium.spaces.Dict({
-            observation_key: gymnasium.spaces.Box(low, high, (OBS_SIZE,), np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        })
+        self._observation_space = gymnasium.spaces.Dict(
+            {
+                observation_key: gymnasium.spaces.Box(low, high, (OBS_SIZE,), np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
         self._action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
@@ -426,8 +443,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         if self._game is None or not self.agents:
             self._require_episode("last")
         agent = self.agent_selection  # as PettingZoo's last(), without a second call level (hot path)
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def state(self) -> np.ndarray:
         """Full-information array relative to the seat to act (seat 0 once the hand is over)."""
@@ -492,15 +514,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     def render(self) -> str | np.ndarray | None:
         """``ansi``: return the table as text; ``human``: print it; ``rgb_array``: return a picture of it."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
-                                  "or 'rgb_array'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
+            )
             return None
         if self._game is None:
             return None
         if self.render_mode == "rgb_array":
             return self.table_image()
-        text = render_text(self.hand, self._game.scores, self._game.bags, self.rules, self.hand_index,
-                           self.possible_agents)
+        text = render_text(
+            self.hand, self._game.scores, self._game.bags, self.rules, self.hand_index, self.possible_agents
+        )
         if self.render_mode == "human":
             print(text)
             return None
@@ -512,8 +536,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
 
         if self._game is None:
             raise EnvStateError("table_image() before reset(): call reset() to start an episode")
-        return table_image(self.hand, self._game.scores, self._game.bags, self.rules, viewer=viewer,
-                           names=self.possible_agents)
+        return table_image(
+            self.hand, self._game.scores, self._game.bags, self.rules, viewer=viewer, names=self.possible_agents
+        )
 
     # --------------------------------------------------------------- cloning
     def __getstate__(self) -> dict[str, Any]:
@@ -524,11 +549,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         """Restore what ``__getstate__`` saved."""
         self.__dict__.update(state)
 
-    def clone(self) -> "raw_env":
+    def clone(self) -> raw_env:
         """An independent copy of the env and its game in progress (for search)."""
         # Rules and spaces never change: the copy shares them instead of copying them.
-        shared = (self.rules, self._observation_space, self._action_space, self.state_space,
-                  self.observation_spaces, self.action_spaces, self.possible_agents, self._seats)
+        shared = (
+            self.rules,
+            self._observation_space,
+            self._action_space,
+            self.state_space,
+            self.observation_spaces,
+            self.action_spaces,
+            self.possible_agents,
+            self._seats,
+        )
         return copy.deepcopy(self, {id(x): x for x in shared})
 
     def close(self) -> None:
@@ -539,12 +572,20 @@ def _numeric_quiet_info(rules: Rules) -> dict[str, Any]:
     """The numeric info of a step that did not end a hand: the hand-end fields at their "no hand ended" values."""
     sides, seats = rules.num_sides, rules.num_players
     fields: dict[str, Any] = {
-        "phase": 0, "hand_over": False, "hand_index": -1, "hand_dealer": -1,
-        "points": np.zeros(sides, np.int64), "scores": np.zeros(sides, np.int64), "bags": np.zeros(sides, np.int64),
-        "contracts": np.zeros(sides, np.int64), "made": np.zeros(sides, bool),
+        "phase": 0,
+        "hand_over": False,
+        "hand_index": -1,
+        "hand_dealer": -1,
+        "points": np.zeros(sides, np.int64),
+        "scores": np.zeros(sides, np.int64),
+        "bags": np.zeros(sides, np.int64),
+        "contracts": np.zeros(sides, np.int64),
+        "made": np.zeros(sides, bool),
         "bag_penalties": np.zeros(sides, np.int64),
-        "tricks": np.zeros(seats, np.int64), "bid_kinds": np.zeros(seats, np.int64),
-        "bid_values": np.zeros(seats, np.int64), "nil_made": np.full(seats, NO_NIL, np.int64),
+        "tricks": np.zeros(seats, np.int64),
+        "bid_kinds": np.zeros(seats, np.int64),
+        "bid_values": np.zeros(seats, np.int64),
+        "nil_made": np.full(seats, NO_NIL, np.int64),
     }
     for value in fields.values():
         if isinstance(value, np.ndarray):
@@ -556,8 +597,12 @@ def _numeric_hand_info(rules: Rules, result: HandResult, phase: Phase) -> dict[s
     """The numeric info of the step that ended a hand (the batch engine's hand-end fields for one table)."""
     score = result.score
     return {
-        "phase": int(phase), "hand_over": True, "hand_index": result.hand_index, "hand_dealer": result.dealer,
-        "points": np.array(result.points, np.int64), "scores": np.array(result.scores, np.int64),
+        "phase": int(phase),
+        "hand_over": True,
+        "hand_index": result.hand_index,
+        "hand_dealer": result.dealer,
+        "points": np.array(result.points, np.int64),
+        "scores": np.array(result.scores, np.int64),
         "bags": np.array(result.bags, np.int64),
         "contracts": np.array([s.contract for s in score.sides], np.int64),
         "made": np.array([s.made for s in score.sides], bool),

@@ -54,14 +54,23 @@ The features read the observation by the names of :data:`spades_env.obs.layout.O
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import torch
 from torch import nn
 
-from .core.cards import (CARD_SUIT, LITTLE_JOKER, BIG_JOKER, NUM_CARDS, NUM_RANKS, NUM_SUITS, TWO_OF_CLUBS,
-                         TWO_OF_HEARTS, card_power)
+from .core.cards import (
+    BIG_JOKER,
+    CARD_SUIT,
+    LITTLE_JOKER,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SUITS,
+    TWO_OF_CLUBS,
+    TWO_OF_HEARTS,
+    card_power,
+)
 from .core.tricks import CANNOT_WIN, DEUCE_HIGH_CHOICES, TRICK_KEYS
 from .obs.layout import NUM_SLOTS, OBSERVATION, RULE_FEATURES
 
@@ -76,8 +85,9 @@ def _tables() -> dict[str, np.ndarray]:
     suit = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
     suit[np.arange(NUM_CARDS), CARD_SUIT] = 1
     same_suit = suit @ suit.T
-    power = np.array([[card_power(c, deuce_high) for c in range(NUM_CARDS)] for deuce_high in DEUCE_HIGH_CHOICES],
-                     np.float32)
+    power = np.array(
+        [[card_power(c, deuce_high) for c in range(NUM_CARDS)] for deuce_high in DEUCE_HIGH_CHOICES], np.float32
+    )
     # above[h, d, c] = 1 when card d is of c's suit and stronger (rules row h): out @ above[h] counts, per card,
     # the cards above it that are out
     above = same_suit[None] * (power[:, :, None] > power[:, None, :])
@@ -96,9 +106,15 @@ def _tables() -> dict[str, np.ndarray]:
     # the products come out [out above, out below, out same suit, mine above, mine below, mine same suit];
     # the features are ordered higher_out, lower_out, higher_mine, lower_mine, suit_out, suit_mine
     count_order = np.array([0, 1, 3, 4, 2, 5], np.int64)
-    return {"suit": suit, "power": power / MAX_POWER, "count_table": np.ascontiguousarray(count_table, np.float32),
-            "count_order": count_order, "keys": keys, "card_suit": card_suit,
-            "pack": np.stack([standard, jokers])}
+    return {
+        "suit": suit,
+        "power": power / MAX_POWER,
+        "count_table": np.ascontiguousarray(count_table, np.float32),
+        "count_order": count_order,
+        "keys": keys,
+        "card_suit": card_suit,
+        "pack": np.stack([standard, jokers]),
+    }
 
 
 _TABLES = _tables()
@@ -113,8 +129,9 @@ class CardFeatures(nn.Module):
             self.register_buffer(name, torch.from_numpy(table), persistent=False)
 
     @torch.no_grad()
-    def forward(self, obs: torch.Tensor,
-                legal: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(
+        self, obs: torch.Tensor, legal: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(row, card, features) of every scored card (:func:`scored_cards`; every hand card without ``legal``): two
         index vectors and a (cards x ``CARD_FEATURES``) matrix."""
         # Few, whole-batch operations: a policy playing one observation at a time pays per operation, not per row.
@@ -135,21 +152,40 @@ class CardFeatures(nn.Module):
         # the trick on the table: each slot's card (if any), the suit led, each card's key given that suit
         present = trick.sum(2) > 0
         slot_card = trick.argmax(2)
-        led = self.card_suit[slot_card.gather(1, obs[:, OBSERVATION["trick_leader"]].argmax(1, keepdim=True))].squeeze(1)
+        led = self.card_suit[slot_card.gather(1, obs[:, OBSERVATION["trick_leader"]].argmax(1, keepdim=True))].squeeze(
+            1
+        )
         key_rows = self.keys[rules_row, :, led]  # any suit when leading: the keys are then unused
         best_key, best_slot = torch.where(present, key_rows.gather(1, slot_card), float(CANNOT_WIN - 1)).max(1)
         on_table = present.sum(1)
         playing = (on_table > 0).float()
-        per_row = torch.cat([_one_hot(on_table.clamp(max=TRICK_SIZES - 1), TRICK_SIZES),
-                             _one_hot(best_slot, NUM_SLOTS) * playing[:, None], playing[:, None], best_key[:, None],
-                             led[:, None].float()], dim=1).index_select(0, row)
+        per_row = torch.cat(
+            [
+                _one_hot(on_table.clamp(max=TRICK_SIZES - 1), TRICK_SIZES),
+                _one_hot(best_slot, NUM_SLOTS) * playing[:, None],
+                playing[:, None],
+                best_key[:, None],
+                led[:, None].float(),
+            ],
+            dim=1,
+        ).index_select(0, row)
         card_suit = self.card_suit[card]
         follows = (card_suit == per_row[:, -1].long()).float() * per_row[:, -3]
         wins_now = (key_rows[row, card] > per_row[:, -2]).float() * per_row[:, -3]
         voids = obs[:, OBSERVATION["voids"]].view(rows, NUM_SLOTS, NUM_SUITS)[row, 1:, card_suit]  # slots 1..3
-        features = torch.cat([counts, (counts[:, :1] == 0).float(), follows[:, None], wins_now[:, None],
-                              self.suit[card], self.power[card_rules, card][:, None], voids,
-                              per_row[:, :TRICK_SIZES + NUM_SLOTS]], dim=1)
+        features = torch.cat(
+            [
+                counts,
+                (counts[:, :1] == 0).float(),
+                follows[:, None],
+                wins_now[:, None],
+                self.suit[card],
+                self.power[card_rules, card][:, None],
+                voids,
+                per_row[:, : TRICK_SIZES + NUM_SLOTS],
+            ],
+            dim=1,
+        )
         return row, card, features
 
 
@@ -184,9 +220,13 @@ class CardScorer(nn.Module):
             self.score.weight.mul_(0.01)
             self.score.bias.zero_()
 
-    def forward(self, obs: torch.Tensor | None, context: torch.Tensor,
-                hand_cards: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None,
-                legal: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(
+        self,
+        obs: torch.Tensor | None,
+        context: torch.Tensor,
+        hand_cards: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None,
+        legal: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(row, card, score) of the scored cards of each row of dense observations (those of :func:`scored_cards`
         given the ``legal`` mask, else every hand card), given the body's output ``context``; ``hand_cards``, when
         given, is :class:`CardFeatures`' output for those rows (then ``obs`` and ``legal`` are not read)."""
@@ -199,8 +239,9 @@ Layer = Callable[[torch.Tensor], torch.Tensor]
 RowsLayer = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (inputs, the rows they are) -> outputs
 
 
-def score_cards(layers: tuple[Layer, RowsLayer, Layer, Layer], row: torch.Tensor, features: torch.Tensor,
-                context: torch.Tensor) -> torch.Tensor:
+def score_cards(
+    layers: tuple[Layer, RowsLayer, Layer, Layer], row: torch.Tensor, features: torch.Tensor, context: torch.Tensor
+) -> torch.Tensor:
     """One score per card (``row``: its row, in order; ``features``: its features) through the scorer's ``card``,
     ``context``, ``hidden`` and ``score`` layers, given as functions (a :class:`CardScorer`'s own, or a pool's
     stacked layers, each applying its own snapshot's: ``training.learner.SnapshotNets``). The ``context`` layer

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import signal
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 
 def _int_at_least(text: str, least: int) -> int:
@@ -38,8 +39,10 @@ def positive_int(text: str) -> int:
 @contextlib.contextmanager
 def sigterm_interrupts() -> Iterator[None]:
     """SIGTERM raises ``KeyboardInterrupt`` inside the block (the previous handler is put back after it)."""
+
     def interrupt(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
+
     try:
         previous = signal.signal(signal.SIGTERM, interrupt)
     except ValueError:  # not the main thread: signals stay as they are

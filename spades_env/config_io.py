@@ -45,12 +45,13 @@ class _StrictLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.get_event()
             raise yaml.composer.ComposerError(
-                None, None, f"alias *{quoted(event.anchor)} refused: rules files may not use aliases",
-                event.start_mark)
+                None, None, f"alias *{quoted(event.anchor)} refused: rules files may not use aliases", event.start_mark
+            )
         depth = getattr(self, "_depth", 0)
         if depth >= MAX_NESTING:
             raise yaml.composer.ComposerError(
-                None, None, f"nested deeper than {MAX_NESTING} levels: not a rules file", self.peek_event().start_mark)
+                None, None, f"nested deeper than {MAX_NESTING} levels: not a rules file", self.peek_event().start_mark
+            )
         self._depth = depth + 1
         try:
             return super().compose_node(parent, index)
@@ -63,19 +64,25 @@ class _StrictLoader(yaml.SafeLoader):
             for key_node, _ in node.value:
                 if key_node.tag == MERGE_TAG:
                     raise yaml.constructor.ConstructorError(
-                        None, None, "merge key '<<' refused: rules files may not use merge keys",
-                        key_node.start_mark)
+                        None, None, "merge key '<<' refused: rules files may not use merge keys", key_node.start_mark
+                    )
                 key = self.construct_object(key_node, deep=True)
                 try:
                     first = seen.setdefault(key, key_node)
                 except TypeError:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"a key must be a plain value, got {quoted(key)} ({type(key).__name__})",
-                        key_node.start_mark) from None
+                        None,
+                        None,
+                        f"a key must be a plain value, got {quoted(key)} ({type(key).__name__})",
+                        key_node.start_mark,
+                    ) from None
                 if first is not key_node:
                     raise yaml.constructor.ConstructorError(
                         f"duplicate key {quoted(key)}: first at line {first.start_mark.line + 1}",
-                        first.start_mark, "found again", key_node.start_mark)
+                        first.start_mark,
+                        "found again",
+                        key_node.start_mark,
+                    )
         return super().construct_mapping(node, deep=deep)
 
 
@@ -111,7 +118,9 @@ def _read_yaml(path: Path) -> Any:
         stream.name = path.name  # PyYAML's marks name the stream ("in 'x.yaml', line 2")
         return yaml.load(stream, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
-        raise RulesError(f"{path}: not valid YAML for a rules file: {one_line(str(exc), MAX_YAML_ERROR_CHARS)}") from None
+        raise RulesError(
+            f"{path}: not valid YAML for a rules file: {one_line(str(exc), MAX_YAML_ERROR_CHARS)}"
+        ) from None
     except RecursionError:
         raise RulesError(f"{path}: not valid YAML for a rules file: nested too deeply") from None
 
@@ -123,13 +132,14 @@ def load_rules(rules: Rules | str | os.PathLike | None = "standard") -> Rules:
     if isinstance(rules, Rules):
         return rules
     if not isinstance(rules, (str, os.PathLike)):
-        raise RulesError(f"rules must be a preset name, a YAML path or a Rules object, got {quoted(rules)} "
-                         f"({type(rules).__name__})")
+        raise RulesError(
+            f"rules must be a preset name, a YAML path or a Rules object, got {quoted(rules)} ({type(rules).__name__})"
+        )
     text = os.fspath(rules)
     if text in PRESETS:
         return preset(text)
     path = Path(text)
-    if not path.suffix.lower() in (".yaml", ".yml") and not path.exists():
+    if path.suffix.lower() not in (".yaml", ".yml") and not path.exists():
         raise RulesError(f"unknown rules preset {quoted(text)}; presets: {sorted(PRESETS)}, or give a .yaml path")
     if not path.is_file():
         raise RulesError(f"rules file not found: {quoted(str(path))}")
@@ -148,8 +158,10 @@ def rules_from_mapping(data: Any, source: str = "rules", default_name: str = "cu
     data = dict(data)
     base_name = data.pop("base", "standard")
     if not isinstance(base_name, str):
-        raise RulesError(f"{source}: 'base' must be a preset name (a string), got {quoted(base_name)} "
-                         f"({type(base_name).__name__}); presets: {sorted(PRESETS)}")
+        raise RulesError(
+            f"{source}: 'base' must be a preset name (a string), got {quoted(base_name)} "
+            f"({type(base_name).__name__}); presets: {sorted(PRESETS)}"
+        )
     if base_name not in PRESETS:
         raise RulesError(f"{source}: 'base': unknown preset {quoted(base_name)}; presets: {sorted(PRESETS)}")
     if "crazy" in data or PRESETS[base_name].get("crazy") is not None:
@@ -168,8 +180,17 @@ def dump_rules(rules: Rules) -> str:
     """YAML text of every option of a Rules object, loadable by load_rules."""
     data = rules.to_dict()
     if rules.crazy is not None:
-        keep = ("name", "crazy", "num_players", "partnerships", "target_score", "lose_score", "max_hands",
-                "bag_limit", "bag_penalty")
+        keep = (
+            "name",
+            "crazy",
+            "num_players",
+            "partnerships",
+            "target_score",
+            "lose_score",
+            "max_hands",
+            "bag_limit",
+            "bag_penalty",
+        )
         data = {k: data[k] for k in keep}
     return yaml.safe_dump(data, sort_keys=False)
 
@@ -181,8 +202,10 @@ def write_presets(directory: str | os.PathLike) -> list[Path]:
     paths = []
     for name in PRESETS:
         path = out_dir / f"{name}.yaml"
-        header = f"# Spades rules preset '{name}' (RULES.md section 10). Every option is listed;\n" \
-                 f"# see spades_env/core/rules.py for what each one means.\n"
+        header = (
+            f"# Spades rules preset '{name}' (RULES.md section 10). Every option is listed;\n"
+            f"# see spades_env/core/rules.py for what each one means.\n"
+        )
         path.write_text(header + dump_rules(preset(name)))
         paths.append(path)
     return paths

@@ -49,9 +49,9 @@ over the AEC env (it re-implements no rule). Registered as
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
-
 import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -65,9 +65,9 @@ from .aec import (
     raw_env,
 )
 from .core.actions import NUM_ACTIONS
-from .obs.bounds import space_bounds
 from .core.hand import IllegalActionError
 from .core.rules import Rules
+from .obs.bounds import space_bounds
 from .obs.encode import OBS_SIZE
 from .rewards import RewardScheme
 
@@ -115,8 +115,9 @@ class SingleAgentSpadesEnv(gymnasium.Env):
         render_mode: str | None = None,
         info_format: str = "numeric",
     ):
-        self.aec = raw_env(rules=rules, episode=episode, reward=reward, render_mode=render_mode,
-                           info_format=info_format)
+        self.aec = raw_env(
+            rules=rules, episode=episode, reward=reward, render_mode=render_mode, info_format=info_format
+        )
         self.render_mode = render_mode
         n = self.aec.rules.num_players
         if not (seat == "random" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n)):
@@ -167,8 +168,10 @@ class SingleAgentSpadesEnv(gymnasium.Env):
             obs["action_mask"] = _ANY_ACTION.copy()
         self._mask = obs["action_mask"]
         # fresh arrays: the AEC env's numeric infos share theirs between steps, and a Gymnasium user keeps each info
-        info = {k: v.copy() if isinstance(v, np.ndarray) else v
-                for k, v in self.aec.infos.get(self._agent(self.seat), {}).items()}
+        info = {
+            k: v.copy() if isinstance(v, np.ndarray) else v
+            for k, v in self.aec.infos.get(self._agent(self.seat), {}).items()
+        }
         info["action_mask"] = self._mask
         info["seat"] = self.seat
         return (obs["observation"] if self.observation_format == "flat" else obs), info
@@ -240,13 +243,21 @@ class SingleAgentSpadesEnv(gymnasium.Env):
             return self.aec.table_image(viewer=self.seat) if self.aec.game is not None else None
         return self.aec.render()
 
-    def clone(self) -> "SingleAgentSpadesEnv":
+    def clone(self) -> SingleAgentSpadesEnv:
         """An independent copy of the episode in progress, opponents and random generators included."""
         aec = self.aec
         first = aec.possible_agents[0]
-        shared = (aec.rules, aec.observation_space(first), aec.action_space(first), aec.state_space,
-                  aec.observation_spaces, aec.action_spaces, aec.possible_agents, self.observation_space,
-                  self.action_space)
+        shared = (
+            aec.rules,
+            aec.observation_space(first),
+            aec.action_space(first),
+            aec.state_space,
+            aec.observation_spaces,
+            aec.action_spaces,
+            aec.possible_agents,
+            self.observation_space,
+            self.action_space,
+        )
         return copy.deepcopy(self, {id(x): x for x in shared})
 
     def close(self) -> None:

@@ -17,7 +17,8 @@ def __getattr__(name: str) -> Any:
     for home in _HOMES:
         module = importlib.import_module(f"spades_env.obs.{home}")
         if hasattr(module, name) and not name.startswith("__"):
-            warnings.warn(f"spades_env.layout.{name} moved to spades_env.obs.{home}.{name}", DeprecationWarning,
-                          stacklevel=2)
+            warnings.warn(
+                f"spades_env.layout.{name} moved to spades_env.obs.{home}.{name}", DeprecationWarning, stacklevel=2
+            )
             return getattr(module, name)
     raise AttributeError(f"module 'spades_env.layout' has no attribute {name!r}")

@@ -31,7 +31,8 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from typing import IO, Any, Sequence
+from collections.abc import Sequence
+from typing import IO, Any
 
 import numpy as np
 
@@ -132,11 +133,18 @@ def side_names(rules: Rules, names: Sequence[str]) -> list[str]:
     """A name for each side: the partners' names joined, or the player's name."""
     if rules.partnerships:
         return [f"{names[s]} + {names[s + 2]}" for s in range(rules.num_sides)]
-    return list(names[:rules.num_sides])
+    return list(names[: rules.num_sides])
 
 
-def table_text(console: Console, hand: HandState, scores: Sequence[int], bags: Sequence[int], rules: Rules,
-               viewer: int, names: Sequence[str]) -> str:
+def table_text(
+    console: Console,
+    hand: HandState,
+    scores: Sequence[int],
+    bags: Sequence[int],
+    rules: Rules,
+    viewer: int,
+    names: Sequence[str],
+) -> str:
     """The table as the viewer sees it: its own hand, the others' card counts, bids, tricks, trick, score."""
     width = max(len(x) for x in names)
     lines = []
@@ -147,28 +155,38 @@ def table_text(console: Console, hand: HandState, scores: Sequence[int], bags: S
         mark = ">" if seat == hand.current else " "
         dealer = " (dealer)" if seat == hand.dealer else ""
         played = f", on the table {console.card(trick[seat])}" if seat in trick else ""
-        lines.append(f"{mark} {names[seat]:{width}s}  bid {str(bid):>9s}  tricks {hand.tricks_won[seat]:2d}  "
-                     f"cards {count:2d}{played}{dealer}")
+        lines.append(
+            f"{mark} {names[seat]:{width}s}  bid {str(bid):>9s}  tricks {hand.tricks_won[seat]:2d}  "
+            f"cards {count:2d}{played}{dealer}"
+        )
     if hand.last_trick is not None and not hand.trick_cards:
         _, seats, cards, winner = hand.last_trick
         shown = ", ".join(f"{names[s]} {console.card(c)}" for s, c in zip(seats, cards))
         lines.append(f"  last trick: {shown}; won by {names[winner]}")
     if hand.stock:  # two players: what this player knows of the stock and the discards
-        lines.append(f"  stock: {stock_left(hand.draw_turn)} cards; your discards: "
-                     f"{hand_text(console, hand.discards[viewer]) or '-'}")
+        lines.append(
+            f"  stock: {stock_left(hand.draw_turn)} cards; your discards: "
+            f"{hand_text(console, hand.discards[viewer]) or '-'}"
+        )
         if hand.rules.discards_face_up:
             other = (viewer + 1) % hand.num_players
             lines.append(f"  {names[other]}'s discards (face up): {hand_text(console, hand.discards[other]) or '-'}")
         if hand.offered is not None and hand.current == viewer:
-            lines.append(f"  on offer: {console.card(hand.offered)} (keep it, and the next card is discarded; "
-                         "or discard it, and take the next card)")
+            lines.append(
+                f"  on offer: {console.card(hand.offered)} (keep it, and the next card is discarded; "
+                "or discard it, and take the next card)"
+            )
     if hand.looked[viewer] or hand.phase != Phase.BLIND:
         lines.append(f"  your hand: {hand_text(console, hand.hands[viewer])}")
     else:
         lines.append("  your hand: (face down: decide blind first, or 'see cards')")
     sides = side_names(rules, names)
-    lines.append("  score: " + "; ".join(f"{sides[i]} {scores[i]} ({bags[i]} bags)" for i in range(rules.num_sides))
-                 + f"; target {rules.target_score}" + ("; spades broken" if hand.spades_broken else ""))
+    lines.append(
+        "  score: "
+        + "; ".join(f"{sides[i]} {scores[i]} ({bags[i]} bags)" for i in range(rules.num_sides))
+        + f"; target {rules.target_score}"
+        + ("; spades broken" if hand.spades_broken else "")
+    )
     return "\n".join(lines)
 
 
@@ -189,8 +207,9 @@ def score_sheet(rules: Rules, results: Sequence[dict[str, Any]], names: Sequence
             seats = [s for s in range(rules.num_players) if rules.side_of(s) == i]
             bids = "/".join(r["bids"][s] for s in seats)
             tricks = sum(r["tricks"][s] for s in seats)
-            parts.append(f"{sides[i]}: bid {bids}, took {tricks}, {r['points'][i]:+d} -> {r['scores'][i]} "
-                         f"({r['bags'][i]} bags)")
+            parts.append(
+                f"{sides[i]}: bid {bids}, took {tricks}, {r['points'][i]:+d} -> {r['scores'][i]} ({r['bags'][i]} bags)"
+            )
         lines.append(f"  hand {r['hand_index'] + 1}: " + "; ".join(parts))
     return "\n".join(lines)
 
@@ -231,8 +250,10 @@ def seat_specs(args: argparse.Namespace, rules: Rules) -> list[str]:
 def seat_names(specs: Sequence[str]) -> list[str]:
     """``you`` for the one person (``you (seat k)`` when several), the agent's name and seat otherwise."""
     humans = specs.count(HUMAN)
-    return [("you" if humans == 1 else f"you (seat {s})") if spec == HUMAN else f"{spec} (seat {s})"
-            for s, spec in enumerate(specs)]
+    return [
+        ("you" if humans == 1 else f"you (seat {s})") if spec == HUMAN else f"{spec} (seat {s})"
+        for s, spec in enumerate(specs)
+    ]
 
 
 def _reseed(agent: Any, seed: int, seat: int) -> None:
@@ -284,8 +305,14 @@ def human_turn(console: Console, env: Any, seat: int, names: Sequence[str], hint
 
 
 def _phase_word(phase: Phase) -> str:
-    return {Phase.DRAW: "drawing", Phase.BLIND: "blind decision", Phase.BID: "bidding", Phase.EXCHANGE: "exchange",
-            Phase.PLAY: "play", Phase.OVER: "over"}[phase]
+    return {
+        Phase.DRAW: "drawing",
+        Phase.BLIND: "blind decision",
+        Phase.BID: "bidding",
+        Phase.EXCHANGE: "exchange",
+        Phase.PLAY: "play",
+        Phase.OVER: "over",
+    }[phase]
 
 
 def seat_agents(specs: Sequence[str], seed: int | None) -> dict[int, Any]:
@@ -300,8 +327,16 @@ def seat_agents(specs: Sequence[str], seed: int | None) -> dict[int, Any]:
     return agents
 
 
-def play_game(console: Console, rules: Rules, specs: Sequence[str], agents: dict[int, Any], hint_agent: Any,
-              episode: str, seed: int | None, record_path: str | None) -> dict[str, Any]:
+def play_game(
+    console: Console,
+    rules: Rules,
+    specs: Sequence[str],
+    agents: dict[int, Any],
+    hint_agent: Any,
+    episode: str,
+    seed: int | None,
+    record_path: str | None,
+) -> dict[str, Any]:
     """Play one episode with the person at the ``human`` seats; returns the game record."""
     from .aec import raw_env
     from .records import save_record
@@ -309,8 +344,11 @@ def play_game(console: Console, rules: Rules, specs: Sequence[str], agents: dict
     names = seat_names(specs)
     env = raw_env(rules=rules, episode=episode)
     env.reset(seed=seed)
-    console.say(f"Spades ({rules.name}), {'one hand' if episode == 'hand' else f'game to {rules.target_score}'}; "
-                + ", ".join(names) + ("; partners sit opposite" if rules.partnerships else ""))
+    console.say(
+        f"Spades ({rules.name}), {'one hand' if episode == 'hand' else f'game to {rules.target_score}'}; "
+        + ", ".join(names)
+        + ("; partners sit opposite" if rules.partnerships else "")
+    )
     finished = False
     try:
         finished = _play_turns(console, env, specs, agents, hint_agent, names)
@@ -325,15 +363,18 @@ def play_game(console: Console, rules: Rules, specs: Sequence[str], agents: dict
         console.say()
         if episode == "game":
             outcome = "undecided" if game.winner is None else f"{sides[game.winner]} win"
-            console.say(f"game over: {outcome}; final score "
-                        + ", ".join(f"{sides[i]} {game.scores[i]}" for i in range(rules.num_sides)))
+            console.say(
+                f"game over: {outcome}; final score "
+                + ", ".join(f"{sides[i]} {game.scores[i]}" for i in range(rules.num_sides))
+            )
         else:
             console.say("hand over")
     return record
 
 
-def _play_turns(console: Console, env: Any, specs: Sequence[str], agents: dict[int, Any], hint_agent: Any,
-                names: Sequence[str]) -> bool:
+def _play_turns(
+    console: Console, env: Any, specs: Sequence[str], agents: dict[int, Any], hint_agent: Any, names: Sequence[str]
+) -> bool:
     """Play the episode's turns; False when the person quit before its end."""
     hands_done = 0
     for agent_id in env.agent_iter():
@@ -363,8 +404,9 @@ def _play_turns(console: Console, env: Any, specs: Sequence[str], agents: dict[i
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    p = argparse.ArgumentParser(prog="spades-play", description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="spades-play", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--rules", default="standard", help="preset name or YAML path")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--partner", default="heuristic", help="your partner's agent (partnership rules)")

@@ -23,8 +23,9 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def save_record(record: dict[str, Any], path: str | os.PathLike) -> None:
         raise
 
 
-MAX_RECORD_BYTES = 64 * 2 ** 20  # far above a record of the longest game (a few hundred KB)
+MAX_RECORD_BYTES = 64 * 2**20  # far above a record of the longest game (a few hundred KB)
 
 
 def read_json_file(path: str | os.PathLike) -> Any:
@@ -146,8 +147,14 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
     try:
         rules = Rules.from_dict(record["rules"])
         env = raw_env(rules=rules, episode=record["episode"], reward=scheme)
-        env.reset(options={deals_option(rules): record["deals"], "dealer": record["dealer"], "scores": record["scores"],
-                           "bags": record["bags"]})
+        env.reset(
+            options={
+                deals_option(rules): record["deals"],
+                "dealer": record["dealer"],
+                "scores": record["scores"],
+                "bags": record["bags"],
+            }
+        )
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # any malformed rules, deal or start
         raise RecordError(f"the record does not set up a game: {type(exc).__name__}: {exc}") from None
     actions = record["actions"]
@@ -173,8 +180,10 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
         yield Step(agent, obs["observation"], obs["action_mask"], action, dict(env.rewards))
     if over is not None and env.episode_over != over:
         state = "ends" if env.episode_over else "does not end"
-        raise RecordError(f"the record is marked over={over} but its {len(actions)} actions {state} the episode "
-                          "(the action list was cut short or extended)")
+        raise RecordError(
+            f"the record is marked over={over} but its {len(actions)} actions {state} the episode "
+            "(the action list was cut short or extended)"
+        )
     results = env.game_record()["results"]
     _check_results(record["results"], results)
     out.scores = list(env.game.scores)
@@ -186,13 +195,17 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
 def _check_results(stored: list[Any], replayed: list[dict[str, Any]]) -> None:
     """Raise RecordError naming the first hand and field where the stored results differ from the replay's."""
     if len(stored) != len(replayed):
-        raise RecordError(f"the record stores {len(stored)} hand results but its actions finish {len(replayed)} hands "
-                          "(the action list is incomplete or the results were edited)")
+        raise RecordError(
+            f"the record stores {len(stored)} hand results but its actions finish {len(replayed)} hands "
+            "(the action list is incomplete or the results were edited)"
+        )
     for hand, (mine, theirs) in enumerate(zip(replayed, stored)):
         if mine == theirs:
             continue
         if not isinstance(theirs, dict):
             raise RecordError(f"result of hand {hand} must be an object, got {type(theirs).__name__}")
         fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
-        raise RecordError(f"result of hand {hand} does not match the replay in {fields}: "
-                          f"stored {[theirs.get(k) for k in fields]}, replayed {[mine.get(k) for k in fields]}")
+        raise RecordError(
+            f"result of hand {hand} does not match the replay in {fields}: "
+            f"stored {[theirs.get(k) for k in fields]}, replayed {[mine.get(k) for k in fields]}"
+        )

@@ -31,14 +31,17 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 PETTINGZOO_ENV_ID = "spades_env/spades-v3"
 GYM_ENV_ID = "spades_env/Spades-v3"
 # Ids of older versions, no longer registered (their spaces are gone); the libraries refuse them.
-RETIRED_IDS = {"pettingzoo": ("spades_env/spades-v0", "spades_env/spades-v1", "spades_env/spades-v2"),
-               "gymnasium": ("spades_env/Spades-v0", "spades_env/Spades-v1", "spades_env/Spades-v2")}
+RETIRED_IDS = {
+    "pettingzoo": ("spades_env/spades-v0", "spades_env/spades-v1", "spades_env/spades-v2"),
+    "gymnasium": ("spades_env/Spades-v0", "spades_env/Spades-v1", "spades_env/Spades-v2"),
+}
 
 
 def register_gymnasium() -> None:
@@ -46,8 +49,12 @@ def register_gymnasium() -> None:
     import gymnasium
 
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="spades_env.gym_env:SingleAgentSpadesEnv",
-                           order_enforce=False, disable_env_checker=True)
+        gymnasium.register(
+            id=GYM_ENV_ID,
+            entry_point="spades_env.gym_env:SingleAgentSpadesEnv",
+            order_enforce=False,
+            disable_env_checker=True,
+        )
 
 
 def register_pettingzoo() -> None:

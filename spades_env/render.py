@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .core.actions import action_name
 from .core.cards import CARD_SUIT, SUIT_CHARS, cards_of, format_card
@@ -19,7 +19,10 @@ def _hand_text(mask: int) -> str:
     parts = []
     for suit in (3, 2, 1, 0):
         cards = by_suit.get(suit, [])
-        parts.append(f"{SUIT_CHARS[suit]}: " + (" ".join(c[:-1] if len(c) == 2 and c[1] == SUIT_CHARS[suit] else c for c in reversed(cards)) or "-"))
+        parts.append(
+            f"{SUIT_CHARS[suit]}: "
+            + (" ".join(c[:-1] if len(c) == 2 and c[1] == SUIT_CHARS[suit] else c for c in reversed(cards)) or "-")
+        )
     return "  ".join(parts)
 
 
@@ -35,15 +38,19 @@ def render_text(
     n = hand.num_players
     names = list(agent_names) if agent_names else [f"seat {s}" for s in range(n)]
     width = max(len(x) for x in names)
-    lines = [f"hand {hand_index + 1} ({hand.rules.name}), dealer {names[hand.dealer]}, phase {hand.phase.name.lower()}"
-             + ("" if hand.current < 0 else f", to act: {names[hand.current]}")]
+    lines = [
+        f"hand {hand_index + 1} ({hand.rules.name}), dealer {names[hand.dealer]}, phase {hand.phase.name.lower()}"
+        + ("" if hand.current < 0 else f", to act: {names[hand.current]}")
+    ]
     trick = dict(zip(hand.trick_seats, hand.trick_cards))
     for seat in range(n):
         bid = Bid(hand.bid_kinds[seat], hand.bid_values[seat])
         in_trick = format_card(trick[seat]) if seat in trick else "  "
         lead = "*" if hand.trick_cards and hand.leader == seat else " "
-        lines.append(f"{names[seat]:>{width}} | bid {str(bid):>10} | tricks {hand.tricks_won[seat]:2d} | "
-                     f"trick {lead}{in_trick} | {_hand_text(hand.hands[seat])}")
+        lines.append(
+            f"{names[seat]:>{width}} | bid {str(bid):>10} | tricks {hand.tricks_won[seat]:2d} | "
+            f"trick {lead}{in_trick} | {_hand_text(hand.hands[seat])}"
+        )
     if hand.stock:  # two players: the stock, the card on offer and the discards (every one face up here)
         offer = "" if hand.offered is None else f"; on offer to {names[hand.current]}: {format_card(hand.offered)}"
         lines.append(f"stock: {stock_left(hand.draw_turn)} cards{offer}")
@@ -59,7 +66,9 @@ def render_text(
     else:
         side_names = names[:sides]
     score_text = ", ".join(f"{side_names[i]} {scores[i]} ({bags[i]} bags)" for i in range(sides))
-    lines.append(f"score (target {game_rules.target_score}): {score_text}; spades broken: {'yes' if hand.spades_broken else 'no'}")
+    lines.append(
+        f"score (target {game_rules.target_score}): {score_text}; spades broken: {'yes' if hand.spades_broken else 'no'}"
+    )
     if hand.history:
         seat, action = hand.history[-1]
         lines.append(f"last action: {names[seat]} {action_name(action)}")

@@ -16,7 +16,7 @@ enough. Pillow comes with matplotlib (the ``[eval]`` extra); without it
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -41,8 +41,14 @@ HIGHLIGHT = (250, 210, 60)  # the seat to act
 RED_SUITS = (Suit.DIAMONDS, Suit.HEARTS)
 JOKER_COLORS = {"BJ": BLACK, "LJ": RED}
 SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)  # alternate colours in a fanned hand
-PHASE_WORDS = {Phase.DRAW: "drawing", Phase.BLIND: "blind decision", Phase.BID: "bidding",
-               Phase.EXCHANGE: "exchange", Phase.PLAY: "play", Phase.OVER: "hand over"}
+PHASE_WORDS = {
+    Phase.DRAW: "drawing",
+    Phase.BLIND: "blind decision",
+    Phase.BID: "bidding",
+    Phase.EXCHANGE: "exchange",
+    Phase.PLAY: "play",
+    Phase.OVER: "hand over",
+}
 
 # Seat anchors (centre of the seat's hand) as fractions of the image, by the seat's place
 # relative to the viewer: 0 = bottom, then clockwise as seen from the viewer's chair.
@@ -59,8 +65,10 @@ def _pillow():
     try:
         from PIL import Image, ImageDraw, ImageFont
     except ImportError:
-        raise ImportError("table_image needs Pillow: pip install 'spades_env[eval]' (Pillow comes with "
-                          "matplotlib) or pip install pillow") from None
+        raise ImportError(
+            "table_image needs Pillow: pip install 'spades_env[eval]' (Pillow comes with "
+            "matplotlib) or pip install pillow"
+        ) from None
     return Image, ImageDraw, ImageFont
 
 
@@ -74,8 +82,9 @@ def _font(ImageFont, size: int = FONT_SIZE):
 def _sorted_hand(mask: int) -> list[int]:
     cards = cards_of(mask)
     jokers = [c for c in cards if c >= NUM_STANDARD_CARDS]
-    by_suit = [sorted((c for c in cards if c < NUM_STANDARD_CARDS and CARD_SUIT[c] == s), reverse=True)
-               for s in SUIT_ORDER]
+    by_suit = [
+        sorted((c for c in cards if c < NUM_STANDARD_CARDS and CARD_SUIT[c] == s), reverse=True) for s in SUIT_ORDER
+    ]
     return sorted(jokers, reverse=True) + [c for suit in by_suit for c in suit]
 
 
@@ -121,8 +130,12 @@ def table_image(
     font = _font(ImageFont)
     image = Image.new("RGB", (IMAGE_WIDTH, IMAGE_HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    draw.ellipse([0.05 * IMAGE_WIDTH, 0.1 * IMAGE_HEIGHT, 0.95 * IMAGE_WIDTH, 0.98 * IMAGE_HEIGHT],
-                 fill=TABLE_GREEN, outline=FELT_EDGE, width=8)
+    draw.ellipse(
+        [0.05 * IMAGE_WIDTH, 0.1 * IMAGE_HEIGHT, 0.95 * IMAGE_WIDTH, 0.98 * IMAGE_HEIGHT],
+        fill=TABLE_GREEN,
+        outline=FELT_EDGE,
+        width=8,
+    )
     bottom = 0 if viewer is None else int(viewer)
     places = PLACES[n]
     centre = (0.5 * IMAGE_WIDTH, 0.53 * IMAGE_HEIGHT)
@@ -135,7 +148,9 @@ def table_image(
         held = _sorted_hand(hand.hands[seat])
         _draw_hand(draw, font, cx, cy, held if face_up else [None] * len(held))
         bid = Bid(hand.bid_kinds[seat], hand.bid_values[seat])
-        label = f"{names[seat]}  bid {bid}  tricks {hand.tricks_won[seat]}" + (" (dealer)" if seat == hand.dealer else "")
+        label = f"{names[seat]}  bid {bid}  tricks {hand.tricks_won[seat]}" + (
+            " (dealer)" if seat == hand.dealer else ""
+        )
         colour = HIGHLIGHT if seat == hand.current else TEXT
         draw.text((cx, cy - CARD_H / 2 - 4), label, fill=colour, font=font, anchor="md")
     if hand.trick_cards:
@@ -155,8 +170,10 @@ def table_image(
     if hand.offered is not None:  # two players drawing: the card on offer, seen by the drawer only
         shown = viewer is None or viewer == hand.current
         _draw_card(draw, font, centre[0] - CARD_W / 2, centre[1] - CARD_H / 2, hand.offered if shown else None)
-        caption = (f"on offer to {names[hand.current]}; stock {2 * DRAW_TURNS - 2 * hand.draw_turn} cards; "
-                   f"discards {' / '.join(str(d.bit_count()) for d in hand.discards)}")
+        caption = (
+            f"on offer to {names[hand.current]}; stock {2 * DRAW_TURNS - 2 * hand.draw_turn} cards; "
+            f"discards {' / '.join(str(d.bit_count()) for d in hand.discards)}"
+        )
     if caption:
         draw.text((centre[0], centre[1] + CARD_H + 18), caption, fill=TEXT, font=font, anchor="mm")
     if game_rules.partnerships:
@@ -164,8 +181,9 @@ def table_image(
     else:
         side_names = names[:sides]
     for i in range(sides):
-        draw.text((12, 10 + i * (FONT_SIZE + 4)), f"{side_names[i]}: {scores[i]} points, {bags[i]} bags",
-                  fill=TEXT, font=font)
+        draw.text(
+            (12, 10 + i * (FONT_SIZE + 4)), f"{side_names[i]}: {scores[i]} points, {bags[i]} bags", fill=TEXT, font=font
+        )
     status = f"{hand.rules.name}, target {game_rules.target_score}; {PHASE_WORDS[hand.phase]}"
     if hand.current >= 0:
         status += f"; to act: {names[hand.current]}"

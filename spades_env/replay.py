@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator, Sequence
+from typing import IO, Any
 
 from .core.hand import HandState, Phase
 from .core.rules import Rules
@@ -67,8 +68,14 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
     try:
         rules = Rules.from_dict(record["rules"])
         env = raw_env(rules=rules, episode=record["episode"])
-        env.reset(options={deals_option(rules): record["deals"], "dealer": record["dealer"], "scores": record["scores"],
-                           "bags": record["bags"]})
+        env.reset(
+            options={
+                deals_option(rules): record["deals"],
+                "dealer": record["dealer"],
+                "scores": record["scores"],
+                "bags": record["bags"],
+            }
+        )
     except (ValueError, TypeError) as exc:
         raise RecordError(f"the record does not set up a game: {exc}") from None
 
@@ -89,22 +96,27 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
         except (ValueError, TypeError) as exc:
             raise RecordError(f"action {i} ({action}) does not replay: {exc}") from None
         if phase in AUCTION_PHASES and before.phase not in AUCTION_PHASES:
-            bids = ", ".join(f"{names[s]} {Bid(before.bid_kinds[s], before.bid_values[s])}"
-                             for s in range(before.num_players))
+            bids = ", ".join(
+                f"{names[s]} {Bid(before.bid_kinds[s], before.bid_values[s])}" for s in range(before.num_players)
+            )
             yield event("bidding done", before, [f"bids: {bids}"])
         elif phase == Phase.EXCHANGE and before.phase != Phase.EXCHANGE:
             yield event("exchange done", before)
         elif phase == Phase.DRAW and before.phase != Phase.DRAW:  # two players: the stock is empty
             lines = [f"each player kept {before.rules.hand_size} cards and discarded as many"]
             if before.rules.discards_face_up:  # face down, the discards stay unseen here too
-                lines += [f"{names[s]} discarded: {hand_text(console, before.discards[s])}"
-                          for s in range(before.num_players)]
+                lines += [
+                    f"{names[s]} discarded: {hand_text(console, before.discards[s])}" for s in range(before.num_players)
+                ]
             yield event("drawing done", before, lines)
         if completes_trick:
             _, seats, cards, winner = before.last_trick
             played = ", ".join(f"{names[s]} {console.card(c)}" for s, c in zip(seats, cards))
-            yield event(f"trick {before.trick_index} of {before.rules.num_tricks}", before,
-                        [f"played: {played}; won by {names[winner]}"])
+            yield event(
+                f"trick {before.trick_index} of {before.rules.num_tricks}",
+                before,
+                [f"played: {played}; won by {names[winner]}"],
+            )
         if len(env.game.results) > hands_done:
             hands_done = len(env.game.results)
             sheet = score_sheet(rules, env.game_record()["results"], names).splitlines()
@@ -122,8 +134,9 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
     else:  # a game stopped part way (spades-play saves it when the input ends)
         hand = env.hand
         trick = ", ".join(f"{names[s]} {console.card(c)}" for s, c in zip(hand.trick_seats, hand.trick_cards))
-        yield event("the record ends here (the game was not finished)", hand,
-                    [f"on the table: {trick}"] if trick else [])
+        yield event(
+            "the record ends here (the game was not finished)", hand, [f"on the table: {trick}"] if trick else []
+        )
 
 
 def _begins(hand: HandState) -> str:
@@ -147,8 +160,16 @@ def table_view(console: Console, ev: Event, rules: Rules, viewer: int | None, na
     return "\n".join(lines)
 
 
-def view(record: dict[str, Any], stdout: IO[str], stdin: IO[str] | None, viewer: int | None, show_all: bool,
-         symbols: bool, frames: str | None = None, gif: bool = False) -> int:
+def view(
+    record: dict[str, Any],
+    stdout: IO[str],
+    stdin: IO[str] | None,
+    viewer: int | None,
+    show_all: bool,
+    symbols: bool,
+    frames: str | None = None,
+    gif: bool = False,
+) -> int:
     """Print the events of a record (pausing on ``stdin`` unless ``show_all``); returns the events shown."""
     rules = Rules.from_dict(record["rules"])
     n = rules.num_players
@@ -184,8 +205,9 @@ def view(record: dict[str, Any], stdout: IO[str], stdin: IO[str] | None, viewer:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    p = argparse.ArgumentParser(prog="spades-replay", description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="spades-replay", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("record", help="a game record (JSON) or a golden transcript")
     p.add_argument("--seat", type=int, default=None, help="show only what this seat saw")
     p.add_argument("--all", action="store_true", help="print every event without pausing")
@@ -211,8 +233,16 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
     interactive = _is_terminal(stdin)
     try:
         record = read_record(args.record)
-        view(record, stdout, stdin, args.seat, show_all=args.all or not interactive,
-             symbols=not args.ascii and symbols_supported(stdout), frames=args.frames, gif=args.gif)
+        view(
+            record,
+            stdout,
+            stdin,
+            args.seat,
+            show_all=args.all or not interactive,
+            symbols=not args.ascii and symbols_supported(stdout),
+            frames=args.frames,
+            gif=args.gif,
+        )
     except (RecordError, OSError) as exc:
         print(f"spades-replay: {exc}", file=sys.stderr)
         return 2
@@ -226,11 +256,16 @@ def check_frames_folder(folder: str) -> None:
     if path.exists() and not path.is_dir():
         raise ValueError(f"--frames {folder!r} is a file, not a folder")
     if path.is_dir():
-        old = sorted(p.name for p in path.iterdir() if p.name == "replay.gif"
-                     or (p.name.startswith("frame_") and p.suffix == ".png"))
+        old = sorted(
+            p.name
+            for p in path.iterdir()
+            if p.name == "replay.gif" or (p.name.startswith("frame_") and p.suffix == ".png")
+        )
         if old:
-            raise ValueError(f"--frames {folder!r} already holds {len(old)} frame file(s) of a replay ({old[0]}, ...); "
-                             "give an empty or new folder")
+            raise ValueError(
+                f"--frames {folder!r} already holds {len(old)} frame file(s) of a replay ({old[0]}, ...); "
+                "give an empty or new folder"
+            )
 
 
 def _is_terminal(stream: IO[str]) -> bool:

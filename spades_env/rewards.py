@@ -30,9 +30,8 @@ at the same ``bag_cost``.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
-
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -61,8 +60,9 @@ def bags_taken(rules: Rules, bags_before: np.ndarray, bags_after: np.ndarray, ba
     return np.asarray(bags_after) + np.asarray(bag_penalties) * rules.bag_limit - np.asarray(bags_before)
 
 
-def shaped_hand_points(rules: Rules, points: np.ndarray, bags_before: np.ndarray, bags_after: np.ndarray,
-                       bag_penalties: np.ndarray) -> np.ndarray:
+def shaped_hand_points(
+    rules: Rules, points: np.ndarray, bags_before: np.ndarray, bags_after: np.ndarray, bag_penalties: np.ndarray
+) -> np.ndarray:
     """Each side's hand points with bags charged ``bag_cost`` when taken and the bag penalty refunded."""
     points = np.asarray(points, dtype=np.float64)
     if not rules.bag_limit:
@@ -70,8 +70,14 @@ def shaped_hand_points(rules: Rules, points: np.ndarray, bags_before: np.ndarray
     return charged_points(rules, points, bags_taken(rules, bags_before, bags_after, bag_penalties), bag_penalties)
 
 
-def training_rewards(rules: Rules, points: np.ndarray, scale: float, bags_before: np.ndarray | None = None,
-                     bags_after: np.ndarray | None = None, bag_penalties: np.ndarray | None = None) -> np.ndarray:
+def training_rewards(
+    rules: Rules,
+    points: np.ndarray,
+    scale: float,
+    bags_before: np.ndarray | None = None,
+    bags_after: np.ndarray | None = None,
+    bag_penalties: np.ndarray | None = None,
+) -> np.ndarray:
     """Per-seat float32 rewards (..., num_players) of finished hands: shaped side points minus the others', scaled.
 
     Without bag counts (``bags_before`` None) the points are used as they are (no bag shaping).
@@ -222,8 +228,9 @@ def make_reward(reward: str | RewardScheme) -> RewardScheme:
     return reward
 
 
-def hand_rewards_one(scheme: RewardScheme, hand_rules: Rules, rules: Rules, points: Sequence[int],
-                     winner: int | None = None) -> list[float]:
+def hand_rewards_one(
+    scheme: RewardScheme, hand_rules: Rules, rules: Rules, points: Sequence[int], winner: int | None = None
+) -> list[float]:
     """Per-seat rewards (Python floats) of one finished hand under ``hand_rules``, plus the episode's when
     ``winner`` (a side, -1 for none) is given: the scheme's scalar hooks, or its numpy hooks without them."""
     if hasattr(scheme, "hand_end_one") and hasattr(scheme, "episode_end_one"):

@@ -160,8 +160,13 @@ class LeanWrapper(OrderEnforcingWrapper, AssertOutOfBoundsWrapper, TerminateIlle
             observation = self._prev_obs = env.observe(agent)
             infos = env.infos
             self._prev_info = infos[agent] if agent in infos else {}
-        return (observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent],
-                env.infos[agent])
+        return (
+            observation,
+            env._cumulative_rewards[agent],
+            env.terminations[agent],
+            env.truncations[agent],
+            env.infos[agent],
+        )
 
     def step(self, action: Any) -> None:
         """Order check, then bounds check, then illegal-move check, then the env's step."""
@@ -185,8 +190,9 @@ class LeanWrapper(OrderEnforcingWrapper, AssertOutOfBoundsWrapper, TerminateIlle
                 self._bounds = (int(space.start), int(space.start + space.n)) if type(space) is Discrete else None
             bounds = self._bounds
             # A Python int inside a Discrete space is in it (Discrete.contains says so, slower).
-            assert (bounds is not None and type(action) is int and bounds[0] <= action < bounds[1]) \
-                or space.contains(action), "action is not in action space"
+            assert (bounds is not None and type(action) is int and bounds[0] <= action < bounds[1]) or space.contains(
+                action
+            ), "action is not in action space"
         # TerminateIllegalWrapper
         if self._prev_obs is None:
             self._observe(agent)

@@ -20,7 +20,11 @@ CI_MAX_EXAMPLES = 100  # hypothesis' own default, fixed here so that CI never de
 TRUE_WORDS = ("1", "true", "yes")
 
 settings.register_profile(
-    "ci", derandomize=True, max_examples=CI_MAX_EXAMPLES, print_blob=True, deadline=None,
+    "ci",
+    derandomize=True,
+    max_examples=CI_MAX_EXAMPLES,
+    print_blob=True,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow],  # a loaded CI machine is slow, not the test
 )
 settings.register_profile("dev", derandomize=False, print_blob=False, deadline=None)

@@ -27,17 +27,31 @@ from typing import Any
 import numpy as np
 import torch
 
-from spades_env.nn import (POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, atomic_torch_save, load_policy, safe_load)
+from spades_env.nn import POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, atomic_torch_save, load_policy, safe_load
 from training.config import TrainConfig
 from training.learner import Learner
 
 CHECKPOINT_FORMAT = "spades_env.train_checkpoint/2"
 WEIGHTS_FORMATS = (CHECKPOINT_FORMAT, "spades_env.train_checkpoint/1")  # usable by init_from
-RESUMABLE_FIELDS = frozenset({
-    "runs_dir", "device", "threads", "eval_workers", "total_decisions", "time_limit_minutes", "max_updates",
-    "eval_every", "eval_deals", "final_eval_deals", "final_eval_games", "eval_opponents", "checkpoint_every",
-    "progress", "init_from",
-})
+RESUMABLE_FIELDS = frozenset(
+    {
+        "runs_dir",
+        "device",
+        "threads",
+        "eval_workers",
+        "total_decisions",
+        "time_limit_minutes",
+        "max_updates",
+        "eval_every",
+        "eval_deals",
+        "final_eval_deals",
+        "final_eval_games",
+        "eval_opponents",
+        "checkpoint_every",
+        "progress",
+        "init_from",
+    }
+)
 
 
 @dataclass
@@ -54,20 +68,36 @@ class Resumed:
     worker: dict | None = None  # the rollout worker's in-flight request (training.pipeline), if one ran
 
 
-def save_checkpoint(path: Path, config: TrainConfig, learner: Learner, pool: list, counters: dict[str, Any],
-                    rollout: Any, rng: np.random.Generator, worker: dict | None = None) -> None:
+def save_checkpoint(
+    path: Path,
+    config: TrainConfig,
+    learner: Learner,
+    pool: list,
+    counters: dict[str, Any],
+    rollout: Any,
+    rng: np.random.Generator,
+    worker: dict | None = None,
+) -> None:
     """Write the checkpoint atomically (a crash leaves the previous one whole); ``worker``: the rollout worker's
     in-flight request (:meth:`training.pipeline.RolloutWorker.inflight`), whose state replaces ``rollout``."""
     if worker is not None:
         rollout = None  # the worker's tables are the live ones
     session = pickle.dumps({"rng": rng, "rollout": rollout, "python_random": random.getstate(), "worker": worker})
-    atomic_torch_save({
-        "format": CHECKPOINT_FORMAT, "config": config.to_dict(), "policy": learner.policy.state_dict(),
-        "critic": learner.critic.state_dict(), "optimizer": learner.optimizer.state_dict(), "pool": pool,
-        "counters": dict(counters), "torch_rng": torch.get_rng_state(),
-        "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-        "session": torch.frombuffer(bytearray(session), dtype=torch.uint8),
-    }, path)
+    atomic_torch_save(
+        {
+            "format": CHECKPOINT_FORMAT,
+            "config": config.to_dict(),
+            "policy": learner.policy.state_dict(),
+            "critic": learner.critic.state_dict(),
+            "optimizer": learner.optimizer.state_dict(),
+            "pool": pool,
+            "counters": dict(counters),
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+            "session": torch.frombuffer(bytearray(session), dtype=torch.uint8),
+        },
+        path,
+    )
 
 
 # Fields added after checkpoints of this format were first written, with the value that trains as such a
@@ -80,20 +110,25 @@ def config_conflicts(saved: dict[str, Any], config: TrainConfig) -> list[str]:
     now = config.to_dict()
     # before critic_hidden, the critic had the policy's hidden sizes
     saved = {**ADDED_FIELDS, "critic_hidden": saved.get("hidden"), **saved}
-    return [f"{k}: {saved.get(k)!r} -> {v!r}" for k, v in now.items()
-            if k not in RESUMABLE_FIELDS and saved.get(k) != v]
+    return [
+        f"{k}: {saved.get(k)!r} -> {v!r}" for k, v in now.items() if k not in RESUMABLE_FIELDS and saved.get(k) != v
+    ]
 
 
 def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resumed:
     """Check a checkpoint against ``config`` and load its weights into ``learner`` (CheckpointError on any misfit)."""
     payload = safe_load(path)
     if payload.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path}: not a resumable training checkpoint (format {payload.get('format')!r}, "
-                              f"expected {CHECKPOINT_FORMAT!r}; an older one can start a run with --init-from)")
+        raise CheckpointError(
+            f"{path}: not a resumable training checkpoint (format {payload.get('format')!r}, "
+            f"expected {CHECKPOINT_FORMAT!r}; an older one can start a run with --init-from)"
+        )
     conflicts = config_conflicts(payload.get("config", {}), config)
     if conflicts:
-        raise CheckpointError(f"{path}: the checkpoint does not fit this config ({'; '.join(conflicts)}); "
-                              f"only {sorted(RESUMABLE_FIELDS)} may change on --resume")
+        raise CheckpointError(
+            f"{path}: the checkpoint does not fit this config ({'; '.join(conflicts)}); "
+            f"only {sorted(RESUMABLE_FIELDS)} may change on --resume"
+        )
     try:
         learner.policy.load_state_dict(payload["policy"])
         learner.critic.load_state_dict(payload["critic"])
@@ -102,9 +137,16 @@ def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resume
         raise CheckpointError(f"{path}: does not fit this config's networks: {exc}") from None
     try:
         session = pickle.loads(payload["session"].numpy().tobytes())
-        resumed = Resumed(list(payload["pool"]), dict(payload["counters"]), session["rollout"], session["rng"],
-                          payload["torch_rng"], session["python_random"], list(payload.get("cuda_rng", [])),
-                          session.get("worker"))
+        resumed = Resumed(
+            list(payload["pool"]),
+            dict(payload["counters"]),
+            session["rollout"],
+            session["rng"],
+            payload["torch_rng"],
+            session["python_random"],
+            list(payload.get("cuda_rng", [])),
+            session.get("worker"),
+        )
     except Exception as exc:  # unpickling raises many types (a moved class, truncated bytes)
         raise CheckpointError(f"{path}: its tables cannot be restored ({type(exc).__name__}: {exc})") from None
     for rollout in (resumed.rollout, resumed.worker and resumed.worker["state"].rollout):
@@ -130,7 +172,9 @@ def init_weights(path: str, policy: PolicyNet, critic: ValueNet) -> None:
     elif payload.get("format") in WEIGHTS_FORMATS:
         states = {"policy": payload["policy"], "critic": payload["critic"]}
     else:
-        raise CheckpointError(f"{path}: neither a policy file nor a training checkpoint (format {payload.get('format')!r})")
+        raise CheckpointError(
+            f"{path}: neither a policy file nor a training checkpoint (format {payload.get('format')!r})"
+        )
     try:
         policy.load_state_dict(states["policy"])
         if "critic" in states:

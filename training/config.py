@@ -24,7 +24,7 @@ from spades_env.agents import available_agents
 from spades_env.agents.registry import released_policies
 from spades_env.config_io import MAX_CONFIG_BYTES, one_line, read_limited
 from spades_env.nn.policy_file import MAX_REASON_CHARS
-from spades_env.obs.layout import OBSERVATION, ObservationLayout, POSITION, STATE
+from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayout
 
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the
@@ -36,12 +36,40 @@ INF = math.inf
 # The range of every number of the config: (low, high, low included); high is always included. Checked, with
 # finiteness, when a config is built (TrainConfig.validate); a test asserts every numeric field is listed.
 RANGES: dict[str, tuple[float, float, bool]] = {
-    **{name: (1, INF, True) for name in (
-        "threads", "eval_workers", "total_decisions", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
-        "snapshot_every", "pool_size", "checkpoint_every", "eval_deals", "bc_epochs")},
-    **{name: (0, INF, True) for name in (
-        "seed", "time_limit_minutes", "max_updates", "card_scorer", "bc_decisions", "eval_every", "final_eval_deals",
-        "final_eval_games", "ent_coef", "vf_coef", "target_kl", "prior_weight")},
+    **{
+        name: (1, INF, True)
+        for name in (
+            "threads",
+            "eval_workers",
+            "total_decisions",
+            "num_envs",
+            "rollout_steps",
+            "update_epochs",
+            "minibatch_size",
+            "snapshot_every",
+            "pool_size",
+            "checkpoint_every",
+            "eval_deals",
+            "bc_epochs",
+        )
+    },
+    **{
+        name: (0, INF, True)
+        for name in (
+            "seed",
+            "time_limit_minutes",
+            "max_updates",
+            "card_scorer",
+            "bc_decisions",
+            "eval_every",
+            "final_eval_deals",
+            "final_eval_games",
+            "ent_coef",
+            "vf_coef",
+            "target_kl",
+            "prior_weight",
+        )
+    },
     **{name: (0, 1, False) for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef")},
     **{name: (0, 1, True) for name in ("selfplay_fraction", "heuristic_fraction", "random_fraction")},
     **{name: (0, INF, False) for name in ("max_grad_norm", "reward_scale", "bc_bid_weight")},
@@ -68,25 +96,45 @@ class TrainConfig:
     eval_workers: int = _f(2, "processes of the duplicate evaluations")
     # scale
     total_decisions: int = _f(4_000_000, "stop after this many learner decisions (trained on)")
-    time_limit_minutes: float = _f(13.0, "also stop PPO this many wall-clock minutes after the imitation began (0 = "
-                                         "no limit; a run stopped by it depends on the machine's speed)")
-    max_updates: int = _f(0, "also stop PPO after this many updates in all (0 = no limit; the LR schedule is unchanged)")
+    time_limit_minutes: float = _f(
+        13.0,
+        "also stop PPO this many wall-clock minutes after the imitation began (0 = "
+        "no limit; a run stopped by it depends on the machine's speed)",
+    )
+    max_updates: int = _f(
+        0, "also stop PPO after this many updates in all (0 = no limit; the LR schedule is unchanged)"
+    )
     num_envs: int = _f(256, "tables stepped in lockstep")
     rollout_steps: int = _f(64, "table steps per rollout (each step is one decision per table)")
-    rollout_worker: bool = _f(True, "collect each rollout in a second process during the update before it "
-                                    "(both cores busy; one update of policy lag, see training.pipeline)")
+    rollout_worker: bool = _f(
+        True,
+        "collect each rollout in a second process during the update before it "
+        "(both cores busy; one update of policy lag, see training.pipeline)",
+    )
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy MLP")
-    critic_hidden: list = _f([256, 128], "hidden layer sizes of the critic (value MLP); only training runs it "
-                                         "(the batches' values and the update), never play")
+    critic_hidden: list = _f(
+        [256, 128],
+        "hidden layer sizes of the critic (value MLP); only training runs it "
+        "(the batches' values and the update), never play",
+    )
     sparse_input: bool = _f(True, "updates feed the first layers only the active features (equal in function to dense)")
-    weight_grad: str = _f("auto", "sparse first layers' weight gradient: 'float32' (an exact sparse product), "
-                          "'bfloat16' (a dense bf16 product: about 2x faster on CPUs with AMX, slower elsewhere) or "
-                          "'auto' (bfloat16 on a CPU with AMX, else float32)")
-    card_scorer: int = _f(64, "width of the policy's card-centred scorer (spades_env.card_scorer: per-card features "
-                               "scored by one network shared by all cards, added to the card logits; 0 = none)")
-    critic_input: str = _f("position", "'position' (every hand and the table, no history of play: a full-information "
-                                       "critic), 'state' (the position and the history) or 'observation'")
+    weight_grad: str = _f(
+        "auto",
+        "sparse first layers' weight gradient: 'float32' (an exact sparse product), "
+        "'bfloat16' (a dense bf16 product: about 2x faster on CPUs with AMX, slower elsewhere) or "
+        "'auto' (bfloat16 on a CPU with AMX, else float32)",
+    )
+    card_scorer: int = _f(
+        64,
+        "width of the policy's card-centred scorer (spades_env.card_scorer: per-card features "
+        "scored by one network shared by all cards, added to the card logits; 0 = none)",
+    )
+    critic_input: str = _f(
+        "position",
+        "'position' (every hand and the table, no history of play: a full-information "
+        "critic), 'state' (the position and the history) or 'observation'",
+    )
     prior_weight: float = _f(0.0, "residual policy: logit bonus at the heuristic's action (0 = plain policy)")
     prior_on_bids: bool = _f(False, "apply the heuristic prior to bids too (else card decisions only)")
     init_from: str = _f("", "start from this policy file or training checkpoint (skips imitation; '' = fresh)")
@@ -107,16 +155,22 @@ class TrainConfig:
     # opponents
     selfplay_fraction: float = _f(0.70, "share of tables where every seat is the current policy")
     heuristic_fraction: float = _f(0.15, "share of tables where the learner's side plays the heuristic")
-    random_fraction: float = _f(0.05, "share of tables where the learner's side plays opponents who play random "
-                                "legal actions (so that training sees the far-apart scores of games against weak play)")
+    random_fraction: float = _f(
+        0.05,
+        "share of tables where the learner's side plays opponents who play random "
+        "legal actions (so that training sees the far-apart scores of games against weak play)",
+    )
     snapshot_every: int = _f(10, "updates between snapshots added to the opponent pool")
     pool_size: int = _f(8, "snapshots kept in the pool (the rest of the tables play a random snapshot)")
     # warm start
     bc_decisions: int = _f(1_000_000, "heuristic decisions to imitate before PPO (0 = none)")
     bc_epochs: int = _f(6, "passes over the imitation data")
     bc_learning_rate: float = _f(1e-3, "Adam learning rate of the imitation")
-    bc_bid_weight: float = _f(1.0, "weight in the imitation loss of the bidding decisions (every action past the "
-                              "cards: bids, nil, blind options) against 1 for a card play")
+    bc_bid_weight: float = _f(
+        1.0,
+        "weight in the imitation loss of the bidding decisions (every action past the "
+        "cards: bids, nil, blind options) against 1 for a card play",
+    )
     # logging, evaluation, checkpoints
     eval_every: int = _f(40, "updates between evaluations (0 = only at the end)")
     eval_deals: int = _f(50, "duplicate deals per evaluation during training")
@@ -132,7 +186,7 @@ class TrainConfig:
         rules = Path(self.rules).stem
         return f"{self.exp_name}-{rules}-seed{self.seed}"
 
-    def validate(self) -> "TrainConfig":
+    def validate(self) -> TrainConfig:
         """Raise ValueError naming the first bad field."""
         for name, (low, high, low_included) in RANGES.items():
             value = getattr(self, name)
@@ -141,23 +195,30 @@ class TrainConfig:
                 bounds = f"{'[' if low_included else '('}{low:g}, {high:g}{']' if high != INF else ')'}"
                 raise ValueError(f"train config '{name}' must be a finite number in {bounds}, got {value!r}")
         if not self.exp_name or not set(self.exp_name) <= RUN_NAME_CHARACTERS:
-            raise ValueError(f"train config 'exp_name' must be a non-empty name of letters, digits, '.', '_' and '-' "
-                             f"(it names the run folder), got {self.exp_name!r}")
+            raise ValueError(
+                f"train config 'exp_name' must be a non-empty name of letters, digits, '.', '_' and '-' "
+                f"(it names the run folder), got {self.exp_name!r}"
+            )
         if not self.runs_dir:
             raise ValueError("train config 'runs_dir' must name a folder, got ''")
         unknown = [name for name in self.eval_opponents if not _known_agent(name)]
         if unknown or not isinstance(self.eval_opponents, list):
-            raise ValueError(f"train config 'eval_opponents': unknown agent(s) {unknown}; use registered names "
-                             f"({sorted(available_agents())}), released policies or policy files")
+            raise ValueError(
+                f"train config 'eval_opponents': unknown agent(s) {unknown}; use registered names "
+                f"({sorted(available_agents())}), released policies or policy files"
+            )
         if self.weight_grad not in WEIGHT_GRADS:
             raise ValueError(f"train config 'weight_grad' must be one of {WEIGHT_GRADS}, got {self.weight_grad!r}")
         if self.critic_input not in CRITIC_INPUTS:
-            raise ValueError(f"train config 'critic_input' must be one of {sorted(CRITIC_INPUTS)}, "
-                             f"got {self.critic_input!r}")
+            raise ValueError(
+                f"train config 'critic_input' must be one of {sorted(CRITIC_INPUTS)}, got {self.critic_input!r}"
+            )
         fractions = (self.selfplay_fraction, self.heuristic_fraction, self.random_fraction)
         if not 0 <= sum(fractions) <= 1 or min(fractions) < 0:
-            raise ValueError("train config 'selfplay_fraction', 'heuristic_fraction' and 'random_fraction' must be >= 0 "
-                             "and sum to at most 1")
+            raise ValueError(
+                "train config 'selfplay_fraction', 'heuristic_fraction' and 'random_fraction' must be >= 0 "
+                "and sum to at most 1"
+            )
         for name in ("hidden", "critic_hidden"):
             sizes = getattr(self, name)
             if not sizes or any(not isinstance(h, int) or isinstance(h, bool) or h <= 0 for h in sizes):

@@ -18,7 +18,8 @@ from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
 from training.pipeline import WORKER_STREAM, RolloutWorker
 from training.ppo import batch_tensors, choice_rows
-from training.rollout import IMITATION_FIELDS as FIELDS, Rollout, heuristic_decisions
+from training.rollout import IMITATION_FIELDS as FIELDS
+from training.rollout import Rollout, heuristic_decisions
 from training.trajectories import Rows, join_rows
 
 IMITATION_TABLES = 1  # the worker's imitation tables: their own stream of the run's seed
@@ -37,8 +38,9 @@ def imitation_data(rollout: Rollout, config: TrainConfig, worker: RolloutWorker 
     return {key: join_rows([mine[key], other[key]]) for key in FIELDS}
 
 
-def imitation_loss(logits: torch.Tensor, actions: torch.Tensor, bid_weight: float,
-                   all_actions: torch.Tensor | None = None) -> torch.Tensor:
+def imitation_loss(
+    logits: torch.Tensor, actions: torch.Tensor, bid_weight: float, all_actions: torch.Tensor | None = None
+) -> torch.Tensor:
     """Cross-entropy of the heuristic's actions, a bidding decision weighted ``bid_weight`` against 1 for a card play
     (the weighted mean: the plain mean when ``bid_weight`` is 1), over the rows of ``all_actions`` (default:
     ``actions``): rows left out of ``logits`` are forced decisions (one legal action), whose loss is 0."""
@@ -50,9 +52,17 @@ def imitation_loss(logits: torch.Tensor, actions: torch.Tensor, bid_weight: floa
     return (losses * weight).sum() / torch.where(all_actions >= BID_OFFSET, bid_weight, 1.0).sum()
 
 
-def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
-            config: TrainConfig, rng: np.random.Generator, device: torch.device,
-            worker: RolloutWorker | None = None) -> dict[str, float]:
+def imitate(
+    rollout: Rollout,
+    policy: PolicyNet,
+    critic: ValueNet,
+    optimizer: torch.optim.Optimizer,
+    params: list,
+    config: TrainConfig,
+    rng: np.random.Generator,
+    device: torch.device,
+    worker: RolloutWorker | None = None,
+) -> dict[str, float]:
     """Clone the heuristic into ``policy`` (and fit ``critic``); return decisions, seconds and agreement."""
     t0 = time.time()
     data = imitation_data(rollout, config, worker)
@@ -71,10 +81,11 @@ def imitate(rollout: Rollout, policy: PolicyNet, critic: ValueNet, optimizer: to
         order = rng.permutation(n)
         losses = []
         for start in range(0, n, config.minibatch_size):
-            idx = order[start:start + config.minibatch_size]
+            idx = order[start : start + config.minibatch_size]
             picked = idx[choice[idx]]
-            pl = imitation_loss(logits_of(picked), tensor["action"][picked], config.bc_bid_weight,
-                                tensor["action"][idx])
+            pl = imitation_loss(
+                logits_of(picked), tensor["action"][picked], config.bc_bid_weight, tensor["action"][idx]
+            )
             vl = ((critic(tensor["critic"][idx]) - tensor["return"][idx]) ** 2).mean()
             optimizer.zero_grad()
             (pl + config.vf_coef * vl).backward()

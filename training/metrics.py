@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from training.run_dir import trim_metrics
 
 TRAINING_FIELDS = [
-    "update", "learner_decisions", "env_decisions", "seconds", "decisions_per_second", "learning_rate",
-    "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance", "mean_hand_reward",
+    "update",
+    "learner_decisions",
+    "env_decisions",
+    "seconds",
+    "decisions_per_second",
+    "learning_rate",
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "approx_kl",
+    "clipfrac",
+    "explained_variance",
+    "mean_hand_reward",
 ]
 EVAL_SUFFIXES = ("ppd", "low", "high")  # bag-adjusted points per deal (bags at their game cost), its 95% interval
 DEFAULT_EVAL_OPPONENTS = ("random", "heuristic")
@@ -38,8 +50,12 @@ class MetricsLog:
     checkpoint are dropped first, and TensorBoard purges its later events.
     """
 
-    def __init__(self, run_dir: Path, resumed: dict[str, Any] | None = None,
-                 eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS):
+    def __init__(
+        self,
+        run_dir: Path,
+        resumed: dict[str, Any] | None = None,
+        eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS,
+    ):
         self.path = run_dir / "metrics.csv"
         self.fields = metric_fields(eval_opponents)
         if resumed is not None:
@@ -98,10 +114,18 @@ def plot_learning_curve(metrics_path: Path, png_path: Path) -> None:
         ax.plot(x, [float(r[key]) if r[key] not in ("", "nan") else np.nan for r in rows])
         ax.set_title(key)
         ax.set_xlabel("learner decisions")
-    opponents = [k[len("eval_"):-len("_ppd")] for k in rows[0] if k.startswith("eval_") and k.endswith("_ppd")]
+    opponents = [k[len("eval_") : -len("_ppd")] for k in rows[0] if k.startswith("eval_") and k.endswith("_ppd")]
     for opponent in opponents:
-        pts = [(float(r["learner_decisions"]), float(r[f"eval_{opponent}_ppd"]), float(r[f"eval_{opponent}_low"]),
-                float(r[f"eval_{opponent}_high"])) for r in rows if r.get(f"eval_{opponent}_ppd")]
+        pts = [
+            (
+                float(r["learner_decisions"]),
+                float(r[f"eval_{opponent}_ppd"]),
+                float(r[f"eval_{opponent}_low"]),
+                float(r[f"eval_{opponent}_high"]),
+            )
+            for r in rows
+            if r.get(f"eval_{opponent}_ppd")
+        ]
         if pts:
             xs, ys, lo, hi = map(np.array, zip(*pts))
             axes[2].plot(xs, ys, marker="o", label=f"vs {opponent}")

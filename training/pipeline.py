@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.learner import SnapshotNets, build_learner  # the worker builds the same networks as the learner
 from training.config import TrainConfig
+from training.learner import SnapshotNets, build_learner  # the worker builds the same networks as the learner
 from training.rollout import Rollout, collect, heuristic_decisions
 
 WORKER_STREAM = 0x5EED  # mixed into the run's seed: the worker's generators are their own streams
@@ -138,8 +138,9 @@ class RolloutWorker:
         # fork is not safe once torch's thread pool runs; forkserver starts clean (spawn on Windows)
         context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
         self._conn, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, config, str(device), config.threads), daemon=True,
-                                        name="spades-rollout-worker")
+        self._process = context.Process(
+            target=_serve, args=(child, config, str(device), config.threads), daemon=True, name="spades-rollout-worker"
+        )
         self._process.start()
         child.close()
         self._pool_sent: list | None = None
@@ -150,7 +151,7 @@ class RolloutWorker:
         if state is not None:  # the tables of rollouts (none for imitation only)
             _send(self._conn, ("state", state))
 
-    def imitation_data(self, rollout: Rollout, decisions: int) -> "ImitationRequest":
+    def imitation_data(self, rollout: Rollout, decisions: int) -> ImitationRequest:
         """Ask for at least ``decisions`` of the heuristic's decisions on ``rollout``'s tables; the answer's
         :meth:`ImitationRequest.result` waits for them."""
         if self._pending:
@@ -167,8 +168,11 @@ class RolloutWorker:
         """Ask for the next batch with these policy weights and this snapshot pool (sent again only when it changed)."""
         if self._pending:
             raise RolloutWorkerError("a rollout is already in flight: take its result first")
-        changed = self._pool_sent is None or len(pool) != len(self._pool_sent) or any(
-            a is not b for a, b in zip(pool, self._pool_sent))
+        changed = (
+            self._pool_sent is None
+            or len(pool) != len(self._pool_sent)
+            or any(a is not b for a, b in zip(pool, self._pool_sent))
+        )
         _send(self._conn, ("collect", policy_state, list(pool) if changed else None))
         self._pool_sent = list(pool)
         self._pending, self._answer, self._before = True, None, None
@@ -235,4 +239,3 @@ class ImitationRequest:
 def weights(module: torch.nn.Module) -> dict[str, torch.Tensor]:
     """A detached copy of a network's weights, to send to the worker (the learner keeps training its own)."""
     return {k: v.detach().clone() for k, v in module.state_dict().items()}
-

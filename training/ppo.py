@@ -38,8 +38,15 @@ PROB_FLOOR = 1e-12  # log of a zero probability (an illegal action) is taken at 
 BATCH_KEYS = ("obs", "mask", "critic", "action", "logp", "advantage", "return", "prior", "hand_cards")
 
 
-def gae_advantages(reward: np.ndarray, value: np.ndarray, done: np.ndarray, next_index: np.ndarray,
-                   rows: np.ndarray, gamma: float, gae_lambda: float) -> np.ndarray:
+def gae_advantages(
+    reward: np.ndarray,
+    value: np.ndarray,
+    done: np.ndarray,
+    next_index: np.ndarray,
+    rows: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+) -> np.ndarray:
     """GAE (float32) of the decisions ``rows`` (successors recorded later; others stay 0).
 
     A decision at a hand's end (``done``) has advantage reward - value; any other
@@ -86,9 +93,17 @@ def legal_entropy(probs: torch.Tensor, rows: int | None = None) -> torch.Tensor:
     return -(probs * torch.log(probs.clamp_min(PROB_FLOOR))).sum() / (len(probs) if rows is None else rows)
 
 
-def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, predicted: torch.Tensor,
-             returns: torch.Tensor, probs: torch.Tensor, clip_coef: float, vf_coef: float,
-             ent_coef: float) -> dict[str, torch.Tensor]:
+def ppo_loss(
+    new_logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    adv: torch.Tensor,
+    predicted: torch.Tensor,
+    returns: torch.Tensor,
+    probs: torch.Tensor,
+    clip_coef: float,
+    vf_coef: float,
+    ent_coef: float,
+) -> dict[str, torch.Tensor]:
     """The total loss and its parts for one minibatch (``adv`` already normalized); ``probs`` may hold only the rows
     with a choice (forced decisions add no entropy), the other arguments hold every row."""
     log_ratio = new_logp - old_logp
@@ -99,8 +114,14 @@ def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, 
     with torch.no_grad():
         approx_kl = ((ratio - 1) - log_ratio).mean()
         clipfrac = ((ratio - 1).abs() > clip_coef).float().mean()
-    return {"loss": pg + vf_coef * v - ent_coef * entropy, "policy_loss": pg, "value_loss": v, "entropy": entropy,
-            "approx_kl": approx_kl, "clipfrac": clipfrac}
+    return {
+        "loss": pg + vf_coef * v - ent_coef * entropy,
+        "policy_loss": pg,
+        "value_loss": v,
+        "entropy": entropy,
+        "approx_kl": approx_kl,
+        "clipfrac": clipfrac,
+    }
 
 
 def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -113,12 +134,15 @@ def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch
 NETWORK_INPUTS = ("obs", "critic")  # the inputs of the policy and the critic
 
 
-def batch_tensors(batch: dict[str, np.ndarray | SparseRows], keys: tuple[str, ...], sparse: bool,
-                  device: torch.device) -> dict[str, torch.Tensor | SparseRows]:
+def batch_tensors(
+    batch: dict[str, np.ndarray | SparseRows], keys: tuple[str, ...], sparse: bool, device: torch.device
+) -> dict[str, torch.Tensor | SparseRows]:
     """The batch's ``keys`` as tensors on ``device``; the network inputs as SparseRows when ``sparse`` (or given so)."""
     t: dict[str, torch.Tensor | SparseRows] = {
         k: v.to(device) if isinstance(v, SparseRows) else torch.as_tensor(v, device=device)
-        for k, v in batch.items() if k in keys}
+        for k, v in batch.items()
+        if k in keys
+    }
     if sparse:
         for key in NETWORK_INPUTS:
             if key in t and not isinstance(t[key], SparseRows):
@@ -137,23 +161,35 @@ def choice_rows(mask: torch.Tensor) -> torch.Tensor:
     return (mask != 0).sum(1) > 1
 
 
-def policy_log_probs(policy: PolicyNet, t: dict[str, torch.Tensor | SparseRows], rows: torch.Tensor,
-                     choice: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def policy_log_probs(
+    policy: PolicyNet, t: dict[str, torch.Tensor | SparseRows], rows: torch.Tensor, choice: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The log-probability of the taken action of each of the batch's ``rows`` (0 at forced decisions) and the
     probabilities of the rows with a choice, from one policy pass over the rows with a choice only."""
     mine = choice.index_select(0, rows)
     picked = rows[mine]
     hand_cards = t["hand_cards"][picked] if "hand_cards" in t else None
     mask = t["mask"].index_select(0, picked)
-    logits = masked_logits(apply_prior(policy(t["obs"][picked], hand_cards, legal=mask),
-                                       t["prior"].index_select(0, picked), policy.prior_weight), mask)
+    logits = masked_logits(
+        apply_prior(
+            policy(t["obs"][picked], hand_cards, legal=mask), t["prior"].index_select(0, picked), policy.prior_weight
+        ),
+        mask,
+    )
     logp, probs = action_log_probs(logits, t["action"].index_select(0, picked))
     return logp.new_zeros(len(rows)).masked_scatter(mine, logp), probs
 
 
-def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optimizer, params: list,
-               batch: dict[str, np.ndarray], config: Any, rng: np.random.Generator,
-               device: torch.device) -> dict[str, float]:
+def ppo_update(
+    policy: PolicyNet,
+    critic: ValueNet,
+    optimizer: torch.optim.Optimizer,
+    params: list,
+    batch: dict[str, np.ndarray],
+    config: Any,
+    rng: np.random.Generator,
+    device: torch.device,
+) -> dict[str, float]:
     """PPO epochs of minibatch steps over ``batch``; the mean of each loss part and statistic. The policy runs on
     the decisions with a choice only (:func:`choice_rows`: the same loss and gradients); the critic on all."""
     policy.train()
@@ -164,17 +200,31 @@ def ppo_update(policy: PolicyNet, critic: ValueNet, optimizer: torch.optim.Optim
     elif "hand_cards" not in t:  # fixed arithmetic: once per batch (the rollout's, when it kept them), not per epoch
         t["hand_cards"] = policy.hand_card_features(t["obs"], t["mask"])
     choice = choice_rows(t["mask"])
-    stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
-                                     "clipfrac": []}
+    stats: dict[str, list[float]] = {
+        "policy_loss": [],
+        "value_loss": [],
+        "entropy": [],
+        "approx_kl": [],
+        "clipfrac": [],
+    }
     for _epoch in range(config.update_epochs):
         order = torch.as_tensor(rng.permutation(n), device=device)
         kl_epoch = []
         for start in range(0, n, config.minibatch_size):
-            rows = order[start:start + config.minibatch_size]
+            rows = order[start : start + config.minibatch_size]
             mb = minibatch({key: t[key] for key in ("critic", "logp", "advantage", "return")}, rows)
             new_logp, probs = policy_log_probs(policy, t, rows, choice)
-            parts = ppo_loss(new_logp, mb["logp"], normalize_advantages(mb["advantage"]), critic(mb["critic"]),
-                             mb["return"], probs, config.clip_coef, config.vf_coef, config.ent_coef)
+            parts = ppo_loss(
+                new_logp,
+                mb["logp"],
+                normalize_advantages(mb["advantage"]),
+                critic(mb["critic"]),
+                mb["return"],
+                probs,
+                config.clip_coef,
+                config.vf_coef,
+                config.ent_coef,
+            )
             optimizer.zero_grad()
             parts["loss"].backward()
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)

@@ -29,24 +29,35 @@ from pathlib import Path
 from typing import Any
 
 SMOKE = {"iterations": 6, "train_batch": 2000, "minibatch": 250, "epochs": 4}
-RAY_OBJECT_STORE_BYTES = 200 * 1024 ** 2  # the default (30% of memory) is far more than a small run needs
+RAY_OBJECT_STORE_BYTES = 200 * 1024**2  # the default (30% of memory) is far more than a small run needs
 EXIT_ILLEGAL = 3
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    p = argparse.ArgumentParser(prog="python -m training.rllib_train", description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--address", default=None,
-                   help="Ray cluster to join ('auto' or HOST:PORT); default: start Ray locally")
+    p = argparse.ArgumentParser(
+        prog="python -m training.rllib_train",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--address", default=None, help="Ray cluster to join ('auto' or HOST:PORT); default: start Ray locally"
+    )
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray (default: env runners + 1)")
-    p.add_argument("--num-env-runners", type=int, default=1,
-                   help="sampling processes (0 samples in the driver)")
-    p.add_argument("--envs-per-runner", type=int, default=4,
-                   help="envs each env runner steps (their actions are computed in one batch)")
+    p.add_argument("--num-env-runners", type=int, default=1, help="sampling processes (0 samples in the driver)")
+    p.add_argument(
+        "--envs-per-runner",
+        type=int,
+        default=4,
+        help="envs each env runner steps (their actions are computed in one batch)",
+    )
     p.add_argument("--rules", default="standard", help="rules preset or YAML path")
-    p.add_argument("--policies", choices=("shared", "per_seat"), default="shared",
-                   help="one shared policy (exported) or one per seat (seat 0's exported)")
+    p.add_argument(
+        "--policies",
+        choices=("shared", "per_seat"),
+        default="shared",
+        help="one shared policy (exported) or one per seat (seat 0's exported)",
+    )
     p.add_argument("--iterations", type=int, default=100, help="training iterations")
     p.add_argument("--time-limit-minutes", type=float, default=0.0, help="also stop after this long (0 = no limit)")
     p.add_argument("--train-batch", type=int, default=8000, help="env steps per iteration (per learner)")
@@ -56,11 +67,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entropy", type=float, default=0.01, help="entropy bonus")
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="hidden layer sizes")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--out", default=None, help="policy file to write (default: runs/rllib-<rules>-seed<seed>/policy.pt)")
-    p.add_argument("--measure-sampling", type=int, default=0, metavar="STEPS",
-                   help="only measure sampling: time STEPS env steps (after a warm-up) and exit, training nothing")
-    p.add_argument("--smoke", action="store_true",
-                   help=f"a short run: {SMOKE['iterations']} iterations of {SMOKE['train_batch']} steps")
+    p.add_argument(
+        "--out", default=None, help="policy file to write (default: runs/rllib-<rules>-seed<seed>/policy.pt)"
+    )
+    p.add_argument(
+        "--measure-sampling",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="only measure sampling: time STEPS env steps (after a warm-up) and exit, training nothing",
+    )
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a short run: {SMOKE['iterations']} iterations of {SMOKE['train_batch']} steps",
+    )
     return p
 
 
@@ -103,15 +124,29 @@ def build_config(args: argparse.Namespace) -> Any:
         PPOConfig()
         # The pre-check's one random action is usually illegal and would be counted as one; the adapter's
         # tests run the pre-check, so the run skips it and counts only the policy's actions.
-        .environment(env_id, env_config={"rules": args.rules, "episode": "hand", "reward": "hand_points"},
-                     disable_env_checking=True)
+        .environment(
+            env_id,
+            env_config={"rules": args.rules, "episode": "hand", "reward": "hand_points"},
+            disable_env_checking=True,
+        )
         .framework("torch")
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
-                     num_cpus_per_env_runner=1)
+        .env_runners(
+            num_env_runners=args.num_env_runners,
+            num_envs_per_env_runner=args.envs_per_runner,
+            num_cpus_per_env_runner=1,
+        )
         .learners(num_learners=0)
-        .training(train_batch_size_per_learner=args.train_batch, minibatch_size=args.minibatch,
-                  num_epochs=args.epochs, lr=args.lr, gamma=1.0, lambda_=0.95, entropy_coeff=args.entropy,
-                  vf_loss_coeff=0.5, grad_clip=0.5)
+        .training(
+            train_batch_size_per_learner=args.train_batch,
+            minibatch_size=args.minibatch,
+            num_epochs=args.epochs,
+            lr=args.lr,
+            gamma=1.0,
+            lambda_=0.95,
+            entropy_coeff=args.entropy,
+            vf_loss_coeff=0.5,
+            grad_clip=0.5,
+        )
         .multi_agent(policies=policies, policy_mapping_fn=mapping)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={pid: module for pid in sorted(policies)}))
         .debugging(seed=args.seed)
@@ -134,8 +169,11 @@ def iteration_summary(result: dict[str, Any]) -> dict[str, Any]:
     runners = result.get("env_runners", {})
     steps = int(runners.get("num_env_steps_sampled", 0))
     sample_s = float(result.get("timers", {}).get("env_runner_sampling_timer", math.nan))
-    losses = {pid: {k: float(v) for k, v in stats.items() if k in ("policy_loss", "vf_loss", "total_loss", "entropy")}
-              for pid, stats in result.get("learners", {}).items() if isinstance(stats, dict) and "policy_loss" in stats}
+    losses = {
+        pid: {k: float(v) for k, v in stats.items() if k in ("policy_loss", "vf_loss", "total_loss", "entropy")}
+        for pid, stats in result.get("learners", {}).items()
+        if isinstance(stats, dict) and "policy_loss" in stats
+    }
     return {
         "env_steps": steps,
         "env_steps_lifetime": int(runners.get("num_env_steps_sampled_lifetime", 0)),
@@ -150,8 +188,9 @@ def measure_sampling(algo: Any, steps: int) -> tuple[int, float]:
     from ray.rllib.execution.rollout_ops import synchronous_parallel_sample  # noqa: PLC0415
 
     def sample(n: int) -> int:
-        episodes = synchronous_parallel_sample(worker_set=algo.env_runner_group, max_env_steps=n,
-                                               _uses_new_env_runners=True)
+        episodes = synchronous_parallel_sample(
+            worker_set=algo.env_runner_group, max_env_steps=n, _uses_new_env_runners=True
+        )
         return sum(episode.env_steps() for episode in episodes)
 
     sample(max(1, steps // 10))  # warm-up: module and env creation, first forward passes
@@ -168,9 +207,15 @@ def export(algo: Any, args: argparse.Namespace, history: list[dict[str, Any]]) -
     pid = SHARED_POLICY if args.policies == "shared" else "player_0"
     state = algo.learner_group.get_weights(module_ids=[pid])[pid]
     policy = policy_net_from_state(state, args.hidden)
-    meta = {"trainer": "rllib", "ray": __import__("ray").__version__, "rules": args.rules, "seed": args.seed,
-            "policies": args.policies, "iterations": len(history),
-            "env_steps": history[-1]["env_steps_lifetime"] if history else 0}
+    meta = {
+        "trainer": "rllib",
+        "ray": __import__("ray").__version__,
+        "rules": args.rules,
+        "seed": args.seed,
+        "policies": args.policies,
+        "iterations": len(history),
+        "env_steps": history[-1]["env_steps_lifetime"] if history else 0,
+    }
     save_policy(args.out, policy, meta=meta)
     return args.out
 
@@ -193,8 +238,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.measure_sampling:
             sampled, seconds = measure_sampling(algo, args.measure_sampling)
             algo.stop()
-            print(f"sampling: {sampled} env steps in {seconds:.1f} s = {sampled / seconds:.0f} env steps/s "
-                  f"({args.num_env_runners} env runners x {args.envs_per_runner} envs)")
+            print(
+                f"sampling: {sampled} env steps in {seconds:.1f} s = {sampled / seconds:.0f} env steps/s "
+                f"({args.num_env_runners} env runners x {args.envs_per_runner} envs)"
+            )
             return 0
         history: list[dict[str, Any]] = []
         started = time.monotonic()

@@ -39,26 +39,42 @@ from spades_env.agents.policy import heuristic_prior, prior_of_actions
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
+from spades_env.nn import (
+    PolicyNet,
+    SparseRows,
+    ValueNet,
+    apply_prior,
+    card_feature_rows,
+    fixed_weights,
+    masked_logits,
+    sparse_rows,
+)
 from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
-from spades_env.nn import (PolicyNet, SparseRows, ValueNet, apply_prior, card_feature_rows, fixed_weights, masked_logits,
-                           sparse_rows)
 from spades_env.rewards import BagLedger, seat_sides
-from training.learner import SnapshotNets
 from training.config import CRITIC_INPUTS, TrainConfig
+from training.learner import SnapshotNets
 from training.trajectories import Rows, TrajectoryStore, join_rows, with_advantages
 
 SELF, HEURISTIC, SNAPSHOT, RANDOM = 0, 1, 2, 3  # table kinds
 SEED_RANGE = 2**31  # seeds drawn for the batch engine
 # the position's columns of the state as runs of adjacent columns (three): slices copy several times faster than a
 # fancy index of the columns
-POSITION_RUNS = [slice(int(run[0]), int(run[-1]) + 1)
-                 for run in np.split(POSITION_COLUMNS, np.flatnonzero(np.diff(POSITION_COLUMNS) != 1) + 1)]
+POSITION_RUNS = [
+    slice(int(run[0]), int(run[-1]) + 1)
+    for run in np.split(POSITION_COLUMNS, np.flatnonzero(np.diff(POSITION_COLUMNS) != 1) + 1)
+]
 
 
-def policy_step(policy: PolicyNet, obs: np.ndarray | SparseRows, mask: np.ndarray, device: torch.device,
-                greedy: bool = False, prior: np.ndarray | None = None,
-                hand_cards: SparseRows | None = None) -> tuple[np.ndarray, np.ndarray]:
+def policy_step(
+    policy: PolicyNet,
+    obs: np.ndarray | SparseRows,
+    mask: np.ndarray,
+    device: torch.device,
+    greedy: bool = False,
+    prior: np.ndarray | None = None,
+    hand_cards: SparseRows | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Sample (or take the best) legal action per row; return actions and their log-probabilities. ``hand_cards``:
     the card scorer's features of these rows (:func:`step_card_features`), else made from ``obs``."""
     with torch.inference_mode():
@@ -70,8 +86,9 @@ def policy_step(policy: PolicyNet, obs: np.ndarray | SparseRows, mask: np.ndarra
 CardFeatureRows = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # (row, card, features), as CardFeatures gives
 
 
-def step_card_features(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, others: int,
-                       device: torch.device) -> tuple[SparseRows | None, CardFeatureRows | None]:
+def step_card_features(
+    policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, others: int, device: torch.device
+) -> tuple[SparseRows | None, CardFeatureRows | None]:
     """The card scorer's features of the scored cards of a table step's dense rows given their legal masks, in one
     pass on ``device`` (None, None without a card scorer): of the learner's rows (all but the last ``others``) as
     SparseRows (for the policy's step, then kept with the decisions: the update reads them instead of making them
@@ -81,8 +98,9 @@ def step_card_features(policy: PolicyNet, obs: np.ndarray, mask: np.ndarray, oth
         return None, None
     learner = len(obs) - others
     with torch.inference_mode():
-        row, card, features = policy.cards.features(torch.as_tensor(obs, device=device),
-                                                    torch.as_tensor(mask, device=device))
+        row, card, features = policy.cards.features(
+            torch.as_tensor(obs, device=device), torch.as_tensor(mask, device=device)
+        )
         cut = int(torch.searchsorted(row, learner))  # rows come in order: the learner's cards first
         mine = card_feature_rows(row[:cut], card[:cut], features[:cut], learner)
         theirs = (row[cut:] - learner, card[cut:], features[cut:]) if others else None
@@ -94,8 +112,14 @@ def network_input(x: np.ndarray | SparseRows, device: torch.device) -> torch.Ten
     return x.to(device) if isinstance(x, SparseRows) else torch.as_tensor(x, device=device)
 
 
-def sample_actions(logits: torch.Tensor, mask: np.ndarray, device: torch.device, prior_weight: float,
-                   greedy: bool = False, prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def sample_actions(
+    logits: torch.Tensor,
+    mask: np.ndarray,
+    device: torch.device,
+    prior_weight: float,
+    greedy: bool = False,
+    prior: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Sample (or take the best) legal action per row of ``logits``; return actions and their log-probabilities."""
     if prior is not None:
         logits = apply_prior(logits, torch.as_tensor(prior, device=device), prior_weight)
@@ -127,14 +151,16 @@ class Opponents:
         self.learner_side = np.zeros(num_envs, dtype=np.int64)
         self.snapshot_of = np.zeros(num_envs, dtype=np.int64)
 
-    def assign(self, tables: np.ndarray, rng: np.random.Generator, config: TrainConfig, num_sides: int,
-               pool_size: int) -> None:
+    def assign(
+        self, tables: np.ndarray, rng: np.random.Generator, config: TrainConfig, num_sides: int, pool_size: int
+    ) -> None:
         """Draw the kind, learner side and snapshot of ``tables`` (snapshot tables play self when the pool is empty)."""
         u = rng.random(len(tables))
         heuristic_below = config.selfplay_fraction + config.heuristic_fraction
         random_below = heuristic_below + config.random_fraction
-        kind = np.select([u < config.selfplay_fraction, u < heuristic_below, u < random_below],
-                         [SELF, HEURISTIC, RANDOM], SNAPSHOT)
+        kind = np.select(
+            [u < config.selfplay_fraction, u < heuristic_below, u < random_below], [SELF, HEURISTIC, RANDOM], SNAPSHOT
+        )
         if not pool_size:
             kind = np.where(kind == SNAPSHOT, SELF, kind)
         self.kinds[tables] = kind
@@ -166,8 +192,14 @@ class Rollout:
 
     def new_store(self) -> TrajectoryStore:
         """An empty trajectory store for these tables."""
-        return TrajectoryStore(self.config.num_envs, self.rules.num_players, OBS_SIZE, NUM_ACTIONS, self.critic_size,
-                               sparse=self.config.sparse_input)
+        return TrajectoryStore(
+            self.config.num_envs,
+            self.rules.num_players,
+            OBS_SIZE,
+            NUM_ACTIONS,
+            self.critic_size,
+            sparse=self.config.sparse_input,
+        )
 
     def reset(self) -> None:
         """New games at every table, with no bags and no recorded decisions."""
@@ -200,8 +232,15 @@ class Rollout:
         return dones, rewards
 
 
-def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, pool: list, snapshots: SnapshotNets,
-                     device: torch.device, snapshot_cards: CardFeatureRows | None = None) -> None:
+def opponent_actions(
+    rollout: Rollout,
+    rows: np.ndarray,
+    actions: np.ndarray,
+    pool: list,
+    snapshots: SnapshotNets,
+    device: torch.device,
+    snapshot_cards: CardFeatureRows | None = None,
+) -> None:
     """Fill ``actions`` at the opponents' tables ``rows``: the heuristic's, random legal ones, or a pool snapshot's
     (``snapshot_cards``: the card scorer's features of the snapshot tables, in order, when already made)."""
     obs, mask, opponents = rollout.obs, rollout.mask, rollout.opponents
@@ -219,16 +258,27 @@ def opponent_actions(rollout: Rollout, rows: np.ndarray, actions: np.ndarray, po
             inputs = sparse_rows(obs[s_rows]) if rollout.config.sparse_input else obs[s_rows]
             # the dense rows only feed the card features, when they were not made with the learner's
             dense = None if snapshot_cards is not None else torch.as_tensor(obs[s_rows], device=device)
-            logits = snapshots.logits(pool, network_input(inputs, device),
-                                      torch.as_tensor(opponents.snapshot_of[s_rows], device=device),
-                                      legal=torch.as_tensor(mask[s_rows], device=device), dense=dense,
-                                      card_features=snapshot_cards)
+            logits = snapshots.logits(
+                pool,
+                network_input(inputs, device),
+                torch.as_tensor(opponents.snapshot_of[s_rows], device=device),
+                legal=torch.as_tensor(mask[s_rows], device=device),
+                dense=dense,
+                card_features=snapshot_cards,
+            )
             prior = rollout.prior_of(obs[s_rows], mask[s_rows])
             actions[s_rows] = sample_actions(logits, mask[s_rows], device, rollout.config.prior_weight, prior=prior)[0]
 
 
-def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet | None, snapshots: SnapshotNets, pool: list,
-            rng: np.random.Generator, device: torch.device) -> tuple[dict[str, np.ndarray] | None, list[float]]:
+def collect(
+    rollout: Rollout,
+    policy: PolicyNet,
+    critic: ValueNet | None,
+    snapshots: SnapshotNets,
+    pool: list,
+    rng: np.random.Generator,
+    device: torch.device,
+) -> tuple[dict[str, np.ndarray] | None, list[float]]:
     """One rollout of ``rollout_steps`` table steps; the finished decisions and seat 0's hand rewards. The decisions
     come as a batch (the ``critic``'s values, GAE) or, without a critic, with their links for :func:`finish_batch`."""
     config, store = rollout.config, rollout.store
@@ -245,16 +295,27 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet | None, snapsh
             if policy.cards is not None:
                 snap = opp[rollout.opponents.kinds[opp] == SNAPSHOT]
                 both = np.concatenate([rows, snap])
-                hand_cards, snapshot_cards = step_card_features(policy, rollout.obs[both], rollout.mask[both],
-                                                                len(snap), device)
+                hand_cards, snapshot_cards = step_card_features(
+                    policy, rollout.obs[both], rollout.mask[both], len(snap), device
+                )
             if len(rows):
                 obs, mask = rollout.obs[rows], rollout.mask[rows]
                 prior = rollout.prior_of(obs, mask)
                 inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
                 act, logp = policy_step(policy, inputs, mask, device, prior=prior, hand_cards=hand_cards)
                 crit = rollout.critic_input(rows)
-                store.add(rows, rollout.to_act[rows], inputs, mask, crit, act, logp, np.zeros(len(rows)), prior,
-                          None if hand_cards is None else hand_cards.to("cpu"))
+                store.add(
+                    rows,
+                    rollout.to_act[rows],
+                    inputs,
+                    mask,
+                    crit,
+                    act,
+                    logp,
+                    np.zeros(len(rows)),
+                    prior,
+                    None if hand_cards is None else hand_cards.to("cpu"),
+                )
                 actions[rows] = act
             if len(opp):
                 opponent_actions(rollout, opp, actions, pool, snapshots, device, snapshot_cards)
@@ -266,20 +327,26 @@ def collect(rollout: Rollout, policy: PolicyNet, critic: ValueNet | None, snapsh
     return (decisions if critic is None else finish_batch(decisions, critic, config, device)), hand_rewards
 
 
-def finish_batch(decisions: dict[str, np.ndarray] | None, critic: ValueNet, config: TrainConfig,
-                 device: torch.device) -> dict[str, np.ndarray] | None:
+def finish_batch(
+    decisions: dict[str, np.ndarray] | None, critic: ValueNet, config: TrainConfig, device: torch.device
+) -> dict[str, np.ndarray] | None:
     """Complete decisions (:func:`collect` without a critic) as a batch: the critic's values (one batched pass), GAE
     advantages and returns."""
     if decisions is None:
         return None
-    return with_advantages(decisions, config.gamma, config.gae_lambda,
-                           lambda inputs: values_of(critic, inputs, device, config.sparse_input))
+    return with_advantages(
+        decisions,
+        config.gamma,
+        config.gae_lambda,
+        lambda inputs: values_of(critic, inputs, device, config.sparse_input),
+    )
 
 
 def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> None:
     """Draw every table's opponents, then start new games everywhere."""
-    rollout.opponents.assign(np.arange(rollout.config.num_envs), rng, rollout.config, rollout.rules.num_sides,
-                             pool_size)
+    rollout.opponents.assign(
+        np.arange(rollout.config.num_envs), rng, rollout.config, rollout.rules.num_sides, pool_size
+    )
     rollout.reset()
 
 
@@ -287,8 +354,9 @@ def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> 
 IMITATION_FIELDS = ("obs", "mask", "action", "critic", "return", "prior")  # what heuristic_decisions returns
 
 
-def heuristic_decisions(rollout: Rollout, config: TrainConfig, decisions: int | None = None,
-                        progress: bool | None = None) -> dict[str, Rows]:
+def heuristic_decisions(
+    rollout: Rollout, config: TrainConfig, decisions: int | None = None, progress: bool | None = None
+) -> dict[str, Rows]:
     """At least ``decisions`` (default ``bc_decisions``) finished decisions of the heuristic playing every seat
     (returns = hand rewards)."""
     decisions = config.bc_decisions if decisions is None else decisions
@@ -296,15 +364,28 @@ def heuristic_decisions(rollout: Rollout, config: TrainConfig, decisions: int | 
     rollout.reset()
     parts: dict[str, list[Rows]] = {key: [] for key in IMITATION_FIELDS}
     rows = np.arange(config.num_envs)
-    bar = tqdm(total=decisions, desc="imitating heuristic", unit="dec",
-               disable=not (config.progress if progress is None else progress))
+    bar = tqdm(
+        total=decisions,
+        desc="imitating heuristic",
+        unit="dec",
+        disable=not (config.progress if progress is None else progress),
+    )
     collected = 0
     while collected < decisions:
         for _ in range(config.rollout_steps):
             actions = rollout.heuristic.act_batch(rollout.obs, rollout.mask)
             prior = prior_of_actions(actions, config.prior_on_bids) if config.prior_weight else None
-            store.add(rows, rollout.to_act, rollout.obs.copy(), rollout.mask.copy(), rollout.critic_input(rows),
-                      actions, np.zeros(len(rows)), np.zeros(len(rows)), prior)
+            store.add(
+                rows,
+                rollout.to_act,
+                rollout.obs.copy(),
+                rollout.mask.copy(),
+                rollout.critic_input(rows),
+                actions,
+                np.zeros(len(rows)),
+                np.zeros(len(rows)),
+                prior,
+            )
             rollout.step(store, actions)
         data = store.take_complete(1.0, 1.0)  # returns = the hand's reward (no discount)
         if data is not None:

@@ -79,8 +79,10 @@ class RunLock:
             return None
         pid, host = int(holder.get("pid", -1)), str(holder.get("hostname", ""))
         if host != socket.gethostname():
-            return (f"run folder {self.path.parent} is locked by pid {pid} on host {host!r} ({self.path}); "
-                    f"remove the lock file if that run is gone")
+            return (
+                f"run folder {self.path.parent} is locked by pid {pid} on host {host!r} ({self.path}); "
+                f"remove the lock file if that run is gone"
+            )
         started = holder.get("started")
         same_process = started is None or start_time(pid) in (None, started)
         if pid == os.getpid() or (pid_alive(pid) and same_process):
@@ -120,7 +122,7 @@ class RunLock:
                     raise
             self.held = False
 
-    def __enter__(self) -> "RunLock":
+    def __enter__(self) -> RunLock:
         self.acquire()
         return self
 

@@ -62,10 +62,10 @@ from spades_env.core.rules import Rules
 from spades_env.nn import save_policy
 from training.checkpoint import CHECKPOINT_FORMAT, init_weights, load_checkpoint, restore_random_state, save_checkpoint
 from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides
-from training.learner import Learner, build_learner
 from training.imitation import imitate, set_learning_rate
-from training.pipeline import RolloutWorker, fresh_worker_state, weights
+from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
+from training.pipeline import RolloutWorker, fresh_worker_state, weights
 from training.ppo import explained_variance, ppo_update
 from training.rollout import Rollout, collect, finish_batch, start_tables
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
@@ -122,15 +122,23 @@ def start_run(config: TrainConfig, folder: Path, resume: bool) -> Run:
     rng = np.random.default_rng(config.seed)
     rules = load_rules(config.rules)
     learner = build_learner(config, device)
-    counters = {"update": 0, "learner_decisions": 0, "env_decisions": 0, "seconds": 0.0, "bc_done": False,
-                "bc_seconds": 0.0, "bc_decisions": 0}
+    counters = {
+        "update": 0,
+        "learner_decisions": 0,
+        "env_decisions": 0,
+        "seconds": 0.0,
+        "bc_done": False,
+        "bc_seconds": 0.0,
+        "bc_decisions": 0,
+    }
     if resume:
         saved = load_checkpoint(folder / CHECKPOINT, config, learner)
         restore_random_state(saved)
         counters.update(saved.counters)
         print(f"resumed at update {counters['update']} ({counters['learner_decisions']:,} learner decisions)")
-        return Run(config, folder, device, rules, learner, saved.rng, saved.rollout, saved.pool, counters, True,
-                   saved.worker)
+        return Run(
+            config, folder, device, rules, learner, saved.rng, saved.rollout, saved.pool, counters, True, saved.worker
+        )
     if config.init_from:
         init_weights(config.init_from, learner.policy, learner.critic)
         counters["bc_done"] = True  # the loaded weights replace the imitation
@@ -144,8 +152,17 @@ def warm_start(run: Run) -> None:
     if config.bc_decisions > 0 and not run.counters["bc_done"]:
         worker = RolloutWorker(config, None, run.device) if config.rollout_worker else None  # collects half
         try:
-            result = imitate(run.rollout, learner.policy, learner.critic, learner.optimizer, learner.params, config,
-                             run.rng, run.device, worker)
+            result = imitate(
+                run.rollout,
+                learner.policy,
+                learner.critic,
+                learner.optimizer,
+                learner.params,
+                config,
+                run.rng,
+                run.device,
+                worker,
+            )
         finally:
             if worker is not None:
                 worker.close()
@@ -157,8 +174,9 @@ def warm_start(run: Run) -> None:
 def checkpoint(run: Run) -> None:
     """Save the run's whole state (see :mod:`training.checkpoint`; with a rollout worker, its in-flight request)."""
     worker = run.source.inflight() if run.source is not None else run.worker
-    save_checkpoint(run.folder / CHECKPOINT, run.config, run.learner, run.pool, run.counters, run.rollout, run.rng,
-                    worker)
+    save_checkpoint(
+        run.folder / CHECKPOINT, run.config, run.learner, run.pool, run.counters, run.rollout, run.rng, worker
+    )
 
 
 class Batches:
@@ -183,8 +201,9 @@ class Batches:
         """The next batch of finished decisions (None if none finished) and seat 0's hand rewards."""
         run, learner = self.run, self.run.learner
         if self.worker is None:
-            return collect(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng,
-                           run.device)
+            return collect(
+                run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng, run.device
+            )
         current = weights(learner.policy)
         if not self.worker.pending:
             self.worker.submit(current, run.pool)
@@ -221,8 +240,9 @@ def stop_reason(run: Run, run_start: float) -> str | None:
 def update(run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: list[float], t_start: float) -> dict:
     """PPO on one batch; advance the counters and the snapshot pool; return the update's metrics row."""
     config, learner, counters = run.config, run.learner, run.counters
-    stats = ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng,
-                       run.device)
+    stats = ppo_update(
+        learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng, run.device
+    )
     # of the values the advantages were made with (the batch's, as CleanRL and SB3 report it): no second critic pass
     explained = explained_variance(batch["value"], batch["return"])
     counters["update"] += 1
@@ -230,19 +250,24 @@ def update(run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: list
     counters["seconds"] += time.time() - t_start  # the rollout and the update
     if counters["update"] % config.snapshot_every == 0:
         run.pool.append({k: v.detach().cpu().clone() for k, v in learner.policy.state_dict().items()})
-        run.pool = run.pool[-config.pool_size:]
+        run.pool = run.pool[-config.pool_size :]
     return {
-        "update": counters["update"], "learner_decisions": counters["learner_decisions"],
-        "env_decisions": counters["env_decisions"], "seconds": round(counters["seconds"], 1),
+        "update": counters["update"],
+        "learner_decisions": counters["learner_decisions"],
+        "env_decisions": counters["env_decisions"],
+        "seconds": round(counters["seconds"], 1),
         "decisions_per_second": round(counters["env_decisions"] / max(counters["seconds"], 1e-9)),
-        "learning_rate": lr, "explained_variance": explained,
-        "mean_hand_reward": float(np.mean(hand_rewards)) if hand_rewards else float("nan"), **stats,
+        "learning_rate": lr,
+        "explained_variance": explained,
+        "mean_hand_reward": float(np.mean(hand_rewards)) if hand_rewards else float("nan"),
+        **stats,
     }
 
 
 def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
     """Duplicate evaluation of the current policy against each of ``eval_opponents`` (printed and returned)."""
-    from spades_env.evaluation import EvalConfig, evaluate as run_evaluation
+    from spades_env.evaluation import EvalConfig
+    from spades_env.evaluation import evaluate as run_evaluation
 
     config, policy_path = run.config, run.folder / "policy.pt"
     save_policy(policy_path, run.learner.policy, meta={"config": config.to_dict(), "update": run.counters["update"]})
@@ -252,9 +277,19 @@ def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
     with torch.random.fork_rng(devices=[]):
         for opponent in config.eval_opponents:
             # training's own seed stream: never the deals of an evaluation run with the tool (issue 30, item 29)
-            report = run_evaluation(EvalConfig(str(policy_path), opponent, rules=config.rules, deals=deals,
-                                               games=games, seed=config.seed, workers=config.eval_workers,
-                                               progress=False, seed_stream="training"))
+            report = run_evaluation(
+                EvalConfig(
+                    str(policy_path),
+                    opponent,
+                    rules=config.rules,
+                    deals=deals,
+                    games=games,
+                    seed=config.seed,
+                    workers=config.eval_workers,
+                    progress=False,
+                    seed_stream="training",
+                )
+            )
             out[opponent] = report
             print(f"[{tag}] ppo vs {opponent}: " + evaluation_line(report))
     return out
@@ -265,12 +300,16 @@ def evaluation_line(report: dict[str, Any]) -> str:
     parts = []
     if "games" in report:
         win = report["games"]["a_win_rate"]
-        parts.append(f"games won {win['rate']:.1%} (95% CI {win['low']:.1%} .. {win['high']:.1%}, "
-                     f"{report['games']['n_games']} games)")
+        parts.append(
+            f"games won {win['rate']:.1%} (95% CI {win['low']:.1%} .. {win['high']:.1%}, "
+            f"{report['games']['n_games']} games)"
+        )
     if "deals" in report:
         adj, ppd = report["deals"]["bag_adjusted_diff"], report["deals"]["points_diff"]
-        parts.append(f"bag-adjusted points/deal {adj['mean']:+.1f} (95% CI {adj['low']:+.1f} .. {adj['high']:+.1f}, "
-                     f"{report['deals']['n']} deals); plain points/deal {ppd['mean']:+.1f}")
+        parts.append(
+            f"bag-adjusted points/deal {adj['mean']:+.1f} (95% CI {adj['low']:+.1f} .. {adj['high']:+.1f}, "
+            f"{report['deals']['n']} deals); plain points/deal {ppd['mean']:+.1f}"
+        )
     return "; ".join(parts)
 
 
@@ -280,7 +319,9 @@ def eval_columns(result: dict[str, Any]) -> dict[str, float]:
     for opponent, report in result.items():
         adj = report["deals"]["bag_adjusted_diff"]
         label = eval_label(opponent)
-        row.update({f"eval_{label}_ppd": adj["mean"], f"eval_{label}_low": adj["low"], f"eval_{label}_high": adj["high"]})
+        row.update(
+            {f"eval_{label}_ppd": adj["mean"], f"eval_{label}_low": adj["low"], f"eval_{label}_high": adj["high"]}
+        )
     return row
 
 
@@ -288,8 +329,13 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
     """Rollouts and PPO updates until ``total_decisions`` (or a time or update limit), with evaluations and checkpoints."""
     config, learner, counters = run.config, run.learner, run.counters
     target = config.total_decisions
-    bar = tqdm(total=target, initial=min(counters["learner_decisions"], target), desc="ppo", unit="dec",
-               disable=not config.progress)
+    bar = tqdm(
+        total=target,
+        initial=min(counters["learner_decisions"], target),
+        desc="ppo",
+        unit="dec",
+        disable=not config.progress,
+    )
     hand_rewards: list[float] = []
     run_start = time.time() - counters["seconds"] - counters["bc_seconds"]  # the limit covers resumed runs too
     run.source = Batches(run)
@@ -313,8 +359,9 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
             if config.eval_every and counters["update"] % config.eval_every == 0:
                 row.update(eval_columns(evaluate(run, config.eval_deals, 0, f"update {counters['update']}")))
             metrics.write(row)
-            bar.set_postfix(dps=row["decisions_per_second"], ent=f"{row['entropy']:.2f}",
-                            r=f"{row['mean_hand_reward']:.3f}")
+            bar.set_postfix(
+                dps=row["decisions_per_second"], ent=f"{row['entropy']:.2f}", r=f"{row['mean_hand_reward']:.3f}"
+            )
             if counters["update"] % config.checkpoint_every == 0:
                 checkpoint(run)
         bar.close()
@@ -329,13 +376,22 @@ def finish(run: Run, final_eval: bool) -> dict[str, Any]:
     config, counters, folder = run.config, run.counters, run.folder
     seconds = max(counters["seconds"], 1e-9)
     learner_dps, dps = counters["learner_decisions"] / seconds, counters["env_decisions"] / seconds
-    print(f"training: {counters['learner_decisions']:,} learner decisions, {counters['env_decisions']:,} table decisions "
-          f"in {counters['seconds']:.0f} s of PPO ({learner_dps:,.0f} learner and {dps:,.0f} table decisions/s, "
-          "rollouts and updates included) "
-          f"after {counters['bc_seconds']:.0f} s of imitation")
-    save_policy(folder / "policy.pt", run.learner.policy, meta={
-        "config": config.to_dict(), "update": counters["update"], "learner_decisions": counters["learner_decisions"],
-        "seconds": round(counters["seconds"], 1)})
+    print(
+        f"training: {counters['learner_decisions']:,} learner decisions, {counters['env_decisions']:,} table decisions "
+        f"in {counters['seconds']:.0f} s of PPO ({learner_dps:,.0f} learner and {dps:,.0f} table decisions/s, "
+        "rollouts and updates included) "
+        f"after {counters['bc_seconds']:.0f} s of imitation"
+    )
+    save_policy(
+        folder / "policy.pt",
+        run.learner.policy,
+        meta={
+            "config": config.to_dict(),
+            "update": counters["update"],
+            "learner_decisions": counters["learner_decisions"],
+            "seconds": round(counters["seconds"], 1),
+        },
+    )
     plot_learning_curve(folder / "metrics.csv", folder / "learning_curve.png")
     summary: dict[str, Any] = {"run_dir": str(folder), "counters": counters}
     if final_eval and (config.final_eval_deals or config.final_eval_games):
@@ -356,8 +412,9 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
             clear_folder(folder)
         (folder / "config.yaml").write_text(dump(config))
         print(f"run folder: {folder}")
-        metrics = MetricsLog(folder, resumed=run.counters if run.resumed else None,
-                             eval_opponents=config.eval_opponents)
+        metrics = MetricsLog(
+            folder, resumed=run.counters if run.resumed else None, eval_opponents=config.eval_opponents
+        )
         try:
             if not run.resumed:
                 warm_start(run)

@@ -24,7 +24,7 @@ them, and the update then reads them instead of making them again.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -44,8 +44,9 @@ class TrajectoryStore:
 
     sparse = False  # a store pickled before sparse stores existed keeps dense rows
 
-    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, critic_size: int,
-                 sparse: bool = False):
+    def __init__(
+        self, num_envs: int, num_players: int, obs_size: int, num_actions: int, critic_size: int, sparse: bool = False
+    ):
         self.num_envs = num_envs
         self.sparse = sparse
         self.num_players = num_players
@@ -61,9 +62,19 @@ class TrajectoryStore:
         self._done: list[bool] = []
         self._next: list[int] = []
 
-    def add(self, rows: np.ndarray, seats: np.ndarray, obs: Rows, mask: np.ndarray, critic: Rows,
-            actions: np.ndarray, logp: np.ndarray, values: np.ndarray, prior: np.ndarray | None = None,
-            hand_cards: SparseRows | None = None) -> None:
+    def add(
+        self,
+        rows: np.ndarray,
+        seats: np.ndarray,
+        obs: Rows,
+        mask: np.ndarray,
+        critic: Rows,
+        actions: np.ndarray,
+        logp: np.ndarray,
+        values: np.ndarray,
+        prior: np.ndarray | None = None,
+        hand_cards: SparseRows | None = None,
+    ) -> None:
         """Record one decision per row (table) for the given acting seats (``prior``: heuristic action or -1;
         ``hand_cards``: the card scorer's features of the rows, kept as ``hand_cards`` when every decision has them)."""
         k = len(rows)
@@ -80,13 +91,21 @@ class TrajectoryStore:
         self.last[rows, seats] = ids
         if self.sparse:
             obs, critic = (x if isinstance(x, SparseRows) else sparse_rows(x) for x in (obs, critic))
-        self._chunks.append({
-            "obs": obs, "mask": mask, "critic": critic, "action": actions.astype(np.int64), "logp": logp.astype(np.float32),
-            "value": values.astype(np.float32), "uid": self.hand_uid[rows], "table": rows.astype(np.int64),
-            "seat": seats.astype(np.int64),
-            "prior": np.full(k, -1, dtype=np.int64) if prior is None else np.asarray(prior, dtype=np.int64),
-            **({} if hand_cards is None else {"hand_cards": hand_cards}),
-        })
+        self._chunks.append(
+            {
+                "obs": obs,
+                "mask": mask,
+                "critic": critic,
+                "action": actions.astype(np.int64),
+                "logp": logp.astype(np.float32),
+                "value": values.astype(np.float32),
+                "uid": self.hand_uid[rows],
+                "table": rows.astype(np.int64),
+                "seat": seats.astype(np.int64),
+                "prior": np.full(k, -1, dtype=np.int64) if prior is None else np.asarray(prior, dtype=np.int64),
+                **({} if hand_cards is None else {"hand_cards": hand_cards}),
+            }
+        )
         self.size += k
 
     def end_hands(self, tables: np.ndarray, rewards: np.ndarray) -> None:
@@ -111,8 +130,9 @@ class TrajectoryStore:
             self.next_uid += 1
             self.hand_finished.append(False)
 
-    def take_complete(self, gamma: float, gae_lambda: float,
-                      value_fn: Callable[[Rows], np.ndarray] | None = None) -> dict[str, Rows] | None:
+    def take_complete(
+        self, gamma: float, gae_lambda: float, value_fn: Callable[[Rows], np.ndarray] | None = None
+    ) -> dict[str, Rows] | None:
         """Complete decisions with GAE advantages and returns; incomplete ones are kept for later.
 
         ``value_fn`` (critic inputs -> values) replaces the recorded values of the complete decisions. The
@@ -157,8 +177,9 @@ def _renumbered(links: np.ndarray, picked: np.ndarray) -> np.ndarray:
 LINK_KEYS = ("done", "next")  # what take_complete_decisions adds for with_advantages, dropped by it
 
 
-def with_advantages(decisions: dict[str, Rows], gamma: float, gae_lambda: float,
-                    value_fn: Callable[[Rows], np.ndarray] | None = None) -> dict[str, Rows]:
+def with_advantages(
+    decisions: dict[str, Rows], gamma: float, gae_lambda: float, value_fn: Callable[[Rows], np.ndarray] | None = None
+) -> dict[str, Rows]:
     """The complete ``decisions`` (:meth:`TrajectoryStore.take_complete_decisions`) as a batch: values from
     ``value_fn`` (critic inputs -> values; else the recorded ones), GAE advantages and returns."""
     batch = {key: arr for key, arr in decisions.items() if key not in LINK_KEYS}

@@ -12,7 +12,8 @@ rows, which agents with a vectorised policy override.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -85,8 +86,9 @@ def check_mask_values(mask: np.ndarray) -> None:
         raise ValueError(f"the action mask must hold 0 and 1 only (the env's int8 mask), got values {odd.tolist()}")
 
 
-def check_option(name: str, value: Any, low: float, high: float, integer: bool = False,
-                 low_included: bool = True) -> None:
+def check_option(
+    name: str, value: Any, low: float, high: float, integer: bool = False, low_included: bool = True
+) -> None:
     """Raise ValueError naming an agent option unless it is a finite number (an int with ``integer``) in its range
     (``high`` included)."""
     kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
@@ -96,8 +98,9 @@ def check_option(name: str, value: Any, low: float, high: float, integer: bool =
         ok = math.isfinite(value) and above and value <= high
     if not ok:
         bounds = f"{'[' if low_included else '('}{low:g}, {high:g}]"
-        raise ValueError(f"option {name} must be {'an integer' if integer else 'a finite number'} in {bounds}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"option {name} must be {'an integer' if integer else 'a finite number'} in {bounds}, got {value!r}"
+        )
 
 
 def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,8 +108,9 @@ def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarr
     obs = np.asarray(obs)
     mask = np.asarray(mask)
     if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0] or mask.shape[1] != NUM_ACTIONS:
-        raise ValueError(f"act_batch needs obs (B, OBS_SIZE) and mask (B, {NUM_ACTIONS}), "
-                         f"got {obs.shape} and {mask.shape}")
+        raise ValueError(
+            f"act_batch needs obs (B, OBS_SIZE) and mask (B, {NUM_ACTIONS}), got {obs.shape} and {mask.shape}"
+        )
     check_mask_values(mask)
     return obs, mask
 
@@ -117,8 +121,9 @@ def check_observation(observation: Mapping[str, np.ndarray]) -> tuple[np.ndarray
         obs = observation["observation"]
         mask = observation["action_mask"]
     except (KeyError, TypeError, IndexError):
-        raise TypeError("an agent acts on the env's observation dict with keys 'observation' and 'action_mask'") \
-            from None
+        raise TypeError(
+            "an agent acts on the env's observation dict with keys 'observation' and 'action_mask'"
+        ) from None
     mask = np.asarray(mask)
     check_mask_values(mask)
     if not mask.any():

@@ -176,5 +176,14 @@ class VoidTracker:
         return voids
 
 
-__all__ = ["AGENT_SLOT", "PACK_MASK", "VoidTracker", "in_play_phase", "rules_from_observation", "rules_from_view",
-           "trick_history", "trick_slots", "trick_voids"]
+__all__ = [
+    "AGENT_SLOT",
+    "PACK_MASK",
+    "VoidTracker",
+    "in_play_phase",
+    "rules_from_observation",
+    "rules_from_view",
+    "trick_history",
+    "trick_slots",
+    "trick_voids",
+]

@@ -57,7 +57,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -71,10 +72,10 @@ from ..obs.decode import decode_observation
 from .base import Agent, check_observation, check_option, mask_bits
 from .heuristic import (
     DEFAULT_BID_PARAMS,
-    act_from_state,
     TABLES,
     BidParams,
     Style,
+    act_from_state,
     choose_card,
     decide,
     estimate_tricks,
@@ -83,9 +84,16 @@ from .heuristic import (
     table_from_view,
 )
 from .heuristic.bidding import TWO_PLAYER_BIAS, two_player_tricks
-from .knowledge import (AGENT_SLOT, PACK_MASK, VoidTracker, in_play_phase, rules_from_observation, seen_discards,
-                        trick_slots, trick_voids)
-
+from .knowledge import (
+    AGENT_SLOT,
+    PACK_MASK,
+    VoidTracker,
+    in_play_phase,
+    rules_from_observation,
+    seen_discards,
+    trick_slots,
+    trick_voids,
+)
 
 # The heuristic's style of the bids (prior and rollouts): its fitted two-player bids, which change nothing with three
 # or four players (the search, the rollouts' play and the other decisions keep the classic style).
@@ -147,14 +155,20 @@ def _deal_in_order(rng: np.random.Generator, free: list[int], need: list[int], k
     hands = list(known)
     i = 0
     for p in range(len(need)):
-        for j in order[i:i + need[p]]:
+        for j in order[i : i + need[p]]:
             hands[p] |= 1 << free[j]
         i += need[p]
     return hands
 
 
-def _try_deal(rng: np.random.Generator, free: list[int], need: list[int], spare: int,
-              allowed_by_suit: list[list[int]], known: list[int]) -> list[int] | None:
+def _try_deal(
+    rng: np.random.Generator,
+    free: list[int],
+    need: list[int],
+    spare: int,
+    allowed_by_suit: list[list[int]],
+    known: list[int],
+) -> list[int] | None:
     """One attempt at a deal respecting the voids (None when it runs into a dead end)."""
     left = list(need)
     spare_left = spare
@@ -232,8 +246,15 @@ def rollout(state: HandState, voids: list[int], bags_by_seat: Sequence[int]) -> 
         state.apply(card)
 
 
-def bid_weight(rules: Rules, hands: Sequence[int], kinds: Sequence[int], values: Sequence[int],
-               params: BidParams = DEFAULT_BID_PARAMS, sigma: float = 1.0, dealer: int | None = None) -> float:
+def bid_weight(
+    rules: Rules,
+    hands: Sequence[int],
+    kinds: Sequence[int],
+    values: Sequence[int],
+    params: BidParams = DEFAULT_BID_PARAMS,
+    sigma: float = 1.0,
+    dealer: int | None = None,
+) -> float:
     """How well a deal explains the other players' bids, by the heuristic's bidding model.
 
     ``hands`` are the players' cards at the start of play (bitboards, slot 0 ignored). A number bid is
@@ -258,8 +279,7 @@ def bid_weight(rules: Rules, hands: Sequence[int], kinds: Sequence[int], values:
     return weight
 
 
-def history_window(history: Mapping[int, tuple[tuple[int, ...], tuple[int, ...]]], tricks_done: int,
-                   depth: int) -> int:
+def history_window(history: Mapping[int, tuple[tuple[int, ...], tuple[int, ...]]], tricks_done: int, depth: int) -> int:
     """First trick of the last run of known tricks (at most ``depth``) before the current one."""
     t = tricks_done - 1
     while t >= max(0, tricks_done - depth) and t in history:
@@ -317,8 +337,17 @@ class PlayModel:
             return 1.0
         n = self.n
         hands = [hands_now[s] | self.later[s] for s in range(n)]
-        state = build_position(self.rules, self.dealer, hands, bid_kinds=self.kinds, bid_values=self.values,
-                               tricks_won=self.won, played=self.played, leader=self.leader, validate=False)
+        state = build_position(
+            self.rules,
+            self.dealer,
+            hands,
+            bid_kinds=self.kinds,
+            bid_values=self.values,
+            tricks_won=self.won,
+            played=self.played,
+            leader=self.leader,
+            validate=False,
+        )
         voids = list(self.voids)
         weight = 1.0
         for seat, card in self.plays:
@@ -341,10 +370,21 @@ class PIMCAgent(Agent):
 
     name = "pimc"
 
-    def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None, samples: int = 16,
-                 time_limit: float | None = None, min_samples: int = 4, bag_cost: float = 0.0,
-                 oversample: int = 5, bid_sigma: float = 0.6, margin: float = 0.0, play_depth: int = 13,
-                 play_eps: float = 0.1, bid_samples: int = 32):
+    def __init__(
+        self,
+        seed: int | None = None,
+        rng: np.random.Generator | None = None,
+        samples: int = 16,
+        time_limit: float | None = None,
+        min_samples: int = 4,
+        bag_cost: float = 0.0,
+        oversample: int = 5,
+        bid_sigma: float = 0.6,
+        margin: float = 0.0,
+        play_depth: int = 13,
+        play_eps: float = 0.1,
+        bid_samples: int = 32,
+    ):
         super().__init__(seed, rng)
         check_option("samples", samples, 1, MAX_SAMPLES, integer=True)
         check_option("min_samples", min_samples, 1, MAX_SAMPLES, integer=True)
@@ -377,10 +417,19 @@ class PIMCAgent(Agent):
 
     def describe(self) -> dict[str, Any]:
         """Name and budget."""
-        return {"name": self.name, "samples": self.samples, "time_limit": self.time_limit,
-                "min_samples": self.min_samples, "bag_cost": self.bag_cost, "oversample": self.oversample,
-                "bid_sigma": self.bid_sigma, "margin": self.margin, "play_depth": self.play_depth,
-                "play_eps": self.play_eps, "bid_samples": self.bid_samples}
+        return {
+            "name": self.name,
+            "samples": self.samples,
+            "time_limit": self.time_limit,
+            "min_samples": self.min_samples,
+            "bag_cost": self.bag_cost,
+            "oversample": self.oversample,
+            "bid_sigma": self.bid_sigma,
+            "margin": self.margin,
+            "play_depth": self.play_depth,
+            "play_eps": self.play_eps,
+            "bid_samples": self.bid_samples,
+        }
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         """A legal action: searched for card play and bids, the heuristic's otherwise."""
@@ -415,8 +464,11 @@ class PIMCAgent(Agent):
         start = time.perf_counter()
         drawn = 0
         for hands in deals:
-            if (self.time_limit is not None and drawn >= self.min_samples
-                    and time.perf_counter() - start > self.time_limit):
+            if (
+                self.time_limit is not None
+                and drawn >= self.min_samples
+                and time.perf_counter() - start > self.time_limit
+            ):
                 break
             hands[0] = hand
             if base is None:
@@ -465,8 +517,9 @@ class PIMCAgent(Agent):
         zero_voids = [0] * n
         for hands in deals:
             hands[0] = view.hand
-            base = build_position(rules, view.dealer, hands, bid_kinds=kinds, bid_values=values, scores=scores,
-                                  phase=Phase.BID)
+            base = build_position(
+                rules, view.dealer, hands, bid_kinds=kinds, bid_values=values, scores=scores, phase=Phase.BID
+            )
             for action in choices_list:
                 state = base.clone()
                 state.apply(action)
@@ -485,23 +538,24 @@ class PIMCAgent(Agent):
         counts = [0] + [rules.hand_size] * (n - 1)
         kinds, values = view.bid_kinds[:n], view.bid_values[:n]
         if self.oversample > 1 and any(k != BidKind.NONE for k in kinds[1:]):
-            pool = [sample_hands(self.rng, unseen, counts, [0] * n)
-                    for _ in range(self.bid_samples * self.oversample)]
-            weights = [bid_weight(rules, hands, kinds, values, self.bid_params, self.bid_sigma, view.dealer)
-                       for hands in pool]
+            pool = [sample_hands(self.rng, unseen, counts, [0] * n) for _ in range(self.bid_samples * self.oversample)]
+            weights = [
+                bid_weight(rules, hands, kinds, values, self.bid_params, self.bid_sigma, view.dealer) for hands in pool
+            ]
             return self._resample(pool, weights, self.bid_samples)
         return [sample_hands(self.rng, unseen, counts, [0] * n) for _ in range(self.bid_samples)]
 
     def _card_choices(self, view, rules: Rules, legal: int) -> tuple[int, list[int]]:
         """The cards unseen by the agent, and one legal card per run of equivalent cards (those searched)."""
         gone = 0
-        for m in view.played[:view.num_players]:
+        for m in view.played[: view.num_players]:
             gone |= m
         unseen = PACK_MASK[rules.jokers] & ~gone & ~view.hand & ~seen_discards(view)
         return unseen, equivalent_choices(legal, unseen, rules.deuce_of_spades_high)
 
-    def _position_deals(self, view, rules: Rules, unseen: int, voids: Sequence[int],
-                        bags_by_seat: Sequence[int]) -> list[list[int]]:
+    def _position_deals(
+        self, view, rules: Rules, unseen: int, voids: Sequence[int], bags_by_seat: Sequence[int]
+    ) -> list[list[int]]:
         """Deals of the unseen cards at a card play: each player's count, known voids, the partner's passed
         cards; weighted by the bids and recent plays when ``oversample`` > 1."""
         n = view.num_players
@@ -517,8 +571,16 @@ class PIMCAgent(Agent):
             model = PlayModel(rules, view, self.tracker.history, self.play_depth, self.play_eps, bags_by_seat)
         return self._draw_deals(rules, view, unseen, counts, voids, known, model)
 
-    def _draw_deals(self, rules: Rules, view, unseen: int, counts: list[int], voids: Sequence[int],
-                    known: list[int], model: PlayModel | None = None) -> list[list[int]]:
+    def _draw_deals(
+        self,
+        rules: Rules,
+        view,
+        unseen: int,
+        counts: list[int],
+        voids: Sequence[int],
+        known: list[int],
+        model: PlayModel | None = None,
+    ) -> list[list[int]]:
         """``samples`` deals of the unseen cards; with ``oversample`` > 1, chosen among that many times more
         by how well they explain the bids and recent plays (sampling-importance-resampling)."""
         n = view.num_players
@@ -527,8 +589,18 @@ class PIMCAgent(Agent):
             return pool
         kinds, values = view.bid_kinds[:n], view.bid_values[:n]
         played = view.played[:n]
-        weights = [bid_weight(rules, [h | played[p] for p, h in enumerate(hands)], kinds, values,
-                              self.bid_params, self.bid_sigma, view.dealer) for hands in pool]
+        weights = [
+            bid_weight(
+                rules,
+                [h | played[p] for p, h in enumerate(hands)],
+                kinds,
+                values,
+                self.bid_params,
+                self.bid_sigma,
+                view.dealer,
+            )
+            for hands in pool
+        ]
         if model is not None and model.active:
             hand = view.hand
             for i, hands in enumerate(pool):
@@ -548,12 +620,21 @@ def play_position(rules: Rules, view, hands: list[int], scores: Sequence[int]) -
     """The core position of an observation at a card play, with ``hands`` for every slot."""
     n = view.num_players
     seats = trick_slots(view)
-    return build_position(rules, view.dealer, hands, bid_kinds=view.bid_kinds[:n],
-                          bid_values=view.bid_values[:n], tricks_won=view.tricks_won[:n],
-                          played=view.played[:n], trick_cards=[view.trick[s] for s in seats],
-                          leader=seats[0] if seats else AGENT_SLOT, spades_broken=view.spades_broken,
-                          scores=scores, passed=[view.passed] + [0] * (n - 1),
-                          received=[view.received] + [0] * (n - 1))
+    return build_position(
+        rules,
+        view.dealer,
+        hands,
+        bid_kinds=view.bid_kinds[:n],
+        bid_values=view.bid_values[:n],
+        tricks_won=view.tricks_won[:n],
+        played=view.played[:n],
+        trick_cards=[view.trick[s] for s in seats],
+        leader=seats[0] if seats else AGENT_SLOT,
+        spades_broken=view.spades_broken,
+        scores=scores,
+        passed=[view.passed] + [0] * (n - 1),
+        received=[view.received] + [0] * (n - 1),
+    )
 
 
 def side_context(view, rules: Rules) -> tuple[list[int], list[int], list[int]]:

@@ -18,13 +18,22 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from ..nn import torch  # noqa: I001 - first, so that a missing torch is reported with the extra to install
 from ..core.actions import ACTION_NAMES, BID_OFFSET, NUM_ACTIONS
-from ..nn import POLICY_FORMAT, CheckpointError, PolicyNet, apply_prior, load_policy, masked_logits, safe_load
+from ..nn import (
+    POLICY_FORMAT,
+    CheckpointError,
+    PolicyNet,
+    apply_prior,
+    load_policy,
+    masked_logits,
+    safe_load,
+    torch,  # noqa: I001 - first, so that a missing torch is reported with the extra to install
+)
 from ..nn.policy_file import PolicyFileError
 from .base import Agent, check_observation, check_option
 from .heuristic import ClassicHeuristicAgent
@@ -51,8 +60,16 @@ class PolicyAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, policy: PolicyNet, greedy: bool = True, temperature: float = 1.0, seed: int | None = None,
-                 rng: np.random.Generator | None = None, device: str = "cpu", path: str | None = None):
+    def __init__(
+        self,
+        policy: PolicyNet,
+        greedy: bool = True,
+        temperature: float = 1.0,
+        seed: int | None = None,
+        rng: np.random.Generator | None = None,
+        device: str = "cpu",
+        path: str | None = None,
+    ):
         super().__init__(seed=seed, rng=rng)
         check_option("temperature", temperature, 0, math.inf, low_included=False)
         self.policy = policy.to(device).eval()
@@ -68,9 +85,11 @@ class PolicyAgent(Agent):
         """The policy's logits per row of (obs, mask), illegal actions pushed to a huge negative value (on the CPU)."""
         known = self.policy.num_actions
         if known < NUM_ACTIONS and np.asarray(mask)[..., known:].any():
-            raise PolicyFileError(f"{self.path or 'this policy'}: trained on {known} actions (spades_v2 or older), it "
-                                  f"has no output for {', '.join(repr(ACTION_NAMES[a]) for a in range(known, NUM_ACTIONS))}"
-                                  "; the drawing turns of two-player Spades need a policy trained on spades_v3")
+            raise PolicyFileError(
+                f"{self.path or 'this policy'}: trained on {known} actions (spades_v2 or older), it "
+                f"has no output for {', '.join(repr(ACTION_NAMES[a]) for a in range(known, NUM_ACTIONS))}"
+                "; the drawing turns of two-player Spades need a policy trained on spades_v3"
+            )
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device)
         logits = self.policy(x, legal=m)
@@ -101,17 +120,26 @@ class PolicyAgent(Agent):
 
     def describe(self) -> dict[str, Any]:
         """Name, file and options, for evaluation records."""
-        return {"name": self.name, "path": self.path, "greedy": self.greedy, "temperature": self.temperature,
-                "seed": self.seed, "prior_weight": self.policy.prior_weight, "prior_on_bids": self.policy.prior_on_bids,
-                "card_scorer": self.policy.card_scorer}
+        return {
+            "name": self.name,
+            "path": self.path,
+            "greedy": self.greedy,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "prior_weight": self.policy.prior_weight,
+            "prior_on_bids": self.policy.prior_on_bids,
+            "card_scorer": self.policy.card_scorer,
+        }
 
 
 def load_policy_agent(path: str | os.PathLike | None = None, **options: Any) -> PolicyAgent:
     """A PolicyAgent from a policy file (default: the released policy)."""
     path = RELEASED_POLICY if path is None else path
     if not os.path.isfile(path):
-        raise CheckpointError(f"policy file not found: {path}" +
-                              ("; the released policy is missing from this installation" if path == RELEASED_POLICY else ""))
+        raise CheckpointError(
+            f"policy file not found: {path}"
+            + ("; the released policy is missing from this installation" if path == RELEASED_POLICY else "")
+        )
     policy, _meta = load_policy(path)
     return PolicyAgent(policy, path=os.fspath(path), **options)
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .base import AgentProtocol
 
@@ -119,7 +120,8 @@ def load_checkpoint(path: str | os.PathLike, **options: Any) -> AgentProtocol:
         raise UnknownAgentError(
             f"cannot load checkpoint {path!r}: no checkpoint loader is registered "
             f"(the trained-policy module registers one with register_checkpoint_loader; "
-            f"looked for plugin modules {PLUGIN_MODULES})")
+            f"looked for plugin modules {PLUGIN_MODULES})"
+        )
     for _, loader in _LOADERS:
         agent = loader(path, **options)
         if agent is not None:
@@ -146,5 +148,7 @@ def make_agent(name: str, **options: Any) -> AgentProtocol:
     known = sorted(_FACTORIES)
     policies = released_policies()
     extra = f"; released policies: {policies}" if policies else ""
-    raise UnknownAgentError(f"unknown agent {name!r}; known agents: {known}{extra}; "
-                            f"or give the path of a checkpoint file ({', '.join(CHECKPOINT_SUFFIXES)})")
+    raise UnknownAgentError(
+        f"unknown agent {name!r}; known agents: {known}{extra}; "
+        f"or give the path of a checkpoint file ({', '.join(CHECKPOINT_SUFFIXES)})"
+    )

@@ -66,18 +66,23 @@ from __future__ import annotations
 import copy
 import os
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..nn import torch  # noqa: I001 - first, so that a missing torch is reported with the extra to install
 from ..core.actions import mask_array
 from ..core.cards import CARD_SUIT, cards_of
 from ..core.hand import HandState, Phase
 from ..core.position import build_position
 from ..core.rules import Rules
+from ..nn import (
+    apply_prior,
+    masked_logits,
+    one_torch_thread,
+    torch,  # noqa: I001 - first, so that a missing torch is reported with the extra to install
+)
 from ..obs.tracker import ObservationTracker
-from ..nn import apply_prior, masked_logits, one_torch_thread
 from ..rewards import bag_cost as game_bag_cost
 from .base import check_observation
 from .heuristic import act_from_state, decide
@@ -100,8 +105,15 @@ def _play(state: HandState, tracker: ObservationTracker, voids: list[int], actio
     tracker.update(state, state.apply(action))
 
 
-def _branch(sample: HandState, voids: Sequence[int], actions: Sequence[int], context: tuple, states: list[HandState],
-            trackers: list[ObservationTracker], rollout_voids: list[list[int]]) -> None:
+def _branch(
+    sample: HandState,
+    voids: Sequence[int],
+    actions: Sequence[int],
+    context: tuple,
+    states: list[HandState],
+    trackers: list[ObservationTracker],
+    rollout_voids: list[list[int]],
+) -> None:
     """Append one copy of the sampled position per action, that action taken, with its observation tracker (started
     from ``context``: the sides' scores and bags and the rules) and its known voids."""
     tracker = ObservationTracker()
@@ -117,8 +129,13 @@ def _branch(sample: HandState, voids: Sequence[int], actions: Sequence[int], con
 
 
 @torch.no_grad()
-def network_rollouts(net: PolicyAgent, states: Sequence[HandState], trackers: Sequence[ObservationTracker],
-                     voids: Sequence[list[int]], bags_by_seat: Sequence[int]) -> int:
+def network_rollouts(
+    net: PolicyAgent,
+    states: Sequence[HandState],
+    trackers: Sequence[ObservationTracker],
+    voids: Sequence[list[int]],
+    bags_by_seat: Sequence[int],
+) -> int:
     """Finish every hand (the rest of the bidding, if any, and the play) with the network's greedy action for every
     seat (in place); returns the forwards run."""
     policy = net.policy
@@ -141,8 +158,9 @@ def network_rollouts(net: PolicyAgent, states: Sequence[HandState], trackers: Se
             mask = np.stack([mask_array(states[i].legal_mask()) for i in choose])
             logits = policy(torch.from_numpy(obs), legal=torch.from_numpy(mask))
             if prior_weight > 0:  # the heuristic's action where the network was trained with it as its prior
-                prior = prior_of_actions([act_from_state(states[i], voids[i], bags_by_seat) for i in choose],
-                                         policy.prior_on_bids)
+                prior = prior_of_actions(
+                    [act_from_state(states[i], voids[i], bags_by_seat) for i in choose], policy.prior_on_bids
+                )
                 logits = apply_prior(logits, torch.from_numpy(prior), prior_weight)
             actions = masked_logits(logits, torch.from_numpy(mask)).argmax(dim=-1).tolist()
             forwards += 1
@@ -159,10 +177,22 @@ class SearchAgent(PIMCAgent):
 
     name = "search"
 
-    def __init__(self, policy: str | os.PathLike | None = None, rollout: str = "network", bids: str = "network",
-                 samples: int = 32, chunk: int = 16, time_limit: float | None = None, min_samples: int = 4,
-                 bag_cost: float | None = None, prune: float = 0.05, seed: int | None = None,
-                 rng: np.random.Generator | None = None, device: str = "cpu", **pimc_options: Any):
+    def __init__(
+        self,
+        policy: str | os.PathLike | None = None,
+        rollout: str = "network",
+        bids: str = "network",
+        samples: int = 32,
+        chunk: int = 16,
+        time_limit: float | None = None,
+        min_samples: int = 4,
+        bag_cost: float | None = None,
+        prune: float = 0.05,
+        seed: int | None = None,
+        rng: np.random.Generator | None = None,
+        device: str = "cpu",
+        **pimc_options: Any,
+    ):
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if bids not in BID_MODES:
@@ -179,8 +209,9 @@ class SearchAgent(PIMCAgent):
             pimc_options.setdefault("bid_samples", 1)  # PIMC calls search_bid only with a bid budget
         elif bids == "rollouts":
             pimc_options.setdefault("bid_samples", BID_ROLLOUT_SAMPLES)
-        super().__init__(seed=seed, rng=rng, samples=samples, time_limit=time_limit, min_samples=min_samples,
-                         **pimc_options)
+        super().__init__(
+            seed=seed, rng=rng, samples=samples, time_limit=time_limit, min_samples=min_samples, **pimc_options
+        )
         self.policy_path = os.fspath(RELEASED_POLICY if policy is None else policy)
         self.net = load_policy_agent(self.policy_path, device=device)
         self.rollout_policy = rollout
@@ -194,8 +225,16 @@ class SearchAgent(PIMCAgent):
 
     def describe(self) -> dict[str, Any]:
         """Name, network and budget."""
-        return {**super().describe(), "name": self.name, "policy": self.policy_path, "rollout": self.rollout_policy,
-                "bids": self.bids, "chunk": self.chunk, "bag_cost": self.bag_cost_option, "prune": self.prune}
+        return {
+            **super().describe(),
+            "name": self.name,
+            "policy": self.policy_path,
+            "rollout": self.rollout_policy,
+            "bids": self.bids,
+            "chunk": self.chunk,
+            "bag_cost": self.bag_cost_option,
+            "prune": self.prune,
+        }
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         """A legal action: searched card play, the chosen bid mode's bid, the heuristic's otherwise."""
@@ -237,15 +276,25 @@ class SearchAgent(PIMCAgent):
         start = time.perf_counter()
         searched = 0
         for first in range(0, len(deals), self.chunk):
-            if (self.time_limit is not None and searched >= self.min_samples
-                    and time.perf_counter() - start > self.time_limit):
+            if (
+                self.time_limit is not None
+                and searched >= self.min_samples
+                and time.perf_counter() - start > self.time_limit
+            ):
                 break
-            batch = deals[first:first + self.chunk]
+            batch = deals[first : first + self.chunk]
             states, trackers, rollout_voids = [], [], []
             for hands in batch:
                 hands[0] = view.hand
-                _branch(play_position(rules, view, hands, scores), voids, choices, (scores, bags, rules),
-                        states, trackers, rollout_voids)
+                _branch(
+                    play_position(rules, view, hands, scores),
+                    voids,
+                    choices,
+                    (scores, bags, rules),
+                    states,
+                    trackers,
+                    rollout_voids,
+                )
             with one_torch_thread():
                 self.forwards += network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
             utilities = [position_utility(rules, s, bags, cost) for s in states]
@@ -266,8 +315,9 @@ class SearchAgent(PIMCAgent):
         self.last_values, self.forwards = {}, 0
         probs = self.net.probabilities(self._obs)
         network_bid = int(np.argmax(probs))
-        choices = [a for a in np.flatnonzero(probs >= max(self.prune, np.finfo(float).tiny)).tolist()
-                   if a != network_bid] + [network_bid]
+        choices = [
+            a for a in np.flatnonzero(probs >= max(self.prune, np.finfo(float).tiny)).tolist() if a != network_bid
+        ] + [network_bid]
         if len(choices) == 1:
             return network_bid
         n = view.num_players
@@ -275,8 +325,15 @@ class SearchAgent(PIMCAgent):
         states, trackers, rollout_voids = [], [], []
         for hands in self._bid_deals(view, rules):
             hands[0] = view.hand
-            sample = build_position(rules, view.dealer, hands, bid_kinds=view.bid_kinds[:n],
-                                    bid_values=view.bid_values[:n], scores=scores, phase=Phase.BID)
+            sample = build_position(
+                rules,
+                view.dealer,
+                hands,
+                bid_kinds=view.bid_kinds[:n],
+                bid_values=view.bid_values[:n],
+                scores=scores,
+                phase=Phase.BID,
+            )
             _branch(sample, [0] * n, choices, (scores, bags, rules), states, trackers, rollout_voids)
         with one_torch_thread():
             self.forwards = network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
@@ -288,8 +345,9 @@ class SearchAgent(PIMCAgent):
             return network_bid
         return best
 
-    def _network_candidates(self, legal: int, unseen: int, choices: list[int],
-                            deuce_high: bool) -> tuple[int, list[int]]:
+    def _network_candidates(
+        self, legal: int, unseen: int, choices: list[int], deuce_high: bool
+    ) -> tuple[int, list[int]]:
         """The network's card, and the searched cards whose runs of equivalent cards the network plays with
         probability at least ``prune`` (the network's own run always among them)."""
         probs = self.net.probabilities(self._obs)
@@ -303,8 +361,13 @@ class SearchAgent(PIMCAgent):
         return network_card, [c for c in choices if c == mine or run_probability[c] >= self.prune]
 
 
-register_agent("search", SearchAgent, "learned search: the network's likely cards tried on PIMC's deals, finished "
-               "by network rollouts (rollout=network|heuristic, bids=network|rollouts|search|heuristic, "
-               "policy=<file>)", overwrite=True)
+register_agent(
+    "search",
+    SearchAgent,
+    "learned search: the network's likely cards tried on PIMC's deals, finished "
+    "by network rollouts (rollout=network|heuristic, bids=network|rollouts|search|heuristic, "
+    "policy=<file>)",
+    overwrite=True,
+)
 
 __all__ = ["SearchAgent", "network_rollouts"]

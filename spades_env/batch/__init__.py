@@ -107,5 +107,4 @@ from .params import HANDLED_RULES
 from .state import EPISODE_MODES, BatchTables
 from .tables import NUM_ACTIONS
 
-__all__ = ["BatchEnv", "BatchTables", "IllegalActionError", "StepInfo", "EPISODE_MODES", "HANDLED_RULES",
-           "NUM_ACTIONS"]
+__all__ = ["BatchEnv", "BatchTables", "IllegalActionError", "StepInfo", "EPISODE_MODES", "HANDLED_RULES", "NUM_ACTIONS"]

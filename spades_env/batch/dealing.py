@@ -49,8 +49,8 @@ def _deals(t: BatchTables, r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
             pool = _fill_pool(t, r)
         pos, aside, ptr = pool
         take = min(k, len(pos) - ptr)
-        out_pos.append(pos[ptr:ptr + take])
-        out_aside.append(aside[ptr:ptr + take])
+        out_pos.append(pos[ptr : ptr + take])
+        out_aside.append(aside[ptr : ptr + take])
         pool[2] = ptr + take
         k -= take
     t._pools[r] = pool
@@ -155,7 +155,7 @@ def _log_stocks(t: BatchTables, T: np.ndarray, stocks: np.ndarray) -> None:
     if need > t._stock_log.shape[1]:
         size = min(max(need, 2 * t._stock_log.shape[1]), t.rules.max_hands)
         grown = np.zeros((t.num_envs, size, t._stock_log.shape[2]), np.uint8)
-        grown[:, :t._stock_log.shape[1]] = t._stock_log
+        grown[:, : t._stock_log.shape[1]] = t._stock_log
         t._stock_log = grown
     t._stock_log[T, hi] = stocks
 
@@ -166,6 +166,6 @@ def _log_deals(t: BatchTables, T: np.ndarray, hands: np.ndarray) -> None:
     if need > t._log.shape[1]:
         size = min(max(need, 2 * t._log.shape[1]), t.rules.max_hands)
         grown = np.zeros((t.num_envs, size, MAX_SEATS), np.uint64)
-        grown[:, :t._log.shape[1]] = t._log
+        grown[:, : t._log.shape[1]] = t._log
         t._log = grown
-    t._log[T, hi, :t.num_players] = hands
+    t._log[T, hi, : t.num_players] = hands

@@ -19,18 +19,51 @@ from ..core.ops import ARRAY
 from ..obs.features import THREE_PLAYERS
 from ..obs.layout import BID_FEATURES, NUM_SLOTS, OBSERVATION, STATE
 from .history import rebuild_history
-from .pieces import (BIDS, BID_TABLE, BROKEN_AT, CARDS, DISCARDED_AT, DRAW_RULES_AT, DRAWING, DRAWING_AT, KEPT_AT,
-                     OFFERED_AT, STOCK_AT, HEAD, HEAD_TABLE, LED, MID, MID_W, NO_SLOT, NUM_CARD_BLOCKS, PACKED_LEADS, PACKED_SIZE, PLAYED_TRICK, ROW_BLOCK, SHORT_BOARDS, TAIL, TRICKS_AT, VOIDS, VOID_ROWS, PLAYED_SLOTS, THREE_AT, TRICK_SLOTS, card_view, packed_views, trick_floats)
+from .pieces import (
+    BID_TABLE,
+    BIDS,
+    BROKEN_AT,
+    CARDS,
+    DISCARDED_AT,
+    DRAW_RULES_AT,
+    DRAWING,
+    DRAWING_AT,
+    HEAD,
+    HEAD_TABLE,
+    KEPT_AT,
+    LED,
+    MID,
+    MID_W,
+    NO_SLOT,
+    NUM_CARD_BLOCKS,
+    OFFERED_AT,
+    PACKED_LEADS,
+    PACKED_SIZE,
+    PLAYED_SLOTS,
+    PLAYED_TRICK,
+    ROW_BLOCK,
+    SHORT_BOARDS,
+    STOCK_AT,
+    TAIL,
+    THREE_AT,
+    TRICK_SLOTS,
+    TRICKS_AT,
+    VOID_ROWS,
+    VOIDS,
+    card_view,
+    packed_views,
+    trick_floats,
+)
 from .tables import (
     BLIND,
     BOARDS_PER_SEAT,
     CODE,
     DRAW,
     HAND_B,
-    START_B,
     MASK_BYTES,
     MAX_SEATS,
     NUM_ACTIONS,
+    START_B,
     WON,
     WORD_BITS,
     unpack_cards,
@@ -39,7 +72,6 @@ from .tables import (
 if TYPE_CHECKING:
     from .params import RulesParams
     from .state import BatchTables
-
 
 
 def _history_fields(t: BatchTables, observer: np.ndarray) -> np.ndarray:
@@ -55,7 +87,7 @@ def mid_rows(t: BatchTables, T: np.ndarray | slice) -> np.ndarray:
     n = t.num_players
     scores = t.scores[T]
     mid = np.zeros((len(scores), MID_W), np.float32)
-    mid[:, TRICKS_AT:TRICKS_AT + n] = t._seat[T, WON, :n] / t._size
+    mid[:, TRICKS_AT : TRICKS_AT + n] = t._seat[T, WON, :n] / t._size
     mid[:, t._mid_score_cols] = np.concatenate([scores, t.bags[T]], axis=1)[:, t._mid_source] / t._mid_div
     return mid
 
@@ -78,14 +110,18 @@ def _gather_boards(t: BatchTables, observer: np.ndarray, visible: np.ndarray, bo
     trick_end = 1 + TRICK_SLOTS
     start = trick_end + 2
     boards[:, :trick_end] = gathered[:, :trick_end]
-    np.bitwise_xor(gathered[:, start:start + PLAYED_SLOTS], gathered[:, start + PLAYED_SLOTS:],
-                   out=boards[:, trick_end:SHORT_BOARDS])
+    np.bitwise_xor(
+        gathered[:, start : start + PLAYED_SLOTS],
+        gathered[:, start + PLAYED_SLOTS :],
+        out=boards[:, trick_end:SHORT_BOARDS],
+    )
     if boards.shape[1] > SHORT_BOARDS:
         boards[:, SHORT_BOARDS:] = gathered[:, trick_end:start]
 
 
-def _fields(t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: np.ndarray,
-            actor: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fields(
+    t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: np.ndarray, actor: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gather the card boards into ``boards``; return the head code, the bid codes by slot and the MID floats."""
     perm = t._perm
     _gather_boards(t, observer, visible, boards)
@@ -109,8 +145,15 @@ def _fields(t: BatchTables, observer: np.ndarray, visible: np.ndarray, boards: n
     return code, bid_codes, mid
 
 
-def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.ndarray, write_tail: bool,
-           cards: np.ndarray | None = None, actor: bool = False) -> None:
+def encode(
+    t: BatchTables,
+    out: np.ndarray,
+    observer: np.ndarray,
+    visible: np.ndarray,
+    write_tail: bool,
+    cards: np.ndarray | None = None,
+    actor: bool = False,
+) -> None:
     """Write the observation of ``observer`` at every table into ``out[:, :OBSERVATION.size]``.
 
     The gather indices are computed for every table at once; the rows are then written in blocks
@@ -140,7 +183,8 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
         if tail is not None:
             block[:, TAIL] = tail[rows]
         block[:, LED] = np.unpackbits(t._leads[rows].view(np.uint8), bitorder="little").reshape(-1, WORD_BITS)[
-            :, :NUM_CARDS]
+            :, :NUM_CARDS
+        ]
         block[:, PLAYED_TRICK] = floats.take(t._card_trick[rows, :NUM_CARDS])
         block[:, VOIDS] = VOID_ROWS.take(voids[rows], axis=0).reshape(-1, NUM_SLOTS * NUM_SUITS)
     if t._drawing:
@@ -149,7 +193,7 @@ def encode(t: BatchTables, out: np.ndarray, observer: np.ndarray, visible: np.nd
 
 def _discards_by_slot(t: BatchTables, observer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The seat of each slot relative to the observer and that seat's discards, ``(N, num_players)`` each."""
-    seats = t._perm["rot"].take(observer, axis=0)[:, :t.num_players]
+    seats = t._perm["rot"].take(observer, axis=0)[:, : t.num_players]
     return seats, t._discards[t._ar[:, None], seats]
 
 
@@ -182,16 +226,17 @@ def write_drawing(t: BatchTables, out: np.ndarray, observer: np.ndarray) -> None
     piece[offer, OFFERED_AT + offered[offer]] = 1.0
     boards = np.concatenate([kept[:, None], seen], axis=1)
     cards = unpack_cards(boards).reshape(N, -1)
-    piece[:, KEPT_AT:KEPT_AT + cards.shape[1]] = cards
+    piece[:, KEPT_AT : KEPT_AT + cards.shape[1]] = cards
     assert DISCARDED_AT == KEPT_AT + NUM_CARDS  # kept, then the discards by slot
 
 
-def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray,
-                  actor: bool = False) -> None:
+def encode_packed(
+    t: BatchTables, views: dict[str, np.ndarray], observer: np.ndarray, visible: np.ndarray, actor: bool = False
+) -> None:
     """Write the packed observation of ``observer`` at every table into the fields ``views``."""
     sync_observed(t)
     # the boards are gathered straight into the packed rows
-    code, bid_codes, mid = _fields(t, observer, visible, views["boards"][:, :t._num_boards], actor)
+    code, bid_codes, mid = _fields(t, observer, visible, views["boards"][:, : t._num_boards], actor)
     views["mid"][...] = mid
     views["head"][...] = code
     views["bids"][...] = bid_codes
@@ -206,7 +251,7 @@ def encode_packed(t: BatchTables, views: dict[str, np.ndarray], observer: np.nda
         views["stock"][...] = left
         views["offered"][...] = offered + 1
         views["kept"][...] = kept
-        views["discards"][:, :seen.shape[1]] = seen
+        views["discards"][:, : seen.shape[1]] = seen
 
 
 def unpack_observations(packed: np.ndarray, params: RulesParams, out: np.ndarray | None = None) -> np.ndarray:
@@ -220,8 +265,7 @@ def unpack_observations(packed: np.ndarray, params: RulesParams, out: np.ndarray
     elif out.shape != (N, OBSERVATION.size) or out.dtype != np.float32:
         raise ValueError(f"out must be float32 of shape {(N, OBSERVATION.size)}, got {out.dtype} {out.shape}")
     v = packed_views(packed)
-    bits = np.unpackbits(v["boards"].view(np.uint8), axis=1, bitorder="little").reshape(N, NUM_CARD_BLOCKS,
-                                                                                         WORD_BITS)
+    bits = np.unpackbits(v["boards"].view(np.uint8), axis=1, bitorder="little").reshape(N, NUM_CARD_BLOCKS, WORD_BITS)
     out[:, CARDS] = bits[:, :, :NUM_CARDS].reshape(N, -1)
     out[:, HEAD] = HEAD_TABLE.take(v["head"].astype(np.intp), axis=0)
     out[:, BIDS] = BID_TABLE.take(v["bids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * BID_FEATURES)
@@ -231,8 +275,9 @@ def unpack_observations(packed: np.ndarray, params: RulesParams, out: np.ndarray
     out[:, TAIL] = tail_table.take(rid, axis=0)
     out[:, LED] = np.unpackbits(packed[:, PACKED_LEADS], axis=1, bitorder="little")[:, :NUM_CARDS]
     # the hand size of each row's rules (3 or 4 players), read from its rules block
-    sizes = np.where(tail_table[:, THREE_AT] > 0.5, NUM_STANDARD_CARDS // THREE_PLAYERS,
-                     NUM_STANDARD_CARDS // NUM_SLOTS)
+    sizes = np.where(
+        tail_table[:, THREE_AT] > 0.5, NUM_STANDARD_CARDS // THREE_PLAYERS, NUM_STANDARD_CARDS // NUM_SLOTS
+    )
     out[:, PLAYED_TRICK] = (v["tricks"] / sizes.take(rid)[:, None]).astype(np.float32)
     out[:, VOIDS] = VOID_ROWS.take(v["voids"].astype(np.intp), axis=0).reshape(N, NUM_SLOTS * NUM_SUITS)
     _unpack_drawing(v, params.draw_tail, out[:, DRAWING])
@@ -249,7 +294,7 @@ def _unpack_drawing(v: dict[str, np.ndarray], draw_tail: np.ndarray, piece: np.n
     offer = np.flatnonzero(v["offered"])
     piece[offer, OFFERED_AT + v["offered"][offer].astype(np.intp) - 1] = 1.0
     boards = np.concatenate([v["kept"][:, None], v["discards"]], axis=1)
-    piece[:, KEPT_AT:KEPT_AT + boards.shape[1] * NUM_CARDS] = unpack_cards(boards).reshape(N, -1)
+    piece[:, KEPT_AT : KEPT_AT + boards.shape[1] * NUM_CARDS] = unpack_cards(boards).reshape(N, -1)
 
 
 def observe_actors(t: BatchTables) -> np.ndarray:
@@ -285,7 +330,7 @@ def full_state(t: BatchTables) -> np.ndarray:
     if t._drawing:  # every discard, and each card left in the stock: its place from the top + 1, over 52
         discarded = unpack_cards(_discards_by_slot(t, cur)[1]).reshape(N, -1)
         start = OBSERVATION.start("discarded")
-        out[:, start:start + discarded.shape[1]] = discarded
+        out[:, start : start + discarded.shape[1]] = discarded
         place = np.arange(STOCK_SIZE) - 2 * t.draw_turn[:, None]  # from the top of what is left
         left = place >= 0
         rows = np.broadcast_to(t._ar[:, None], left.shape)[left]

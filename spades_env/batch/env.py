@@ -16,7 +16,8 @@ from ..core.cards import cards_of
 from ..core.hand import IllegalActionError, Phase
 from ..core.rules import Rules
 from ..rewards import RewardScheme
-from . import encoding, info as info_module
+from . import encoding
+from . import info as info_module
 from .dealing import new_games
 from .info import StepInfo, deals_of, stocks_of
 from .legality import compute_legal
@@ -126,8 +127,8 @@ class BatchEnv(BatchTables):
             raise RuntimeError("deals are not recorded: create the BatchEnv with record_deals=True")
         table = self._check_table(table)
         if self._drawing:
-            return stocks_of(self._stock_log[table, :self.hand_index[table] + 1])
-        return deals_of(self._log[table, :self.hand_index[table] + 1], self.num_players)
+            return stocks_of(self._stock_log[table, : self.hand_index[table] + 1])
+        return deals_of(self._log[table, : self.hand_index[table] + 1], self.num_players)
 
     def episode_dealer(self, table: int) -> int:
         """Dealer of the first hand of the current episode at a table."""
@@ -171,8 +172,9 @@ class BatchEnv(BatchTables):
             raise ValueError(f"actions must have shape ({self.num_envs},) (one per table), got {a.shape}")
         if a.dtype != np.intp:
             if a.dtype.kind not in "iu":  # as the core: bools, floats and anything else are not actions
-                raise IllegalActionError(f"actions must be integers, got an array of dtype {a.dtype}; "
-                                         "no table was changed")
+                raise IllegalActionError(
+                    f"actions must be integers, got an array of dtype {a.dtype}; no table was changed"
+                )
             a = a.astype(np.intp)
         inside = a.view(np.uint64) < NUM_ACTIONS  # negative values wrap around to huge ones
         if inside.all() and self._mask_bits.ravel().take(self._action_rows + a).all():
@@ -187,4 +189,5 @@ class BatchEnv(BatchTables):
         more = f" (and {len(bad) - 1} other table(s): {bad[1:11].tolist()})" if len(bad) > 1 else ""
         raise IllegalActionError(
             f"table {t}: illegal action {act} ({name}) for seat {int(self.cur[t])} in phase "
-            f"{Phase(int(self.phase[t])).name}; legal: {legal}{more}; no table was changed")
+            f"{Phase(int(self.phase[t])).name}; legal: {legal}{more}; no table was changed"
+        )

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.cards import NUM_CARDS, NUM_SUITS
 from ..core.card_play import breaks_spades, situation
+from ..core.cards import NUM_CARDS, NUM_SUITS
 from ..core.ops import ARRAY
 from ..core.tricks import VOIDS_SHOWN
 from .tables import ACTION_CARD_BIT, ACTION_SUIT, BOARDS_PER_SEAT, MAX_SEATS, START_B, U0
@@ -51,8 +51,15 @@ def reset_history(t: BatchTables, T: np.ndarray) -> None:
     t._voids[T] = 0
 
 
-def _voids_shown(t: BatchTables, leads: np.ndarray, broken: np.ndarray, first_trick: np.ndarray, led: np.ndarray,
-                 suit: np.ndarray, per_card: bool) -> np.ndarray:
+def _voids_shown(
+    t: BatchTables,
+    leads: np.ndarray,
+    broken: np.ndarray,
+    first_trick: np.ndarray,
+    led: np.ndarray,
+    suit: np.ndarray,
+    per_card: bool,
+) -> np.ndarray:
     """The suits (bitmask) each card of ``suit`` played shows lacking, by its situation (the core's
     ``card_play.situation``: following ``led``, leading freely or before spades are broken, ``broken``
     before the card, the lowest-club first trick). Arrays are one per table, or (tables, cards) with

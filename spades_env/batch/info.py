@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -13,10 +13,16 @@ from ..core.scoring import Bid, BidKind
 
 def info_widths(n: int, S: int) -> dict[str, tuple[int | None, Any]]:
     """Width (None: one value per table) and dtype of every info key, for n seats and S sides."""
-    widths: dict[str, tuple[int | None, Any]] = {key: (None, np.intp) for key in (
-        "hand_index", "hand_dealer", "hand_rules_id", "winner", "episode_hands", "episode_dealer")}
-    widths.update({key: (S, np.int64) for key in (
-        "points", "scores", "bags", "contracts", "bag_penalties", "final_scores", "final_bags")})
+    widths: dict[str, tuple[int | None, Any]] = {
+        key: (None, np.intp)
+        for key in ("hand_index", "hand_dealer", "hand_rules_id", "winner", "episode_hands", "episode_dealer")
+    }
+    widths.update(
+        {
+            key: (S, np.int64)
+            for key in ("points", "scores", "bags", "contracts", "bag_penalties", "final_scores", "final_bags")
+        }
+    )
     widths.update({key: (n, np.intp) for key in ("tricks", "bid_kinds", "bid_values", "nil_made")})
     widths.update({key: (None, bool) for key in ("hand_over", "done", "terminated", "truncated")})
     widths["made"] = (S, bool)
@@ -36,8 +42,9 @@ def stocks_of(rows: np.ndarray) -> list[list[int]]:
 class LazyDeals(Mapping):
     """Mapping table -> list of deals (with two players, stocks) of a finished episode, converted on access."""
 
-    def __init__(self, tables: np.ndarray, boards: np.ndarray, counts: np.ndarray, num_players: int,
-                 stocks: bool = False):
+    def __init__(
+        self, tables: np.ndarray, boards: np.ndarray, counts: np.ndarray, num_players: int, stocks: bool = False
+    ):
         self._rows = {int(t): i for i, t in enumerate(tables)}
         self._boards = boards
         self._counts = counts
@@ -46,7 +53,7 @@ class LazyDeals(Mapping):
 
     def __getitem__(self, table: int) -> list:
         i = self._rows[int(table)]
-        rows = self._boards[i, :self._counts[i]]
+        rows = self._boards[i, : self._counts[i]]
         return stocks_of(rows) if self._stocks else deals_of(rows, self._n)
 
     def __iter__(self) -> Iterator[int]:
@@ -65,10 +72,17 @@ class StepInfo(Mapping):
 
     _NEGATIVE = ("hand_index", "hand_dealer", "winner", "episode_dealer", "nil_made")
 
-    def __init__(self, num_envs: int, widths: dict[str, tuple[int | None, Any]], names: list[str],
-                 hands: np.ndarray | None = None, hand_data: dict[str, np.ndarray] | None = None,
-                 episodes: np.ndarray | None = None, episode_data: dict[str, np.ndarray] | None = None,
-                 deals: Mapping | None = None):
+    def __init__(
+        self,
+        num_envs: int,
+        widths: dict[str, tuple[int | None, Any]],
+        names: list[str],
+        hands: np.ndarray | None = None,
+        hand_data: dict[str, np.ndarray] | None = None,
+        episodes: np.ndarray | None = None,
+        episode_data: dict[str, np.ndarray] | None = None,
+        deals: Mapping | None = None,
+    ):
         self._n = num_envs
         self._widths = widths
         self._rows = {}
@@ -110,8 +124,9 @@ def hand_result(info: Mapping[str, Any], table: int) -> dict[str, Any]:
         "points": [int(x) for x in info["points"][table]],
         "scores": [int(x) for x in info["scores"][table]],
         "bags": [int(x) for x in info["bags"][table]],
-        "bids": [str(Bid(BidKind(int(info["bid_kinds"][table, s])), int(info["bid_values"][table, s])))
-                 for s in range(n)],
+        "bids": [
+            str(Bid(BidKind(int(info["bid_kinds"][table, s])), int(info["bid_values"][table, s]))) for s in range(n)
+        ],
         "tricks": [int(x) for x in info["tricks"][table]],
         "contracts": [int(x) for x in info["contracts"][table]],
         "made": [bool(x) for x in info["made"][table]],

@@ -18,8 +18,22 @@ from ..core.bidding import bid_context, decides_blind, legal_bids, partner_bid, 
 from ..core.card_play import legal_cards, passable, situation
 from ..core.ops import ARRAY
 from ..core.scoring import BidKind
-from .tables import (BLIND, BOARDS, BOARDS_PER_SEAT, DRAW, DRAW_HIGH_WORD, EXCHANGE, HAND_B, KIND, MAX_SEATS, PLAY, SEAT_W, U0, VALUE,
-                     WORD_BITS)
+from .tables import (
+    BLIND,
+    BOARDS,
+    BOARDS_PER_SEAT,
+    DRAW,
+    DRAW_HIGH_WORD,
+    EXCHANGE,
+    HAND_B,
+    KIND,
+    MAX_SEATS,
+    PLAY,
+    SEAT_W,
+    U0,
+    VALUE,
+    WORD_BITS,
+)
 
 if TYPE_CHECKING:
     from .state import BatchTables
@@ -96,8 +110,9 @@ def bid_inputs(t: BatchTables, B: np.ndarray, seat: np.ndarray) -> tuple:
         pk, pv = partner_bid(ARRAY, flat.take(f + KIND * MAX_SEATS), value, t.partnerships)
     context = None
     if on.no_hook:
-        context = bid_context(ARRAY, t.num_players, t.bid_kind[B], t.bid_value[B], t.dealer.take(B),
-                              t.bid_pos.take(B), partner)
+        context = bid_context(
+            ARRAY, t.num_players, t.bid_kind[B], t.bid_value[B], t.dealer.take(B), t.bid_pos.take(B), partner
+        )
     return pk, pv, context
 
 
@@ -113,14 +128,13 @@ def bid_words(t: BatchTables, B: np.ndarray, blind: np.ndarray) -> np.ndarray:
     seat = t.cur.take(B)
     pk, pv, context = bid_inputs(t, B, seat)
     hands = t._sb.ravel().take(B * BOARDS + seat * BOARDS_PER_SEAT + HAND_B) if t._P.bid_on.mirror else U0
-    return legal_bids(ARRAY, t._P.bid_at(t.rid, B), t._P.bid_on, blind, blind_nil_ok(t, B, seat), hands, pk,
-                      pv, context)
+    return legal_bids(
+        ARRAY, t._P.bid_at(t.rid, B), t._P.bid_on, blind, blind_nil_ok(t, B, seat), hands, pk, pv, context
+    )
 
 
 def blind_decisions(t: BatchTables, B: np.ndarray, seat: np.ndarray, looked: np.ndarray) -> np.ndarray:
     """Whether the seats whose turn it is at tables B (``looked``: whether they have looked at their cards)
     decide blind first (the core's ``decides_blind``)."""
     pk, _, context = bid_inputs(t, B, seat)
-    return decides_blind(ARRAY, t._P.bid_at(t.rid, B), t._P.bid_on, looked, blind_nil_ok(t, B, seat), pk,
-                         context)
-
+    return decides_blind(ARRAY, t._P.bid_at(t.rid, B), t._P.bid_on, looked, blind_nil_ok(t, B, seat), pk, context)

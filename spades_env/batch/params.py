@@ -17,9 +17,9 @@ import numpy as np
 
 from ..core import bidding, card_play
 from ..core.cards import deck
+from ..core.drawing import draw_rules, has_drawing
 from ..core.rules import RULE_HOMES
 from ..core.tricks import DEUCE_HIGH_CHOICES
-from ..core.drawing import draw_rules, has_drawing
 from ..obs.features import SCORE_SCALE_TARGET, draw_rule_features, rule_features
 from .tables import LOW_WORD, WORD_BITS
 

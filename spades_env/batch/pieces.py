@@ -23,7 +23,16 @@ import numpy as np
 from ..core.cards import NUM_CARDS, NUM_SUITS
 from ..core.hand import Phase
 from ..obs.features import bid_offset
-from ..obs.layout import BID_FEATURES, LayoutError, NUM_BID_KINDS, NUM_PHASES, NUM_SLOTS, OBSERVATION, ObservationLayout, RULE_FEATURES
+from ..obs.layout import (
+    BID_FEATURES,
+    NUM_BID_KINDS,
+    NUM_PHASES,
+    NUM_SLOTS,
+    OBSERVATION,
+    RULE_FEATURES,
+    LayoutError,
+    ObservationLayout,
+)
 from .tables import (
     BOARDS_PER_SEAT,
     CODE_STRIDE,
@@ -36,21 +45,26 @@ from .tables import (
     TRICK_B,
     ZERO_CODE,
 )
+
 NO_SLOT = NUM_SLOTS  # the "none" row of a one-hot: no seat to act, no trick leader
 
 
-def check_piece(layout: ObservationLayout, first: str, last: str, names: tuple[str, ...],
-                width: int | None = None) -> slice:
+def check_piece(
+    layout: ObservationLayout, first: str, last: str, names: tuple[str, ...], width: int | None = None
+) -> slice:
     """The span first..last of ``layout``; a LayoutError unless it holds exactly the blocks ``names``
     (each ``width`` floats wide when given), the assumption the fast path is written on."""
     span = layout.span(first, last)
     inside = tuple(b.name for b in layout.blocks.values() if span.start <= b.start < span.stop)
     if inside != names:
-        raise LayoutError(f"batch encoder: blocks {first}..{last} of layout {layout.name!r} are {inside}, "
-                          f"the fast path writes {names}")
+        raise LayoutError(
+            f"batch encoder: blocks {first}..{last} of layout {layout.name!r} are {inside}, "
+            f"the fast path writes {names}"
+        )
     if width is not None and any(layout.block(n).width != width for n in names):
-        raise LayoutError(f"batch encoder: the blocks {names} of layout {layout.name!r} must each be {width} "
-                          "floats wide")
+        raise LayoutError(
+            f"batch encoder: the blocks {names} of layout {layout.name!r} must each be {width} floats wide"
+        )
     return span
 
 
@@ -59,19 +73,21 @@ def check_cover(layout: ObservationLayout, pieces: tuple[slice, ...]) -> None:
     ordered = sorted(pieces, key=lambda s: s.start)
     tiles = [s.start for s in ordered[1:]] == [s.stop for s in ordered[:-1]]
     if not tiles or ordered[0].start != 0 or ordered[-1].stop != layout.size:
-        raise LayoutError(f"batch encoder: layout {layout.name!r} has blocks outside the head, bids, mid, tail, "
-                          "card, history and drawing pieces")
+        raise LayoutError(
+            f"batch encoder: layout {layout.name!r} has blocks outside the head, bids, mid, tail, "
+            "card, history and drawing pieces"
+        )
 
 
 HEAD = check_piece(OBSERVATION, "phase", "trick_leader", ("phase", "to_act", "dealer", "trick_leader"))
 BIDS = check_piece(OBSERVATION, "bids", "bids", ("bids",), width=BID_FEATURES)
 MID = check_piece(OBSERVATION, "tricks_won", "bags", ("tricks_won", "spades_broken", "scores", "bags"))
 TAIL = check_piece(OBSERVATION, "target_score", "rules", ("target_score", "rules"))
-CARDS = check_piece(OBSERVATION, "hand", "received", ("hand", "trick", "played", "passed", "received"),
-                    width=NUM_CARDS)
+CARDS = check_piece(OBSERVATION, "hand", "received", ("hand", "trick", "played", "passed", "received"), width=NUM_CARDS)
 HISTORY = check_piece(OBSERVATION, "led", "voids", ("led", "played_trick", "voids"))
-DRAWING = check_piece(OBSERVATION, "drawing", "discarded",
-                      ("drawing", "drawing_rules", "stock_size", "offered", "kept", "discarded"))
+DRAWING = check_piece(
+    OBSERVATION, "drawing", "discarded", ("drawing", "drawing_rules", "stock_size", "offered", "kept", "discarded")
+)
 check_cover(OBSERVATION, (HEAD, BIDS, MID, TAIL, CARDS, HISTORY, DRAWING))
 LED, PLAYED_TRICK, VOIDS = OBSERVATION["led"], OBSERVATION["played_trick"], OBSERVATION["voids"]
 if OBSERVATION.block("voids").count != NUM_SLOTS or OBSERVATION.block("voids").width != NUM_SUITS:
@@ -97,8 +113,9 @@ SHORT_BOARDS = 1 + TRICK_SLOTS + PLAYED_SLOTS  # without passed and received (ru
 ROW_BLOCK = 512  # observation rows are written in blocks of this many tables (see encode)
 HEAD_PHASES = len(Phase)  # rows of the head table by phase; DRAW (the last) sets no cell of the one-hot
 DRAWING_AT = OBSERVATION.start("drawing") - DRAWING.start  # offsets inside the DRAWING piece
-DRAW_RULES_AT = slice(OBSERVATION.start("drawing_rules") - DRAWING.start,
-                      OBSERVATION["drawing_rules"].stop - DRAWING.start)
+DRAW_RULES_AT = slice(
+    OBSERVATION.start("drawing_rules") - DRAWING.start, OBSERVATION["drawing_rules"].stop - DRAWING.start
+)
 STOCK_AT = OBSERVATION.start("stock_size") - DRAWING.start
 OFFERED_AT = OBSERVATION.start("offered") - DRAWING.start
 KEPT_AT = OBSERVATION.start("kept") - DRAWING.start
@@ -141,7 +158,7 @@ HEAD_TABLE = _head_table()
 BID_TABLE = _bid_table()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def perm_tables(n: int) -> dict[str, np.ndarray]:
     """Gather tables by observer: seat of each slot, card boards, mid features, slot differences.
 
@@ -149,8 +166,9 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
     trick boards by slot, the observer's passed and received boards, then by slot the start boards
     and the hands (played = start ^ hand).
     """
-    rot = np.array([[(o + k) % n if k < n else MAX_SEATS - 1 for k in range(NUM_SLOTS)] for o in range(MAX_SEATS)],
-                   np.intp)
+    rot = np.array(
+        [[(o + k) % n if k < n else MAX_SEATS - 1 for k in range(NUM_SLOTS)] for o in range(MAX_SEATS)], np.intp
+    )
     cards = []
     mid = np.zeros((MAX_SEATS, MID_W), np.intp)
     for o in range(MAX_SEATS):
@@ -173,11 +191,10 @@ def perm_tables(n: int) -> dict[str, np.ndarray]:
                 leader = (-tn) % n if tn else NO_SLOT
                 code = ((phase * slots + 0) * NUM_SLOTS + dd % n) * slots + leader  # to_act: slot 0
                 actor_head[phase * 2 * n * n + (dd + n) * n + tn] = code
-    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff,
-            "actor_head": actor_head}
+    return {"rot": rot, "cards": np.array(cards, np.intp), "mid": mid, "diff": diff, "actor_head": actor_head}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def trick_floats(hand_size: int) -> np.ndarray:
     """TRICK_FLOATS[code]: the played_trick float of a _card_trick code (trick + 1) / hand size."""
     return (np.arange(MAX_TRICK_CODE + 1) / hand_size).astype(np.float32)
@@ -229,15 +246,24 @@ PACKED_DRAW = PACKED_DISCARDS.stop
 PACKED_STOCK = PACKED_DRAW + 1
 PACKED_OFFERED = PACKED_STOCK + 1
 PACKED_SIZE = -(-(PACKED_OFFERED + 1) // 8) * 8  # rows padded to 8 bytes: every row's boards stay aligned
-if HEAD_TABLE.shape[0] > 2 ** 16 or BID_TABLE.shape[0] > 2 ** 8:
+if HEAD_TABLE.shape[0] > 2**16 or BID_TABLE.shape[0] > 2**8:
     raise LayoutError("batch encoder: the head or bid codes no longer fit the packed observation's fields")
 
 
 def packed_views(buf: np.ndarray) -> dict[str, np.ndarray]:
     """Typed views of the fields of packed rows ``(N, PACKED_SIZE)`` uint8 (they share its memory)."""
-    return {"boards": buf[:, PACKED_BOARDS].view(np.uint64), "mid": buf[:, PACKED_MID].view(np.float32),
-            "head": buf[:, PACKED_HEAD].view(np.uint16)[:, 0], "bids": buf[:, PACKED_BIDS],
-            "rules": buf[:, PACKED_RULES], "leads": buf[:, PACKED_LEADS].view(np.uint64)[:, 0],
-            "tricks": buf[:, PACKED_TRICKS], "voids": buf[:, PACKED_VOIDS],
-            "kept": buf[:, PACKED_KEPT].view(np.uint64)[:, 0], "discards": buf[:, PACKED_DISCARDS].view(np.uint64),
-            "draw": buf[:, PACKED_DRAW], "stock": buf[:, PACKED_STOCK], "offered": buf[:, PACKED_OFFERED]}
+    return {
+        "boards": buf[:, PACKED_BOARDS].view(np.uint64),
+        "mid": buf[:, PACKED_MID].view(np.float32),
+        "head": buf[:, PACKED_HEAD].view(np.uint16)[:, 0],
+        "bids": buf[:, PACKED_BIDS],
+        "rules": buf[:, PACKED_RULES],
+        "leads": buf[:, PACKED_LEADS].view(np.uint64)[:, 0],
+        "tricks": buf[:, PACKED_TRICKS],
+        "voids": buf[:, PACKED_VOIDS],
+        "kept": buf[:, PACKED_KEPT].view(np.uint64)[:, 0],
+        "discards": buf[:, PACKED_DISCARDS].view(np.uint64),
+        "draw": buf[:, PACKED_DRAW],
+        "stock": buf[:, PACKED_STOCK],
+        "offered": buf[:, PACKED_OFFERED],
+    }

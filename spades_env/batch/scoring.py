@@ -43,8 +43,9 @@ def score_tables(t: BatchTables, E: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def _episode_end(t: BatchTables, points: np.ndarray, scores: np.ndarray,
-                 hands_played: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _episode_end(
+    t: BatchTables, points: np.ndarray, scores: np.ndarray, hands_played: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(over, winner, truncated) of each table whose hand ended."""
     if t.episode == "hand":
         return np.ones(len(points), bool), hand_winner(points), np.zeros(len(points), bool)
@@ -52,8 +53,9 @@ def _episode_end(t: BatchTables, points: np.ndarray, scores: np.ndarray,
     return (winner >= 0) | truncated, winner, truncated
 
 
-def _rewards(t: BatchTables, E: np.ndarray, points: np.ndarray, over: np.ndarray,
-             winner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rewards(
+    t: BatchTables, E: np.ndarray, points: np.ndarray, over: np.ndarray, winner: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(rules id, per-seat rewards) of the tables E: exactly the AEC env's sums, per hand rules."""
     scheme = t.reward_scheme
     if t._uniform:
@@ -86,21 +88,33 @@ def finish_hands(t: BatchTables, E: np.ndarray, rewards: np.ndarray) -> tuple[np
     over, winner, truncated = _episode_end(t, points, scores, hands_played)
     rid, per_seat = _rewards(t, E, points, over, winner)
     rewards[E] = per_seat
-    hand_data = {"hand_over": True, "hand_index": finished, "hand_dealer": t.dealer.take(E),
-                 "hand_rules_id": rid, "scores": scores}
+    hand_data = {
+        "hand_over": True,
+        "hand_index": finished,
+        "hand_dealer": t.dealer.take(E),
+        "hand_rules_id": rid,
+        "scores": scores,
+    }
     hand_data.update({key: res[key] for key in _SCORED + ("tricks", "bid_kinds", "bid_values")})
     dones = np.zeros(t.num_envs, bool)
     F = episode_data = deals = None
     if over.any():
         F = E[over]
         dones[F] = True
-        episode_data = {"done": True, "truncated": truncated[over], "terminated": ~truncated[over],
-                        "winner": winner[over], "final_scores": scores[over], "final_bags": res["bags"][over],
-                        "episode_hands": hands_played[over], "episode_dealer": t.first_dealer.take(F)}
+        episode_data = {
+            "done": True,
+            "truncated": truncated[over],
+            "terminated": ~truncated[over],
+            "winner": winner[over],
+            "final_scores": scores[over],
+            "final_bags": res["bags"][over],
+            "episode_hands": hands_played[over],
+            "episode_dealer": t.first_dealer.take(F),
+        }
         if t.record_deals:
             counts = hands_played[over]
             log = t._stock_log if t._drawing else t._log
-            deals = LazyDeals(F, log[F, :int(counts.max())], counts, t.num_players, stocks=t._drawing)
+            deals = LazyDeals(F, log[F, : int(counts.max())], counts, t.num_players, stocks=t._drawing)
         new_games(t, F)
     C = E[~over]  # the games that go on: the deal passes to the left
     if len(C):

@@ -34,10 +34,12 @@ from ..core.card_play import next_seats
 from ..core.cards import NUM_CARDS
 from ..core.drawing import STOCK_SIZE
 from ..core.rules import Rules
+from ..core.tricks import TRICK_KEYS
 from ..obs.features import bag_scale
 from ..obs.layout import OBSERVATION, STATE
 from ..rewards import make_reward
-from ..core.tricks import TRICK_KEYS
+from .info import StepInfo, info_widths
+from .params import RulesParams
 from .pieces import (
     BAGS_AT,
     MID_W,
@@ -51,12 +53,12 @@ from .pieces import (
     packed_views,
     perm_tables,
 )
-from .info import StepInfo, info_widths
-from .params import RulesParams
 from .tables import (
     BOARDS,
     CODE,
     HAND_COLS,
+    KIND,
+    LEGAL_WORDS,
     LOOKED,
     MAX_SEATS,
     NUM_ACTIONS,
@@ -66,16 +68,19 @@ from .tables import (
     START_B,
     TRICK_COLS,
     U0,
-    WON,
-    KIND,
-    LEGAL_WORDS,
     VALUE,
+    WON,
     ZERO_CODE,
 )
 
 EPISODE_MODES = ("game", "hand")
-_RENAMED = {"_base20": "_seat_rows", "_base21": "_board_rows", "_base13": "_mid_rows", "_base88": "_action_rows",
-            "_base_cards": "_card_rows"}
+_RENAMED = {
+    "_base20": "_seat_rows",
+    "_base21": "_board_rows",
+    "_base13": "_mid_rows",
+    "_base88": "_action_rows",
+    "_base_cards": "_card_rows",
+}
 NO_PARTNER = -1
 LOG_HANDS = 8  # deal-log rows allocated up front (it grows to max_hands as games get longer)
 POOL_MIN, POOL_MAX = 256, 8192  # shuffled packs drawn at a time (scaled with num_envs, within these bounds)
@@ -93,9 +98,11 @@ def _check_options(num_envs: Any, episode: str, output_buffers: Any, obs_format:
     need = num_envs * TABLE_BYTES[obs_format]
     available = available_memory()
     if available is not None and need > available:
-        raise MemoryError(f"BatchEnv({num_envs}) needs about {need / 2 ** 30:,.1f} GiB ({TABLE_BYTES[obs_format]:,} "
-                          f"bytes a table with obs_format={obs_format!r}); this machine has "
-                          f"{available / 2 ** 30:,.1f} GiB available")
+        raise MemoryError(
+            f"BatchEnv({num_envs}) needs about {need / 2**30:,.1f} GiB ({TABLE_BYTES[obs_format]:,} "
+            f"bytes a table with obs_format={obs_format!r}); this machine has "
+            f"{available / 2**30:,.1f} GiB available"
+        )
 
 
 # Peak bytes a table at reset (tracemalloc, 2026-12-05, 1,000 and 4,000 tables of standard and two_player, two
@@ -121,8 +128,17 @@ def available_memory() -> int | None:
 class BatchTables:
     """Configuration and state arrays of ``num_envs`` tables; see the module docstring."""
 
-    def __init__(self, num_envs: int, rules: Rules | str, episode: str, reward: Any, observations: bool,
-                 record_deals: bool, output_buffers: int, obs_format: str = "float32"):
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Rules | str,
+        episode: str,
+        reward: Any,
+        observations: bool,
+        record_deals: bool,
+        output_buffers: int,
+        obs_format: str = "float32",
+    ):
         _check_options(num_envs, episode, output_buffers, obs_format)
         self.obs_format = obs_format
         self.rules = load_rules(rules)
@@ -185,14 +201,26 @@ class BatchTables:
         self._mid_rows = self._ar * MID_W
         self._action_rows = self._ar * NUM_ACTIONS
         self._card_rows = self._ar * (NUM_CARDS + 1)
-        for name in ("rid", "phase", "cur", "dealer", "first_dealer", "hand_index", "bid_pos", "trick_n",
-                     "trick_index", "_led", "_ex_len", "_ex_pos"):
+        for name in (
+            "rid",
+            "phase",
+            "cur",
+            "dealer",
+            "first_dealer",
+            "hand_index",
+            "bid_pos",
+            "trick_n",
+            "trick_index",
+            "_led",
+            "_ex_len",
+            "_ex_pos",
+        ):
             setattr(self, name, np.zeros(N, np.intp))
         self.scores = np.zeros((N, S), np.int64)
         self.bags = np.zeros((N, S), np.int64)
         self._seat = np.zeros((N, SEAT_PLANES, MAX_SEATS), np.intp)
         self._seat_init = np.zeros((SEAT_PLANES, MAX_SEATS), np.intp)
-        self._seat_init[CODE, self.num_players:] = ZERO_CODE
+        self._seat_init[CODE, self.num_players :] = ZERO_CODE
         self._bn_eligible = np.zeros((N, MAX_SEATS), bool)  # blind nil on the scores before the hand
         self._sb = np.zeros((N, BOARDS), np.uint64)
         self._aside = np.zeros(N, np.uint64)
@@ -250,9 +278,13 @@ class BatchTables:
         state.setdefault("obs_format", "float32")  # pickled before obs_format existed
         if "_drawing" not in state:  # pickled before two-player Spades (spades_v3): no drawing phase
             n = state["num_envs"]
-            state.update(_drawing=False, draw_turn=np.zeros(n, np.intp), _stock=np.zeros((n, 0), np.intp),
-                         _discards=np.zeros((n, MAX_SEATS), np.uint64),
-                         _stock_log=np.zeros((n, state["_log"].shape[1], 0), np.uint8))
+            state.update(
+                _drawing=False,
+                draw_turn=np.zeros(n, np.intp),
+                _stock=np.zeros((n, 0), np.intp),
+                _discards=np.zeros((n, MAX_SEATS), np.uint64),
+                _stock_log=np.zeros((n, state["_log"].shape[1], 0), np.uint8),
+            )
         if "_live_history" not in state:  # pickled before the raw engine kept only the order of play
             state.update(_live_history=True, _play_order=None, _plays=None, _card_rows=state["_ar"] * (NUM_CARDS + 1))
         for old, new in _RENAMED.items():  # pickled under the names of the widths they stood for

@@ -21,10 +21,10 @@ from ..core.cards import NUM_SUITS
 from ..core.drawing import DRAW_TURNS, drawer, drawn_cards
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.ops import ARRAY
-from .pieces import MID_W, TRICKS_AT
 from .history import SINK, record_plays
 from .legality import blind_decisions
 from .params import Gathered
+from .pieces import MID_W, TRICKS_AT
 from .tables import (
     ACTION_CARD_BIT,
     ACTION_CODE,
@@ -182,9 +182,14 @@ def exchange(t: BatchTables, X: np.ndarray, a: np.ndarray) -> None:
     sbf = t._sb.ravel()
     base = X * BOARDS
     giver, taker = base + seat * BOARDS_PER_SEAT, base + receiver * BOARDS_PER_SEAT
-    for index, op in ((giver + HAND_B, np.bitwise_xor), (taker + HAND_B, np.bitwise_or),
-                      (giver + START_B, np.bitwise_xor), (taker + START_B, np.bitwise_or),
-                      (giver + PASSED_B, np.bitwise_or), (taker + RECEIVED_B, np.bitwise_or)):
+    for index, op in (
+        (giver + HAND_B, np.bitwise_xor),
+        (taker + HAND_B, np.bitwise_or),
+        (giver + START_B, np.bitwise_xor),
+        (taker + START_B, np.bitwise_or),
+        (giver + PASSED_B, np.bitwise_or),
+        (taker + RECEIVED_B, np.bitwise_or),
+    ):
         sbf[index] = op(sbf.take(index), bit)
     pos = pos + 1
     t._ex_pos[X] = pos

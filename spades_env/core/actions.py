@@ -7,7 +7,7 @@ actions    name                   meaning
                                   ``suit * 13 + rank``, suits C D H S, ranks 2..A
 52         ``LJ``                 the Little Joker
 53         ``BJ``                 the Big Joker
-54..71     ``nil``, ``bid 1..17`` bid n tricks; bid 0 is Nil
+54..71     ``nil``, ``bid 1``..   bid n tricks (up to 17); bid 0 is Nil
 72         ``blind nil``          bid Nil before looking at the cards
 73         ``see cards``          look at the cards (declines every blind option)
 74         ``10 for 200``         the partnership bids 10 for 200
@@ -122,8 +122,10 @@ def blind_bid_range_mask(low: int, high: int) -> int:
     return sum(1 << blind_bid_action(n) for n in range(low, high + 1))
 
 
-_BID_RANGE_MASKS = tuple(tuple(sum(1 << (BID_OFFSET + n) for n in range(low, high + 1))
-                               for high in range(-1, MAX_BID + 1)) for low in range(MAX_BID + 1))
+_BID_RANGE_MASKS = tuple(
+    tuple(sum(1 << (BID_OFFSET + n) for n in range(low, high + 1)) for high in range(-1, MAX_BID + 1))
+    for low in range(MAX_BID + 1)
+)
 
 
 def _build_action_names() -> tuple[str, ...]:
@@ -174,7 +176,9 @@ def parse_action(name: str) -> int:
             return parse_card(name)
         except CardError:
             pass
-    raise ActionError(f"unknown action name {name!r}; examples: 'AS', '10D', 'nil', 'bid 4', 'blind nil', 'see cards', '10 for 200', 'blind 7', 'keep', 'discard'")
+    raise ActionError(
+        f"unknown action name {name!r}; examples: 'AS', '10D', 'nil', 'bid 4', 'blind nil', 'see cards', '10 for 200', 'blind 7', 'keep', 'discard'"
+    )
 
 
 # ------------------------------------------------------------------ mask packing
@@ -188,7 +192,7 @@ _CHUNK = (1 << _CHUNK_BITS) - 1
 _CHUNK_TABLE = tuple(bytes((value >> bit) & 1 for bit in range(_CHUNK_BITS)) for value in range(1 << _CHUNK_BITS))
 # mask_bytes spells the shifts as literals (a module constant would cost a global read each); they are these:
 assert tuple(range(0, NUM_ACTIONS, _CHUNK_BITS)) == (0, 11, 22, 33, 44, 55, 66, 77, 88)  # nine chunks, every action
-_LAST_CHUNK = tuple(bits[:NUM_ACTIONS - 88] for bits in _CHUNK_TABLE[:1 << (NUM_ACTIONS - 88)])  # actions 88, 89
+_LAST_CHUNK = tuple(bits[: NUM_ACTIONS - 88] for bits in _CHUNK_TABLE[: 1 << (NUM_ACTIONS - 88)])  # actions 88, 89
 
 
 def mask_bytes(legal: int) -> bytes:
@@ -196,9 +200,19 @@ def mask_bytes(legal: int) -> bytes:
     bits = MASK_BYTES_CACHE.get(legal)
     if bits is None:
         t, c = _CHUNK_TABLE, _CHUNK
-        bits = b"".join((t[legal & c], t[legal >> 11 & c], t[legal >> 22 & c], t[legal >> 33 & c],
-                         t[legal >> 44 & c], t[legal >> 55 & c], t[legal >> 66 & c], t[legal >> 77 & c],
-                         _LAST_CHUNK[legal >> 88 & 3]))
+        bits = b"".join(
+            (
+                t[legal & c],
+                t[legal >> 11 & c],
+                t[legal >> 22 & c],
+                t[legal >> 33 & c],
+                t[legal >> 44 & c],
+                t[legal >> 55 & c],
+                t[legal >> 66 & c],
+                t[legal >> 77 & c],
+                _LAST_CHUNK[legal >> 88 & 3],
+            )
+        )
         if len(MASK_BYTES_CACHE) >= _MASK_CACHE_LIMIT:
             MASK_BYTES_CACHE.clear()
         MASK_BYTES_CACHE[legal] = bits

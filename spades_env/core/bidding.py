@@ -50,8 +50,12 @@ from .scoring import BidKind
 NO_CAP = 1 << 20  # team_cap without max_team_bid: no bid reaches it
 ALWAYS = -(1 << 40)  # deficit without blind_nil_requires_deficit: every side is behind by at least this
 _NONE, _NUMBER, _NIL, _BLIND_NIL = int(BidKind.NONE), int(BidKind.NUMBER), int(BidKind.NIL), int(BidKind.BLIND_NIL)
-_TEN, _BLIND, _SKIPPED, _CANCELLED = (int(BidKind.TEN_FOR_200), int(BidKind.BLIND), int(BidKind.SKIPPED),
-                                      int(BidKind.CANCELLED))
+_TEN, _BLIND, _SKIPPED, _CANCELLED = (
+    int(BidKind.TEN_FOR_200),
+    int(BidKind.BLIND),
+    int(BidKind.SKIPPED),
+    int(BidKind.CANCELLED),
+)
 _RANGE_W = A.MAX_BID + 2  # number-bid ranges by low * _RANGE_W + high + 1 (high -1: none)
 
 
@@ -91,11 +95,18 @@ def bid_rules(rules: Rules) -> BidRules:
         blind_bids = sum(bid_bit(A.blind_bid_action(n)) for n in range(rules.blind_bid_min, top + 1))
     deficit = ALWAYS if rules.blind_nil_requires_deficit is None else rules.blind_nil_requires_deficit
     return BidRules(
-        tricks=rules.num_tricks, low=0 if rules.nil else 1,
-        ten=bool(rules.ten_for_200 and cap >= TEN_FOR_200_TRICKS), blind_nil=bool(rules.blind_nil),
-        deficit=deficit, blind_bids=blind_bids, mirror=bool(rules.mirror), suicide=bool(rules.suicide),
-        team_cap=cap, no_hook=not rules.bids_may_total_tricks,
-        exchange=rules.blind_nil_exchange if rules.partnerships else 0)
+        tricks=rules.num_tricks,
+        low=0 if rules.nil else 1,
+        ten=bool(rules.ten_for_200 and cap >= TEN_FOR_200_TRICKS),
+        blind_nil=bool(rules.blind_nil),
+        deficit=deficit,
+        blind_bids=blind_bids,
+        mirror=bool(rules.mirror),
+        suicide=bool(rules.suicide),
+        team_cap=cap,
+        no_hook=not rules.bids_may_total_tricks,
+        exchange=rules.blind_nil_exchange if rules.partnerships else 0,
+    )
 
 
 def stack(records: list[BidRules]) -> BidRules:
@@ -135,10 +146,16 @@ def _tables(ops: Ops) -> _Tables:
     counted = [k in (_NUMBER, _TEN, _BLIND) for k in range(len(BidKind))]
     is_nil = [k in (_NIL, _BLIND_NIL) for k in range(len(BidKind))]
     return _Tables(
-        ops.words(ranges), ops.words(bid_bit(A.bid_action(n)) for n in range(A.MAX_BID + 1)),
+        ops.words(ranges),
+        ops.words(bid_bit(A.bid_action(n)) for n in range(A.MAX_BID + 1)),
         ops.words([0] + [bid_bit(A.blind_bid_action(n)) for n in range(1, A.MAX_BLIND_BID + 1)]),
-        ops.table(counted), ops.table(is_nil), ops.word(0), ops.word(bid_bit(A.TEN_FOR_200)),
-        ops.word(bid_bit(A.BLIND_NIL)), ops.word(bid_bit(A.SEE_CARDS)))
+        ops.table(counted),
+        ops.table(is_nil),
+        ops.word(0),
+        ops.word(bid_bit(A.TEN_FOR_200)),
+        ops.word(bid_bit(A.BLIND_NIL)),
+        ops.word(bid_bit(A.SEE_CARDS)),
+    )
 
 
 _INT_TABLES, _ARRAY_TABLES = _tables(INT), _tables(ARRAY)
@@ -155,11 +172,12 @@ def bidder(dealer: Any, position: Any, num_players: int) -> Any:
     return (dealer + 1 + position) % num_players
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bid_orders(num_players: int) -> tuple[tuple[int, ...], ...]:
     """``bidder`` as a table, ``[dealer][position]`` (a lookup per hand on the engines' hot paths)."""
-    return tuple(tuple(bidder(dealer, position, num_players) for position in range(num_players))
-                 for dealer in range(num_players))
+    return tuple(
+        tuple(bidder(dealer, position, num_players) for position in range(num_players)) for dealer in range(num_players)
+    )
 
 
 def next_bid_position(ops: Ops, on: BidRules, num_players: int, kinds: Any, dealer: Any, position: Any) -> Any:
@@ -273,8 +291,9 @@ class BidContext(NamedTuple):
     last_but_partner: Any  # no later seat but the partner is still to bid (a side bid takes its turn)
 
 
-def bid_context(ops: Ops, num_players: int, kinds: Any, values: Any, dealer: Any, position: Any,
-                partner: Any) -> BidContext:
+def bid_context(
+    ops: Ops, num_players: int, kinds: Any, values: Any, dealer: Any, position: Any, partner: Any
+) -> BidContext:
     """The bidding so far, as the no-hook rule reads it (``position``: the seat to bid's)."""
     tab = tables(ops)
     select = ops.select
@@ -291,8 +310,7 @@ def bid_context(ops: Ops, num_players: int, kinds: Any, values: Any, dealer: Any
         partner_later = partner_later | (due & (seat == partner))
     has = partner >= 0
     partner_kind, partner_value = partner_bid(ops, ops.at(kinds, partner), ops.at(values, partner), has)
-    return BidContext(total, select(partner_kind == _NUMBER, partner_value, 0), later == 0,
-                      later - partner_later == 0)
+    return BidContext(total, select(partner_kind == _NUMBER, partner_value, 0), later == 0, later - partner_later == 0)
 
 
 def hooking_bids(ops: Ops, p: BidRules, c: BidContext) -> Any:
@@ -303,8 +321,9 @@ def hooking_bids(ops: Ops, p: BidRules, c: BidContext) -> Any:
     number = keep(c.last & (need >= 0) & (need <= A.MAX_BID), tab.number[ops.clip(need, 0, A.MAX_BID)])
     blind_nil = keep(c.last & (need == 0), tab.blind_nil)
     ten = keep(c.last_but_partner & (c.total + TEN_FOR_200_TRICKS - c.cancelled == p.tricks), tab.ten)
-    blind = keep(c.last_but_partner & (need >= 1) & (need <= A.MAX_BLIND_BID),
-                 tab.blind[ops.clip(need, 0, A.MAX_BLIND_BID)])
+    blind = keep(
+        c.last_but_partner & (need >= 1) & (need <= A.MAX_BLIND_BID), tab.blind[ops.clip(need, 0, A.MAX_BLIND_BID)]
+    )
     return number | blind_nil | ten | blind
 
 
@@ -317,8 +336,17 @@ def without_hooks(ops: Ops, p: BidRules, word: Any, hooks: Any, keep_if_forced: 
     return ops.select(p.no_hook, kept, word)
 
 
-def legal_bids(ops: Ops, p: BidRules, on: BidRules, blind: Any, eligible: Any, hand: Any, partner_kind: Any,
-               partner_value: Any, context: Any) -> Any:
+def legal_bids(
+    ops: Ops,
+    p: BidRules,
+    on: BidRules,
+    blind: Any,
+    eligible: Any,
+    hand: Any,
+    partner_kind: Any,
+    partner_value: Any,
+    context: Any,
+) -> Any:
     """The bid word of a seat's legal bids: the blind options and SEE CARDS where ``blind`` (it has not
     looked and has a blind option), else the number bids; ``context``: a ``BidContext`` (read only
     where no hook is on: ``on.no_hook``)."""
@@ -336,8 +364,9 @@ def legal_bids(ops: Ops, p: BidRules, on: BidRules, blind: Any, eligible: Any, h
     return ops.select(blind, blinds, numbers) if some_blind else numbers
 
 
-def decides_blind(ops: Ops, p: BidRules, on: BidRules, looked: Any, eligible: Any, partner_kind: Any,
-                  context: Any) -> Any:
+def decides_blind(
+    ops: Ops, p: BidRules, on: BidRules, looked: Any, eligible: Any, partner_kind: Any, context: Any
+) -> Any:
     """Whether a seat whose turn it is decides blind first (it has not looked and a blind option is open)."""
     if not (on.blind_nil or on.blind_bids):
         return looked & False
@@ -354,4 +383,3 @@ def bid_effect_on_partner(ops: Ops, kind: Any, partner_kind: Any) -> Any:
     select = ops.select
     taken = select(partner_kind == _NONE, _SKIPPED, select(kind == _TEN, _CANCELLED, partner_kind))
     return select((kind == _TEN) | (kind == _BLIND), taken, partner_kind)
-

@@ -85,8 +85,10 @@ def situations(rules: Rules) -> tuple:
     """``situation`` of one hand's rules in each case, indexed ``[first_trick][leads][broken_before]``
     (bools; made once per rules: a tuple lookup per card on the scalar hot path)."""
     p = play_rules(rules)
-    return tuple(tuple(tuple(situation(INT, p, p, first, leads, broken) for broken in (False, True))
-                       for leads in (False, True)) for first in (False, True))
+    return tuple(
+        tuple(tuple(situation(INT, p, p, first, leads, broken) for broken in (False, True)) for leads in (False, True))
+        for first in (False, True)
+    )
 
 
 def _first_filter(situation: int, led: int) -> int:
@@ -112,8 +114,11 @@ class _Tables(NamedTuple):
 
 
 def _tables(ops: Ops) -> _Tables:
-    return _Tables(ops.words(_first_filter(s, led) for s in range(NUM_SITUATIONS) for led in range(NUM_SUITS)),
-                   ops.words(_second_filter(s) for s in range(NUM_SITUATIONS)), ops.word(CLUB_MASK))
+    return _Tables(
+        ops.words(_first_filter(s, led) for s in range(NUM_SITUATIONS) for led in range(NUM_SUITS)),
+        ops.words(_second_filter(s) for s in range(NUM_SITUATIONS)),
+        ops.word(CLUB_MASK),
+    )
 
 
 _INT_TABLES, _ARRAY_TABLES = _tables(INT), _tables(ARRAY)
@@ -145,7 +150,7 @@ def next_seat(seat: Any, num_players: int) -> Any:
     return (seat + 1) % num_players
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def next_seats(num_players: int) -> tuple[int, ...]:
     """``next_seat`` of every seat, as a table (a lookup per card on the engines' hot paths)."""
     return tuple(next_seat(seat, num_players) for seat in range(num_players))

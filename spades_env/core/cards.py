@@ -21,7 +21,7 @@ Notation: rank ``23456789TJQKA`` (``10`` accepted on input) followed by suit
 from __future__ import annotations
 
 import enum
-from typing import Iterable
+from collections.abc import Iterable
 
 NUM_RANKS = 13
 NUM_SUITS = 4
@@ -88,9 +88,7 @@ def parse_card(text: str) -> int:
         key = "T" + key[2:]
     card = _NAME_TO_CARD.get(key)
     if card is None:
-        raise CardError(
-            f"malformed card {text!r}: expected rank {RANK_CHARS} (or 10) then suit {SUIT_CHARS}, or BJ/LJ"
-        )
+        raise CardError(f"malformed card {text!r}: expected rank {RANK_CHARS} (or 10) then suit {SUIT_CHARS}, or BJ/LJ")
     return card
 
 
@@ -120,6 +118,7 @@ def format_cards(cards: Iterable[int]) -> str:
 
 
 # --- bitboards -------------------------------------------------------------
+
 
 def mask_of(cards: Iterable[int]) -> int:
     """Bitboard holding the given cards."""

@@ -10,8 +10,8 @@ draw their hands (:mod:`spades_env.core.drawing`). Deals come from an explicit
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -19,7 +19,6 @@ from .bidding import bidder
 from .cards import CardError, deck, format_cards, parse_cards
 from .drawing import STOCK_SIZE, has_drawing
 from .rules import Rules
-
 
 _PACK_ARRAYS = {jokers: np.array(deck(jokers), np.intp) for jokers in (False, True)}
 
@@ -37,7 +36,7 @@ class Deal:
     set_aside: tuple[int, ...] = ()
     stock: tuple[int, ...] = ()
 
-    def rotate(self, k: int) -> "Deal":
+    def rotate(self, k: int) -> Deal:
         """The same cards with seat s's hand given to seat (s + k) mod n (a stock is kept as it is: who draws
         which card depends on the dealer, so a stock is played from the other seat by changing the dealer)."""
         n = len(self.hands)
@@ -122,8 +121,10 @@ def make_deal(rules: Rules, hands: Sequence[Iterable[str | int]]) -> Deal:
     for seat, cards in enumerate(parsed):
         for card in cards:
             if card not in pack:
-                raise DealError(f"seat {seat} holds {format_cards([card])}, which is not in this pack "
-                                f"({'jokers' if rules.jokers else 'no jokers'})")
+                raise DealError(
+                    f"seat {seat} holds {format_cards([card])}, which is not in this pack "
+                    f"({'jokers' if rules.jokers else 'no jokers'})"
+                )
             if card in seen:
                 raise DealError(f"card {format_cards([card])} is dealt twice (seats {seen[card]} and {seat})")
             seen[card] = seat

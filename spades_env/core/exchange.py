@@ -41,8 +41,7 @@ def exchange_givers(ops: Ops, num_players: int, kinds: Any, dealer: Any) -> Give
     count = 0
     for position in range(num_players):
         seat = bidder(dealer, position, num_players)
-        gives = ((ops.at(kinds, seat) == _BLIND_NIL)
-                 & (ops.at(kinds, partner_seat(seat, num_players)) != _BLIND_NIL))
+        gives = (ops.at(kinds, seat) == _BLIND_NIL) & (ops.at(kinds, partner_seat(seat, num_players)) != _BLIND_NIL)
         first = ops.select(gives & (count == 0), seat, first)
         second = ops.select(gives & (count == 1), seat, second)
         count = count + gives

@@ -21,16 +21,17 @@ Randomness: the first dealer (unless given) and every deal come from the
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from .card_play import next_seat
 from .deal import Deal, deal_cards
 from .hand import HandState, Phase
-from .rules import Rules
 from .ops import pick
+from .rules import Rules
 from .scoring import Bid, HandScore, score_hand
 
 
@@ -64,6 +65,8 @@ def next_dealer(dealer: Any, num_players: int) -> Any:
 def first_dealer(rng: np.random.Generator, num_players: int, size: int | None = None) -> Any:
     """The first dealer of a game (``size``: of that many games), drawn at random."""
     return rng.integers(num_players, size=size)
+
+
 _OVER = Phase.OVER  # a plain reference for the hot path (looking up Phase.OVER on the class is slower)
 
 
@@ -91,7 +94,9 @@ class Game:
         self.bags = _checked_per_side("bags", bags, sides, allow_negative=False)
         if dealer is None:
             dealer = int(first_dealer(rng, rules.num_players))
-        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < rules.num_players:
+        elif (
+            isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < rules.num_players
+        ):
             raise GameError(f"dealer must be a seat in 0..{rules.num_players - 1}, got {dealer!r}")
         self.dealer = int(dealer)
         self._deals: Iterator[Deal] | None = iter(deals) if deals is not None else None
@@ -137,8 +142,16 @@ class Game:
         score = score_hand(hand.rules, bids, hand.tricks_won, self.bags)
         self.scores = [s + p for s, p in zip(self.scores, score.points)]
         self.bags = list(score.bags)
-        result = HandResult(self.hand_index, self.dealer, hand.rules.name, bids, tuple(hand.tricks_won),
-                            score, tuple(self.scores), tuple(self.bags))
+        result = HandResult(
+            self.hand_index,
+            self.dealer,
+            hand.rules.name,
+            bids,
+            tuple(hand.tricks_won),
+            score,
+            tuple(self.scores),
+            tuple(self.bags),
+        )
         self.results.append(result)
         self.hand_index += 1
         winner, truncated = game_end_one(self.rules, self.scores, self.hand_index)
@@ -150,8 +163,9 @@ class Game:
         return result
 
 
-def _game_end(select, rules: Rules, best: Any, lowest: Any, leaders: Any, first_leader: Any,
-              hands_played: Any) -> tuple[Any, Any]:
+def _game_end(
+    select, rules: Rules, best: Any, lowest: Any, leaders: Any, first_leader: Any, hands_played: Any
+) -> tuple[Any, Any]:
     """(winner, truncated) from each game's highest and lowest score, how many sides share the highest
     and the first of them (ints of one game, or arrays; ``select``: ``pick`` or ``numpy.where``)."""
     ended = best >= rules.target_score
@@ -167,8 +181,9 @@ def game_end(rules: Rules, scores: Any, hands_played: Any) -> tuple[np.ndarray, 
     scores = np.asarray(scores, dtype=np.int64)
     best = scores.max(axis=1)
     leaders = (scores == best[:, None]).sum(axis=1)
-    return _game_end(np.where, rules, best, scores.min(axis=1), leaders, scores.argmax(axis=1),
-                     np.asarray(hands_played))
+    return _game_end(
+        np.where, rules, best, scores.min(axis=1), leaders, scores.argmax(axis=1), np.asarray(hands_played)
+    )
 
 
 def game_end_one(rules: Rules, scores: Sequence[int], hands_played: int) -> tuple[int, bool]:

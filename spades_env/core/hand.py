@@ -43,7 +43,8 @@ numbers.
 from __future__ import annotations
 
 import enum
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -86,8 +87,10 @@ NO_SEAT = -1
 _KINDS = tuple(BidKind(k) for k in range(len(BidKind)))
 _NONE_BID = (BidKind.NONE, 0)  # the partner's bid where the legal bids do not read it
 # core.bidding.bid_effect_on_partner of every (kind bid, partner's kind), tabled: a lookup per bid.
-_EFFECTS = tuple(tuple(_KINDS[bid_effect_on_partner(INT, kind, partner)] for partner in range(len(BidKind)))
-                 for kind in range(len(BidKind)))
+_EFFECTS = tuple(
+    tuple(_KINDS[bid_effect_on_partner(INT, kind, partner)] for partner in range(len(BidKind)))
+    for kind in range(len(BidKind))
+)
 
 
 class _HandRules(NamedTuple):
@@ -106,9 +109,16 @@ class _HandRules(NamedTuple):
 @cached_by_rules
 def _hand_rules(rules: Rules) -> _HandRules:
     partners = tuple(NO_SEAT if rules.partner_of(s) is None else rules.partner_of(s) for s in range(rules.num_players))
-    return _HandRules(bid_rules(rules), play_rules(rules), situations(rules), constant_bids(rules), partners,
-                      tuple(rules.side_of(s) for s in range(rules.num_players)), rules.num_sides,
-                      led_keys(rules.deuce_of_spades_high))
+    return _HandRules(
+        bid_rules(rules),
+        play_rules(rules),
+        situations(rules),
+        constant_bids(rules),
+        partners,
+        tuple(rules.side_of(s) for s in range(rules.num_players)),
+        rules.num_sides,
+        led_keys(rules.deuce_of_spades_high),
+    )
 
 
 class Phase(enum.IntEnum):
@@ -123,7 +133,14 @@ class Phase(enum.IntEnum):
 
 
 # Plain references for hot paths (looking up Phase.X on the class is slow).
-_BLIND, _BID, _EXCHANGE, _PLAY, _OVER, _DRAW = Phase.BLIND, Phase.BID, Phase.EXCHANGE, Phase.PLAY, Phase.OVER, Phase.DRAW
+_BLIND, _BID, _EXCHANGE, _PLAY, _OVER, _DRAW = (
+    Phase.BLIND,
+    Phase.BID,
+    Phase.EXCHANGE,
+    Phase.PLAY,
+    Phase.OVER,
+    Phase.DRAW,
+)
 
 
 class IllegalActionError(ValueError):
@@ -143,6 +160,7 @@ class Transition(NamedTuple):
 _new_tuple = tuple.__new__  # builds a Transition without its Python-level __new__ (hot path)
 _card_bit = (1).__lshift__  # card -> its bit as one C call (every hand builds its seats' bitboards)
 
+
 def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> int:
     """Seat winning a trick: the highest trump, else the highest card of the suit led."""
     return seats[winning_index(led_keys(rules.deuce_of_spades_high), cards)]
@@ -157,11 +175,46 @@ class HandState:
     """A hand in progress; see the module docstring for phases and conventions."""
 
     __slots__ = (
-        "rules", "num_players", "dealer", "scores", "deal", "hands", "looked", "bid_kinds", "bid_values",
-        "bid_order", "bid_pos", "phase", "current", "exchange_steps", "exchange_pos", "passed", "received",
-        "leader", "trick_seats", "trick_cards", "trick_index", "tricks_won", "spades_broken", "played",
-        "last_trick", "history", "last_transition", "_legal", "_trick_keys", "_bid_p", "_play_p", "_situations",
-        "_constant_bids", "_next_seat", "_partners", "_sides", "_bid_in", "stock", "draw_turn", "discards",
+        "rules",
+        "num_players",
+        "dealer",
+        "scores",
+        "deal",
+        "hands",
+        "looked",
+        "bid_kinds",
+        "bid_values",
+        "bid_order",
+        "bid_pos",
+        "phase",
+        "current",
+        "exchange_steps",
+        "exchange_pos",
+        "passed",
+        "received",
+        "leader",
+        "trick_seats",
+        "trick_cards",
+        "trick_index",
+        "tricks_won",
+        "spades_broken",
+        "played",
+        "last_trick",
+        "history",
+        "last_transition",
+        "_legal",
+        "_trick_keys",
+        "_bid_p",
+        "_play_p",
+        "_situations",
+        "_constant_bids",
+        "_next_seat",
+        "_partners",
+        "_sides",
+        "_bid_in",
+        "stock",
+        "draw_turn",
+        "discards",
     )
 
     def __init__(self, rules: Rules, deal: Deal, dealer: int, scores: Sequence[int] | None = None):
@@ -200,8 +253,16 @@ class HandState:
         self.history: list[tuple[int, int]] = []  # (seat, action)
         self.last_transition: Transition | None = None
         self._legal: int | None = None
-        (self._bid_p, self._play_p, self._situations, self._constant_bids, self._partners, self._sides, _,
-         self._trick_keys) = hand_rules
+        (
+            self._bid_p,
+            self._play_p,
+            self._situations,
+            self._constant_bids,
+            self._partners,
+            self._sides,
+            _,
+            self._trick_keys,
+        ) = hand_rules
         self._next_seat = next_seats(n)
         self._bid_in: tuple | None = None  # _bid_inputs of the seat to bid, made once per turn
         self.stock = deal.stock  # two players: the stock order, top first (empty for a dealt hand)
@@ -258,7 +319,7 @@ class HandState:
         self._legal = None
         self._bid_in = None
 
-    def clone(self) -> "HandState":
+    def clone(self) -> HandState:
         """An independent copy (for search)."""
         other = HandState.__new__(HandState)
         for name in HandState.__slots__:
@@ -319,8 +380,10 @@ class HandState:
             name = A.action_name(action)  # type: ignore[arg-type]
         except ValueError:
             name = "not an action id"
-        return (f"illegal action {shown} ({name}) for seat {self.current} in phase {self.phase.name}; "
-                f"legal: {A.action_names(legal)}")
+        return (
+            f"illegal action {shown} ({name}) for seat {self.current} in phase {self.phase.name}; "
+            f"legal: {A.action_names(legal)}"
+        )
 
     # ---------------------------------------------------------------- drawing
     def _begin_drawing(self) -> None:
@@ -355,8 +418,9 @@ class HandState:
                 kind, value = partner_bid(INT, self.bid_kinds[partner], self.bid_values[partner], partner != NO_SEAT)
             context = None
             if p.no_hook:
-                context = bid_context(INT, self.num_players, self.bid_kinds, self.bid_values, self.dealer,
-                                      self.bid_pos, partner)
+                context = bid_context(
+                    INT, self.num_players, self.bid_kinds, self.bid_values, self.dealer, self.bid_pos, partner
+                )
             eligible = p.blind_nil and blind_nil_by_score(INT, p, self.scores, self._sides[seat], len(self.scores))
             inputs = self._bid_in = (kind, value, context, eligible)
         return inputs
@@ -406,8 +470,9 @@ class HandState:
         if cards:
             n = self.num_players
             givers = exchange_givers(INT, n, self.bid_kinds, self.dealer)
-            self.exchange_steps = [exchange_pass(INT, n, givers, cards, step)
-                                   for step in range(exchange_length(givers, cards))]
+            self.exchange_steps = [
+                exchange_pass(INT, n, givers, cards, step) for step in range(exchange_length(givers, cards))
+            ]
         if self.exchange_steps:
             self.phase = _EXCHANGE
             self.current = self.exchange_steps[0][0]
@@ -445,9 +510,13 @@ class HandState:
         if phase == _PLAY:  # core.card_play, in the situation of this card (most decisions: no further call level)
             trick = self.trick_cards
             leads = not trick
-            return legal_cards(INT, self._play_p, self.hands[seat],
-                               self._situations[self.trick_index == 0][leads][self.spades_broken],
-                               0 if leads else CARD_SUIT[trick[0]])
+            return legal_cards(
+                INT,
+                self._play_p,
+                self.hands[seat],
+                self._situations[self.trick_index == 0][leads][self.spades_broken],
+                0 if leads else CARD_SUIT[trick[0]],
+            )
         if phase == _BID or phase == _BLIND:
             return self._bid_word(seat, phase == _BLIND) << A.BID_OFFSET
         if phase == _DRAW:

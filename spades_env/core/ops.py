@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, Callable, Iterable, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -51,6 +52,7 @@ def _lowbit_array(boards: np.ndarray) -> np.ndarray:
 
 
 if hasattr(np, "bitwise_count"):
+
     def _popcount_array(boards: np.ndarray) -> np.ndarray:
         return np.bitwise_count(boards).astype(np.intp)
 else:  # pragma: no cover - numpy < 2.0
@@ -152,9 +154,36 @@ class Ops(NamedTuple):
 
 
 # Builtins where one fits: a C call costs less than a Python one on the scalar hot paths.
-INT = Ops(pick, _lowbit_int, int.bit_count, operator.getitem, operator.getitem, min, max, _clip_int,
-          _first_nonempty_int, bool, int, tuple, tuple, operator.mul)
-ARRAY = Ops(_where, _lowbit_array, _popcount_array, _seat_array, _at_array, np.minimum, np.maximum, _clip_array,
-            _first_nonempty_array, _any_array, _word_array, _table_array, _table_words,
-            functools.partial(np.multiply, dtype=np.uint64))  # a product: cheaper than where(c, word, 0)
+INT = Ops(
+    pick,
+    _lowbit_int,
+    int.bit_count,
+    operator.getitem,
+    operator.getitem,
+    min,
+    max,
+    _clip_int,
+    _first_nonempty_int,
+    bool,
+    int,
+    tuple,
+    tuple,
+    operator.mul,
+)
+ARRAY = Ops(
+    _where,
+    _lowbit_array,
+    _popcount_array,
+    _seat_array,
+    _at_array,
+    np.minimum,
+    np.maximum,
+    _clip_array,
+    _first_nonempty_array,
+    _any_array,
+    _word_array,
+    _table_array,
+    _table_words,
+    functools.partial(np.multiply, dtype=np.uint64),
+)  # a product: cheaper than where(c, word, 0)
 FORMS = (INT, ARRAY)

@@ -23,7 +23,7 @@ Only the standard library is used (the core's import rule).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .card_play import breaks_spades
 from .cards import cards_of, deck
@@ -87,8 +87,14 @@ def build_position(
     values = list(bid_values) if bid_values is not None else [0] * n
     won = list(tricks_won) if tricks_won is not None else [0] * n
     trick = [int(c) for c in trick_cards]
-    for name, seq in (("played", played_masks), ("passed", passed), ("received", received),
-                      ("bid_kinds", kinds), ("bid_values", values), ("tricks_won", won)):
+    for name, seq in (
+        ("played", played_masks),
+        ("passed", passed),
+        ("received", received),
+        ("bid_kinds", kinds),
+        ("bid_values", values),
+        ("tricks_won", won),
+    ):
         if seq is not None and len(seq) != n:
             raise PositionError(f"{name} needs one entry per seat ({n}), got {len(seq)}")
     trick_seats = [(leader + i) % n for i in range(len(trick))] if leader is not None else []
@@ -132,8 +138,9 @@ def _deal_of(rules: Rules, hand_masks: list[int], played_masks: list[int]) -> De
     return Deal(tuple(tuple(cards_of(m)) for m in original), set_aside)
 
 
-def _enter_play(state: HandState, trick: list[int], trick_seats: list[int], leader: int,
-                spades_broken: bool | None) -> None:
+def _enter_play(
+    state: HandState, trick: list[int], trick_seats: list[int], leader: int, spades_broken: bool | None
+) -> None:
     """Put a state in the PLAY phase with the given trick on the table (bidding and any exchange done)."""
     n = state.num_players
     state.looked = [True] * n
@@ -169,8 +176,17 @@ def _enter_bidding(state: HandState) -> None:
     state.phase = Phase.BID
 
 
-def _validate(rules: Rules, hands: list[int], played: list[int], kinds: list[BidKind], won: list[int],
-              trick: list[int], trick_seats: list[int], leader: int | None, phase: Phase) -> None:
+def _validate(
+    rules: Rules,
+    hands: list[int],
+    played: list[int],
+    kinds: list[BidKind],
+    won: list[int],
+    trick: list[int],
+    trick_seats: list[int],
+    leader: int | None,
+    phase: Phase,
+) -> None:
     n = rules.num_players
     pack = 0
     for c in deck(rules.jokers):
@@ -204,8 +220,9 @@ def _validate(rules: Rules, hands: list[int], played: list[int], kinds: list[Bid
         if played[s].bit_count() != done + on_table:
             raise PositionError(f"seat {s} has played {played[s].bit_count()} cards, expected {done + on_table}")
         if hands[s].bit_count() != rules.hand_size - done - on_table:
-            raise PositionError(f"seat {s} holds {hands[s].bit_count()} cards, "
-                                f"expected {rules.hand_size - done - on_table}")
+            raise PositionError(
+                f"seat {s} holds {hands[s].bit_count()} cards, expected {rules.hand_size - done - on_table}"
+            )
     for seat, card in zip(trick_seats, trick):
         if not (played[seat] >> card) & 1:
             raise PositionError(f"card {card} on the table is not among seat {seat}'s played cards")

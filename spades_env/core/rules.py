@@ -56,8 +56,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import reprlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any
 
 FIRST_TRICK_STANDARD = "standard"
 FIRST_TRICK_LOWEST_CLUB = "lowest_club"
@@ -75,7 +76,15 @@ MAX_QUOTED_KEYS = 10  # an error lists at most this many unknown keys
 
 # Settings of the whole game, as opposed to one hand; a crazy rotation takes
 # them from its own config (RULES.md section 8).
-GAME_LEVEL_FIELDS = ("num_players", "partnerships", "target_score", "lose_score", "max_hands", "bag_limit", "bag_penalty")
+GAME_LEVEL_FIELDS = (
+    "num_players",
+    "partnerships",
+    "target_score",
+    "lose_score",
+    "max_hands",
+    "bag_limit",
+    "bag_penalty",
+)
 STRUCTURAL_FIELDS = ("num_players", "partnerships")
 
 
@@ -163,13 +172,13 @@ class Rules:
         """The partner's seat, or None in cutthroat."""
         return (seat + 2) % 4 if self.partnerships else None
 
-    def hand_rules(self, hand_index: int) -> "Rules":
+    def hand_rules(self, hand_index: int) -> Rules:
         """Rules of hand ``hand_index`` (0-based): itself, or the crazy rotation's preset."""
         if self.crazy is None:
             return self
         return _crazy_hand_rules(self, self.crazy[hand_index % len(self.crazy)])
 
-    def distinct_hand_rules(self) -> list["Rules"]:
+    def distinct_hand_rules(self) -> list[Rules]:
         """The rules of the hands of a game: the crazy rotation's, or these rules themselves."""
         if self.crazy is None:
             return [self]
@@ -181,7 +190,7 @@ class Rules:
         _check_values(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """Rules from a mapping of option names; unknown keys are errors."""
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be a mapping of option names to values, got {type(data).__name__}")
@@ -204,7 +213,7 @@ class Rules:
             out["crazy"] = list(out["crazy"])
         return out
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         """A validated copy with some options changed."""
         return dataclasses.replace(self, **changes)
 
@@ -214,8 +223,12 @@ _OPTIONAL_INT = (int, type(None))
 
 def _quoted_keys(keys: list) -> str:
     """Keys for an error message: each quoted, at most MAX_QUOTED_KEYS of them."""
-    shown = ", ".join(f"{quoted(k, MAX_QUOTED_CHARS // 4)} ({type(k).__name__})" if not isinstance(k, str)
-                      else quoted(k, MAX_QUOTED_CHARS // 4) for k in keys[:MAX_QUOTED_KEYS])
+    shown = ", ".join(
+        f"{quoted(k, MAX_QUOTED_CHARS // 4)} ({type(k).__name__})"
+        if not isinstance(k, str)
+        else quoted(k, MAX_QUOTED_CHARS // 4)
+        for k in keys[:MAX_QUOTED_KEYS]
+    )
     more = f" and {len(keys) - MAX_QUOTED_KEYS} more" if len(keys) > MAX_QUOTED_KEYS else ""
     return f"[{shown}]{more}"
 
@@ -237,7 +250,9 @@ def _check_types(rules: Rules) -> None:
         else:  # pragma: no cover - a new field with an unhandled annotation
             raise AssertionError(f"no type check for field {f.name}: {expected}")
         if not ok:
-            raise RulesError(f"rules option '{f.name}' must be {expected}, got {quoted(value)} ({type(value).__name__})")
+            raise RulesError(
+                f"rules option '{f.name}' must be {expected}, got {quoted(value)} ({type(value).__name__})"
+            )
 
 
 def _require(condition: bool, key: str, message: str) -> None:
@@ -249,25 +264,45 @@ def _check_values(r: Rules) -> None:
     _require(r.num_players in (2, 3, 4), "num_players", f"must be 2, 3 or 4, got {r.num_players}")
     _require(not (r.partnerships and r.num_players != 4), "partnerships", "partnership play needs num_players 4")
     _require(0 <= r.nil_value <= 1000, "nil_value", f"must be in 0..1000, got {r.nil_value}")
-    _require(r.blind_nil_value is None or 0 <= r.blind_nil_value <= 2000, "blind_nil_value",
-             f"must be null or in 0..2000, got {r.blind_nil_value}")
-    _require(r.blind_nil_requires_deficit is None or 0 <= r.blind_nil_requires_deficit <= 10000,
-             "blind_nil_requires_deficit", f"must be null or in 0..10000, got {r.blind_nil_requires_deficit}")
-    _require(r.blind_nil_exchange in BLIND_NIL_EXCHANGE_CHOICES, "blind_nil_exchange",
-             f"must be one of {BLIND_NIL_EXCHANGE_CHOICES}, got {r.blind_nil_exchange}")
+    _require(
+        r.blind_nil_value is None or 0 <= r.blind_nil_value <= 2000,
+        "blind_nil_value",
+        f"must be null or in 0..2000, got {r.blind_nil_value}",
+    )
+    _require(
+        r.blind_nil_requires_deficit is None or 0 <= r.blind_nil_requires_deficit <= 10000,
+        "blind_nil_requires_deficit",
+        f"must be null or in 0..10000, got {r.blind_nil_requires_deficit}",
+    )
+    _require(
+        r.blind_nil_exchange in BLIND_NIL_EXCHANGE_CHOICES,
+        "blind_nil_exchange",
+        f"must be one of {BLIND_NIL_EXCHANGE_CHOICES}, got {r.blind_nil_exchange}",
+    )
     _require(not (r.blind_nil and not r.nil), "blind_nil", "needs nil: true")
     _require(not (r.blind_nil_exchange and not r.blind_nil), "blind_nil_exchange", "needs blind_nil: true")
     _check_every_seat_can_bid(r)
     _require(1 <= r.blind_bid_min <= MAX_BLIND_BID, "blind_bid_min", f"must be in 1..13, got {r.blind_bid_min}")
     if r.blind_bids and r.max_team_bid is not None:
-        _require(r.blind_bid_min <= r.max_team_bid, "blind_bid_min", "exceeds max_team_bid: no blind bid would be legal")
+        _require(
+            r.blind_bid_min <= r.max_team_bid, "blind_bid_min", "exceeds max_team_bid: no blind bid would be legal"
+        )
     if r.ten_for_200 and r.max_team_bid is not None and r.max_team_bid < TEN_FOR_200_TRICKS:
-        raise RulesError(f"rules options 'ten_for_200' and 'max_team_bid': 10 for 200 can never be bid with "
-                         f"max_team_bid {r.max_team_bid} (the partnership's {TEN_FOR_200_TRICKS} tricks exceed it); "
-                         f"set max_team_bid to null or {TEN_FOR_200_TRICKS}..{MAX_TEAM_BID}, or ten_for_200: false")
-    _require(r.first_trick in FIRST_TRICK_CHOICES, "first_trick", f"must be one of {FIRST_TRICK_CHOICES}, got {quoted(r.first_trick)}")
-    _require(not (r.dealer_leads_any and r.first_trick == FIRST_TRICK_LOWEST_CLUB), "dealer_leads_any",
-             "cannot be combined with first_trick: lowest_club")
+        raise RulesError(
+            f"rules options 'ten_for_200' and 'max_team_bid': 10 for 200 can never be bid with "
+            f"max_team_bid {r.max_team_bid} (the partnership's {TEN_FOR_200_TRICKS} tricks exceed it); "
+            f"set max_team_bid to null or {TEN_FOR_200_TRICKS}..{MAX_TEAM_BID}, or ten_for_200: false"
+        )
+    _require(
+        r.first_trick in FIRST_TRICK_CHOICES,
+        "first_trick",
+        f"must be one of {FIRST_TRICK_CHOICES}, got {quoted(r.first_trick)}",
+    )
+    _require(
+        not (r.dealer_leads_any and r.first_trick == FIRST_TRICK_LOWEST_CLUB),
+        "dealer_leads_any",
+        "cannot be combined with first_trick: lowest_club",
+    )
     if not r.partnerships:
         for key in ("ten_for_200", "blind_bids", "suicide"):
             _require(not getattr(r, key), key, "needs partnerships: true")
@@ -290,28 +325,43 @@ def _check_values(r: Rules) -> None:
         for key in ("mirror", "suicide"):
             _require(not getattr(r, key), "bids_may_total_tricks", f"false cannot be combined with {key} (forced bids)")
     _require(-10 <= r.bag_value <= 10, "bag_value", f"must be in -10..10, got {r.bag_value}")
-    _require(r.bag_limit is None or 1 <= r.bag_limit <= 100, "bag_limit", f"must be null or in 1..100, got {r.bag_limit}")
+    _require(
+        r.bag_limit is None or 1 <= r.bag_limit <= 100, "bag_limit", f"must be null or in 1..100, got {r.bag_limit}"
+    )
     _require(0 <= r.bag_penalty <= 1000, "bag_penalty", f"must be in 0..1000, got {r.bag_penalty}")
     _require(0 <= r.boston_bonus <= 1000, "boston_bonus", f"must be in 0..1000, got {r.boston_bonus}")
     _require(1 <= r.target_score <= 10000, "target_score", f"must be in 1..10000, got {r.target_score}")
-    _require(r.lose_score is None or -10000 <= r.lose_score < 0, "lose_score",
-             f"must be null or a negative number down to -10000, got {r.lose_score}")
+    _require(
+        r.lose_score is None or -10000 <= r.lose_score < 0,
+        "lose_score",
+        f"must be null or a negative number down to -10000, got {r.lose_score}",
+    )
     _require(1 <= r.max_hands <= 10000, "max_hands", f"must be in 1..10000, got {r.max_hands}")
     if r.crazy is not None:
         _require(len(r.crazy) > 0, "crazy", "must list at least one preset")
         # Per-hand options must stay at their defaults (so to_dict() round-trips): each hand takes its preset's.
-        ignored = sorted(f.name for f in fields(r) if f.name not in GAME_LEVEL_FIELDS + ("crazy", "name")
-                         and getattr(r, f.name) != f.default)
-        _require(not ignored, "crazy", f"option(s) {ignored} have no effect with a rotation: each hand takes its "
-                                       f"preset's rules; only {list(GAME_LEVEL_FIELDS)} may be set beside it")
+        ignored = sorted(
+            f.name
+            for f in fields(r)
+            if f.name not in GAME_LEVEL_FIELDS + ("crazy", "name") and getattr(r, f.name) != f.default
+        )
+        _require(
+            not ignored,
+            "crazy",
+            f"option(s) {ignored} have no effect with a rotation: each hand takes its "
+            f"preset's rules; only {list(GAME_LEVEL_FIELDS)} may be set beside it",
+        )
         for name in r.crazy:
             _require(name in PRESETS, "crazy", f"unknown preset {quoted(name)}; presets: {sorted(PRESETS)}")
             _require(PRESETS[name].get("crazy") is None, "crazy", f"preset {quoted(name)} is itself a rotation")
             hand = preset(name)
             for key in STRUCTURAL_FIELDS:
-                _require(getattr(hand, key) == getattr(r, key), "crazy",
-                         f"preset {name!r} has {key}={getattr(hand, key)!r} but the rotation has {getattr(r, key)!r}; "
-                         "a rotation cannot mix partnership and individual play")
+                _require(
+                    getattr(hand, key) == getattr(r, key),
+                    "crazy",
+                    f"preset {name!r} has {key}={getattr(hand, key)!r} but the rotation has {getattr(r, key)!r}; "
+                    "a rotation cannot mix partnership and individual play",
+                )
 
 
 # Options that need partners, three or more players or a dealt hand, refused with two players (RULES.md
@@ -334,8 +384,11 @@ def _check_two_players(r: Rules) -> None:
     """Reject every option that two-player Spades cannot play, naming each (RULES.md section 9)."""
     refused = [f"{key} ({why})" for key, (allowed, why) in TWO_PLAYER_REFUSED.items() if getattr(r, key) != allowed]
     if refused:
-        raise RulesError("rules with num_players: 2 cannot use " + "; ".join(refused)
-                         + "; set them to their two-player values (see the two_player preset)")
+        raise RulesError(
+            "rules with num_players: 2 cannot use "
+            + "; ".join(refused)
+            + "; set them to their two-player values (see the two_player preset)"
+        )
 
 
 def _check_every_seat_can_bid(r: Rules) -> None:
@@ -346,16 +399,21 @@ def _check_every_seat_can_bid(r: Rules) -> None:
     # bound); mirror forces a bid and refuses the cap; 10 for 200 skips or cancels the partner's turn.
     if r.max_team_bid is None:
         return
-    _require(1 <= r.max_team_bid <= MAX_TEAM_BID, "max_team_bid",
-             f"must be null or in 1..{MAX_TEAM_BID}, got {r.max_team_bid}")
+    _require(
+        1 <= r.max_team_bid <= MAX_TEAM_BID,
+        "max_team_bid",
+        f"must be null or in 1..{MAX_TEAM_BID}, got {r.max_team_bid}",
+    )
     lowest = 0 if r.nil else 1
     if r.max_team_bid < 2 * lowest:
-        raise RulesError(f"rules options 'max_team_bid' and 'nil': with nil: false every bid is at least "
-                         f"{lowest}, so max_team_bid {r.max_team_bid} leaves a seat without a legal bid; "
-                         f"set max_team_bid to at least {2 * lowest} or null")
+        raise RulesError(
+            f"rules options 'max_team_bid' and 'nil': with nil: false every bid is at least "
+            f"{lowest}, so max_team_bid {r.max_team_bid} leaves a seat without a legal bid; "
+            f"set max_team_bid to at least {2 * lowest} or null"
+        )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _crazy_hand_rules(rotation: Rules, name: str) -> Rules:
     game_level = {key: getattr(rotation, key) for key in GAME_LEVEL_FIELDS}
     return preset(name).replace(**game_level)
@@ -396,7 +454,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def preset(name: str) -> Rules:
     """The named preset of RULES.md section 10."""
     if name not in PRESETS:

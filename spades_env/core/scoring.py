@@ -31,8 +31,9 @@ Per side (a partnership, or one player in cutthroat), RULES.md section 5:
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -107,8 +108,13 @@ class Bid:
         return _BID_WORDS[k]
 
 
-_BID_WORDS = {BidKind.NONE: "-", BidKind.NIL: "nil", BidKind.BLIND_NIL: "blind nil", BidKind.TEN_FOR_200: "10 for 200",
-              BidKind.SKIPPED: "skipped"}  # the bids whose text has no number (built once, not per call)
+_BID_WORDS = {
+    BidKind.NONE: "-",
+    BidKind.NIL: "nil",
+    BidKind.BLIND_NIL: "blind nil",
+    BidKind.TEN_FOR_200: "10 for 200",
+    BidKind.SKIPPED: "skipped",
+}  # the bids whose text has no number (built once, not per call)
 
 
 @dataclass(frozen=True)
@@ -164,14 +170,15 @@ class ScoringError(ValueError):
 
 def side_members(rules: Rules) -> tuple[tuple[int, ...], ...]:
     """The seats of each side, ascending (one row per side, all rows the same length)."""
-    return tuple(tuple(s for s in range(rules.num_players) if rules.side_of(s) == side)
-                 for side in range(rules.num_sides))
+    return tuple(
+        tuple(s for s in range(rules.num_players) if rules.side_of(s) == side) for side in range(rules.num_sides)
+    )
 
 
 _TEN_FOR_200, _BLIND = int(BidKind.TEN_FOR_200), int(BidKind.BLIND)
 _NUM_KINDS = len(BidKind)
 NO_NIL = -1  # nil_made of a seat that bid no nil
-_TABLE_CACHE: dict[tuple[int, ...], tuple[tuple[Rules, ...], "_ScoringTables"]] = {}
+_TABLE_CACHE: dict[tuple[int, ...], tuple[tuple[Rules, ...], _ScoringTables]] = {}
 _TABLE_CACHE_SIZE = 256
 # Options that must agree between the rules of one call (a rotation shares them: RULES.md section 8).
 _SHARED_OPTIONS = ("num_players", "partnerships", "bag_limit", "bag_penalty")
@@ -225,16 +232,21 @@ def _build_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
         nil_value=by_code(nil_values),
         is_nil=by_code(lambda r, kind: kind in NIL_KINDS).astype(bool),
         is_number=np.array([kind == BidKind.NUMBER for kind in BidKind], dtype=np.int64),
-        side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool))
+        side_kind=np.array([kind in SIDE_CONTRACT_KINDS for kind in BidKind], dtype=bool),
+    )
     seat_side = np.array([first.side_of(s) for s in range(first.num_players)], dtype=np.intp)
     side_matrix = np.zeros((first.num_players, first.num_sides), dtype=np.int64)
     side_matrix[np.arange(first.num_players), seat_side] = 1
     return _ScoringTables(
-        arrays=arrays, values=_KindTables(*(tuple(table.tolist()) for table in arrays)),
+        arrays=arrays,
+        values=_KindTables(*(tuple(table.tolist()) for table in arrays)),
         bag_value=np.array([r.bag_value for r in all_rules], dtype=np.int64),
         boston_bonus=np.array([r.boston_bonus for r in all_rules], dtype=np.int64),
-        side_matrix=side_matrix, seat_side=seat_side, members=side_members(first),
-        any_boston_bonus=any(r.boston_bonus for r in all_rules))
+        side_matrix=side_matrix,
+        seat_side=seat_side,
+        members=side_members(first),
+        any_boston_bonus=any(r.boston_bonus for r in all_rules),
+    )
 
 
 def _scoring_tables(all_rules: tuple[Rules, ...]) -> _ScoringTables:
@@ -261,12 +273,18 @@ def _single_rules_tables(rules: Rules) -> _ScoringTables:
 # (``select`` = ``numpy.where``: the batch engine). Per-seat terms are summed by side in between: by a
 # loop over a side's members for one hand, by a product with the side matrix for arrays.
 
+
 def _seat_terms(select, tab: _KindTables, kind: Any, code: Any, value: Any, won: Any) -> tuple:
     """Per seat, the terms summed by side: tricks, nil bags (a nil's tricks that do not count), the
     number contract, the tricks counted toward it, nil points."""
     nil_value = tab.nil_value[code]
-    return (won, won * tab.nil_bagging[code], value * tab.is_number[kind], won * tab.counts[code],
-            select(won == 0, nil_value, -nil_value))
+    return (
+        won,
+        won * tab.nil_bagging[code],
+        value * tab.is_number[kind],
+        won * tab.counts[code],
+        select(won == 0, nil_value, -nil_value),
+    )
 
 
 def _side_contract_terms(select, kind: Any, value: Any) -> tuple:
@@ -274,14 +292,25 @@ def _side_contract_terms(select, kind: Any, value: Any) -> tuple:
     return kind == _TEN_FOR_200, select(kind == _BLIND, value, 0)
 
 
-def _side_outcome(select, bag_value: Any, side_tricks: Any, nil_bags: Any, contract: Any, counted: Any,
-                  nil_points: Any, side_contract: tuple | None) -> tuple:
+def _side_outcome(
+    select,
+    bag_value: Any,
+    side_tricks: Any,
+    nil_bags: Any,
+    contract: Any,
+    counted: Any,
+    nil_points: Any,
+    side_contract: tuple | None,
+) -> tuple:
     """(points before Boston and bag penalties, new bags, contract, made) of sides from their summed terms;
     ``side_contract`` = (side contract?, 10 for 200 bid?, blind tricks) when one may have been bid."""
     made = counted >= contract
     over = counted - contract
-    points = nil_points + bag_value * nil_bags + select(
-        made, POINTS_PER_BID_TRICK * contract + bag_value * over, -POINTS_PER_BID_TRICK * contract)
+    points = (
+        nil_points
+        + bag_value * nil_bags
+        + select(made, POINTS_PER_BID_TRICK * contract + bag_value * over, -POINTS_PER_BID_TRICK * contract)
+    )
     new_bags = nil_bags + over * made
     if side_contract is not None:  # every trick of the side counts toward it (``counted_tricks``)
         is_side, has_ten, blind_value = side_contract
@@ -327,8 +356,9 @@ class HandScores:
     nil_made: np.ndarray  # (k, seats): -1 no nil, 0 failed, 1 made
 
 
-def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks: Any, bags_before: Any,
-                rules_index: Any = None) -> HandScores:
+def score_hands(
+    rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks: Any, bags_before: Any, rules_index: Any = None
+) -> HandScores:
     """Scoring of k finished hands: ``(k, seats)`` bid kinds, values and tricks, ``(k, sides)`` bags
     carried in; ``rules`` is one Rules, or the hand rules of a rotation with ``rules_index`` (k,)
     naming each hand's (pure, unchecked; ``score_hand`` checks its inputs)."""
@@ -358,8 +388,9 @@ def score_hands(rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks:
         is_side, has_ten, blind_value = (per_seat @ tab.side_matrix).transpose(1, 0, 2)
         side_contract = (is_side > 0, has_ten > 0, blind_value)
         cancelled = side_contract[0][:, tab.seat_side]  # a nil cancelled by the partner's side bid
-    points, new_bags, contract, made = _side_outcome(np.where, bag_value, side_tricks, nil_bags, contract, counted,
-                                                     nil_points, side_contract)
+    points, new_bags, contract, made = _side_outcome(
+        np.where, bag_value, side_tricks, nil_bags, contract, counted, nil_points, side_contract
+    )
     boston = side_tricks == first.num_tricks
     if tab.any_boston_bonus:
         points = points + boston * boston_bonus
@@ -399,13 +430,15 @@ def score_hand(rules: Rules, bids: Sequence[Bid], tricks: Sequence[int], bags_be
         sums = [sum(column) for column in zip(*(per_seat[m] for m in members))]
         side_contract = None
         if any(lookup.side_kind[kinds[m]] for m in members):
-            has_ten, blind_value = (sum(column) for column in zip(*(
-                _side_contract_terms(pick, kinds[m], values[m]) for m in members)))
+            has_ten, blind_value = (
+                sum(column) for column in zip(*(_side_contract_terms(pick, kinds[m], values[m]) for m in members))
+            )
             side_contract = (True, has_ten > 0, blind_value)
         points, new_bags, contract, made = _side_outcome(pick, rules.bag_value, *sums, side_contract)
         boston = sums[0] == rules.num_tricks
-        points, bags, penalties = _carried_bags(rules, points + boston * rules.boston_bonus, new_bags,
-                                                int(bags_before[side]))
+        points, bags, penalties = _carried_bags(
+            rules, points + boston * rules.boston_bonus, new_bags, int(bags_before[side])
+        )
         sides.append(SideScore(points, bags, new_bags, penalties, contract, sums[0], made, boston))
         for m in members:
             made_nil = _nil_made(pick, lookup.is_nil[kinds[m]], side_contract is not None, tricks[m])

@@ -33,11 +33,10 @@ is left to the agents.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from .cards import CARD_SUIT, NUM_CARDS, NUM_SUITS, SPADE_MASK, TRUMP, Suit, card_power
 from .card_play import (  # noqa: F401 - the situations are re-exported: what a card shows depends on them
     FOLLOWS,
     LEADS_BEFORE_BROKEN,
@@ -46,6 +45,7 @@ from .card_play import (  # noqa: F401 - the situations are re-exported: what a 
     NUM_SITUATIONS,
     play_situation,
 )
+from .cards import CARD_SUIT, NUM_CARDS, NUM_SUITS, SPADE_MASK, TRUMP, Suit, card_power
 from .rules import Rules
 
 TRUMP_BONUS = 100  # any trump outranks every card of the suit led
@@ -161,18 +161,31 @@ def voids_shown_table(rules: Rules) -> tuple:
     rules, for per-card hot paths)."""
     table = _VOIDS_TABLES.get(rules)
     if table is None:
-        table = tuple(tuple(tuple(
-            tuple(tuple(voids_shown(play_situation(rules, first, leads, broken), led, card) for card in range(NUM_CARDS))
-                  for led in range(NUM_SUITS))
-            for broken in (False, True)) for leads in (False, True)) for first in (False, True))
+        table = tuple(
+            tuple(
+                tuple(
+                    tuple(
+                        tuple(
+                            voids_shown(play_situation(rules, first, leads, broken), led, card)
+                            for card in range(NUM_CARDS)
+                        )
+                        for led in range(NUM_SUITS)
+                    )
+                    for broken in (False, True)
+                )
+                for leads in (False, True)
+            )
+            for first in (False, True)
+        )
         if len(_VOIDS_TABLES) >= _VOIDS_TABLES_LIMIT:
             _VOIDS_TABLES.clear()
         _VOIDS_TABLES[rules] = table
     return table
 
 
-def trick_voids(rules: Rules, seats: Sequence[int], cards: Sequence[int], gone_before: int, first_trick: bool,
-                voids: list[int]) -> None:
+def trick_voids(
+    rules: Rules, seats: Sequence[int], cards: Sequence[int], gone_before: int, first_trick: bool, voids: list[int]
+) -> None:
     """Add to ``voids`` (suit bitmasks per seat) what one trick's cards (in play order) show the table;
     ``gone_before``: the cards played before the trick."""
     if not cards:

@@ -61,13 +61,20 @@ def parse_options(items: list[str] | None) -> dict[str, Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    p = argparse.ArgumentParser(prog="spades-evaluate", description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="spades-evaluate",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("agent_a", help="agent A: a make_agent name, checkpoint path or released policy")
     p.add_argument("agent_b", help="agent B")
     p.add_argument("--deals", type=non_negative_int, default=200, help="duplicate deals (one-hand episodes); 0 to skip")
-    p.add_argument("--games", type=non_negative_int, default=100,
-                   help="game seeds played to the target, each in every orientation (the headline win rate; 0 to skip)")
+    p.add_argument(
+        "--games",
+        type=non_negative_int,
+        default=100,
+        help="game seeds played to the target, each in every orientation (the headline win rate; 0 to skip)",
+    )
     p.add_argument("--rules", default="standard", help="preset name or YAML path")
     p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument("--workers", type=positive_int, default=None, help="processes (default: all cores)")
@@ -75,11 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", dest="png_path", help="write a chart here")
     p.add_argument("--cross-play", action="store_true", help="partner each agent with --partner (heuristic)")
     p.add_argument("--partner", default="heuristic", help="the partner agent in cross-play")
-    p.add_argument("--context", choices=CONTEXTS, default="zero",
-                   help="score context of the deals: 0-0, or sampled scores and bags")
+    p.add_argument(
+        "--context",
+        choices=CONTEXTS,
+        default="zero",
+        help="score context of the deals: 0-0, or sampled scores and bags",
+    )
     for flag, whose in (("--a-opt", "agent A"), ("--b-opt", "agent B"), ("--partner-opt", "the partner agent")):
-        p.add_argument(flag, action="append", type=option_pair, metavar="KEY=VALUE",
-                       help=f"option for {whose} (repeatable)")
+        p.add_argument(
+            flag, action="append", type=option_pair, metavar="KEY=VALUE", help=f"option for {whose} (repeatable)"
+        )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -88,11 +100,20 @@ def _checked_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     """The evaluation config, with the output paths checked (a problem exits with status 2)."""
     try:
         cfg = EvalConfig(
-            agent_a=args.agent_a, agent_b=args.agent_b,
-            a_options=dict(args.a_opt or []), b_options=dict(args.b_opt or []),
-            rules=args.rules, deals=args.deals, games=args.games, seed=args.seed, workers=args.workers,
-            cross_play=args.cross_play, partner=args.partner, partner_options=dict(args.partner_opt or []),
-            context=args.context, progress=not args.no_progress,
+            agent_a=args.agent_a,
+            agent_b=args.agent_b,
+            a_options=dict(args.a_opt or []),
+            b_options=dict(args.b_opt or []),
+            rules=args.rules,
+            deals=args.deals,
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            cross_play=args.cross_play,
+            partner=args.partner,
+            partner_options=dict(args.partner_opt or []),
+            context=args.context,
+            progress=not args.no_progress,
         )
         check_output_paths(args.json_path, args.png_path, inputs=(args.agent_a, args.agent_b, args.partner))
     except ValueError as exc:
@@ -104,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``spades-evaluate``."""
     if "--league" in (sys.argv[1:] if argv is None else argv):  # the league has its own options
         from .league import main as league_main
+
         return league_main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)

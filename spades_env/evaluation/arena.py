@@ -9,8 +9,9 @@ deciding. Duplicate schedules (which agent sits where) are in
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -37,10 +38,14 @@ class Timing:
             self.play_decisions[role] = self.play_decisions.get(role, 0) + 1
             self.play_seconds[role] = self.play_seconds.get(role, 0.0) + seconds
 
-    def merge(self, other: "Timing") -> None:
+    def merge(self, other: Timing) -> None:
         """Accumulate another timing."""
-        for mine, theirs in ((self.decisions, other.decisions), (self.seconds, other.seconds),
-                             (self.play_decisions, other.play_decisions), (self.play_seconds, other.play_seconds)):
+        for mine, theirs in (
+            (self.decisions, other.decisions),
+            (self.seconds, other.seconds),
+            (self.play_decisions, other.play_decisions),
+            (self.play_seconds, other.play_seconds),
+        ):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
 
@@ -84,7 +89,7 @@ def play_episode(
     env = raw_env(rules=rules, episode=episode)
     env.reset(seed=seed, options=options)
     clock = time.perf_counter
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)

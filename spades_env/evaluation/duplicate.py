@@ -45,10 +45,11 @@ import itertools
 import multiprocessing
 import os
 import sys
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -128,7 +129,7 @@ def orientations(rules: Rules, cross_play: bool) -> list[tuple[str, ...]]:
 
 
 SEED_STREAMS = ("tool", "training")  # whose evaluation: the command line and library (default), or training's
-STREAM_SPAN = 2 ** 32  # env seeds of stream k lie in [k * 2**32, (k + 1) * 2**32): disjoint by construction
+STREAM_SPAN = 2**32  # env seeds of stream k lie in [k * 2**32, (k + 1) * 2**32): disjoint by construction
 
 
 def task_seed(seed: int, kind: int, index: int, stream: str = "tool") -> int:
@@ -261,8 +262,15 @@ def _run_task(task: tuple[int, int]) -> dict[str, Any]:
         seat_agents = [agents[role] for role in roles]
         for role, agent in agents.items():
             reseed(agent, (cfg.seed, kind, index, o, ROLE_IDS[role]))
-        game = play_episode(rules, seat_agents, roles, env_seed, "hand" if kind == DEAL else "game",
-                            options=dict(options), timing=timing)
+        game = play_episode(
+            rules,
+            seat_agents,
+            roles,
+            env_seed,
+            "hand" if kind == DEAL else "game",
+            options=dict(options),
+            timing=timing,
+        )
         _tallies(rules, roles, game, tallies)
         record: dict[str, Any] = {"roles": "".join(roles)}
         if kind == DEAL:
@@ -270,13 +278,18 @@ def _run_task(task: tuple[int, int]) -> dict[str, Any]:
             points = list(result.points)
             bags = [side.new_bags for side in result.score.sides]
             charged = [float(charged_points(rules, s.points, s.new_bags, s.bag_penalties)) for s in result.score.sides]
-            record.update(a_points=_role_mean(rules, roles, "A", points),
-                          b_points=_role_mean(rules, roles, "B", points),
-                          a_bags=_role_mean(rules, roles, "A", bags), b_bags=_role_mean(rules, roles, "B", bags),
-                          a_charged=_role_mean(rules, roles, "A", charged),
-                          b_charged=_role_mean(rules, roles, "B", charged))
+            record.update(
+                a_points=_role_mean(rules, roles, "A", points),
+                b_points=_role_mean(rules, roles, "B", points),
+                a_bags=_role_mean(rules, roles, "A", bags),
+                b_bags=_role_mean(rules, roles, "B", bags),
+                a_charged=_role_mean(rules, roles, "A", charged),
+                b_charged=_role_mean(rules, roles, "B", charged),
+            )
         else:
-            record.update(winner=winner_role(rules, roles, game.winner), hands=len(game.results), scores=list(game.scores))
+            record.update(
+                winner=winner_role(rules, roles, game.winner), hands=len(game.results), scores=list(game.scores)
+            )
         out["orientations"].append(record)
     out["tallies"] = {k: v.to_dict() for k, v in tallies.items()}
     out["timing"] = asdict(timing)
@@ -305,8 +318,9 @@ def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: 
     """
     # fork is fastest, but a forked child of a process that has started torch's thread pool can deadlock.
     method = "spawn" if os.name == "nt" else ("forkserver" if "torch" in sys.modules else "fork")
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
-                               initargs=(config,))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context(method), initializer=_init_worker, initargs=(config,)
+    )
     queue = iter(tasks)
     pending: dict[Any, tuple[int, int]] = {}
     finished = False
@@ -322,8 +336,9 @@ def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: 
                 except WorkerError:
                     raise
                 except BrokenProcessPool as exc:
-                    raise WorkerError(f"a worker process died during the run ({_task_name(task)} unfinished): "
-                                      f"{exc}") from exc
+                    raise WorkerError(
+                        f"a worker process died during the run ({_task_name(task)} unfinished): {exc}"
+                    ) from exc
                 except Exception as exc:
                     raise WorkerError(f"{_task_name(task)} failed: {type(exc).__name__}: {exc}") from exc
                 for more in itertools.islice(queue, 1):
@@ -337,8 +352,9 @@ def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: 
         pool.shutdown(wait=finished, cancel_futures=True)
 
 
-def _run_all(cfg: EvalConfig, prepared: tuple[Rules, list[tuple[str, ...]], dict[str, Any]]) \
-        -> Iterator[dict[str, Any]]:
+def _run_all(
+    cfg: EvalConfig, prepared: tuple[Rules, list[tuple[str, ...]], dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
     """Every task's result: in this process with one worker (``prepared`` by :func:`check_config`), else in a
     pool of worker processes."""
     tasks = _tasks(cfg)
@@ -375,17 +391,22 @@ def evaluate(cfg: EvalConfig) -> dict[str, Any]:
 def _config_report(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]]) -> dict[str, Any]:
     """The report's ``config`` block: what was evaluated and how to replay it."""
     return {
-        "agent_a": cfg.agent_a, "a_options": cfg.a_options,
-        "agent_b": cfg.agent_b, "b_options": cfg.b_options,
-        "rules_name": rules.name, "rules": rules.to_dict(),
-        "seed": cfg.seed, "deals": cfg.deals, "games": cfg.games,
+        "agent_a": cfg.agent_a,
+        "a_options": cfg.a_options,
+        "agent_b": cfg.agent_b,
+        "b_options": cfg.b_options,
+        "rules_name": rules.name,
+        "rules": rules.to_dict(),
+        "seed": cfg.seed,
+        "deals": cfg.deals,
+        "games": cfg.games,
         "cross_play": cfg.cross_play,
         "partner": cfg.partner if cfg.cross_play else None,
         "partner_options": cfg.partner_options if cfg.cross_play else None,
         "context": cfg.context,
         "orientations": ["".join(o) for o in orients],
         "replay": "deal i: env.reset(seed=deals.seeds[i]) with episode='hand' (and the context's scores/bags); "
-                  "game j: env.reset(seed=games.seeds[j]) with episode='game'; each in every orientation",
+        "game j: env.reset(seed=games.seeds[j]) with episode='game'; each in every orientation",
     }
 
 

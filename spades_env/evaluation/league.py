@@ -47,17 +47,18 @@ import math
 import os
 import sys
 import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import optimize
 
+from ..cli_args import non_negative_int, positive_int, sigterm_interrupts
 from ..core.rules import Rules
 from ..rewards import bag_cost
-from ..cli_args import non_negative_int, positive_int, sigterm_interrupts
 from .duplicate import ConfigError, EvalConfig, check_config, evaluate, resolve_rules
 from .report import check_output_paths, write_outputs
 from .stats import undecided_share, win_interval
@@ -99,8 +100,14 @@ class LeagueConfig:
 
     def __post_init__(self) -> None:
         try:  # the numbers as one match checks them
-            EvalConfig(agent_a="random", agent_b="random", deals=self.deals, games=self.games, seed=self.seed,
-                       workers=self.workers)
+            EvalConfig(
+                agent_a="random",
+                agent_b="random",
+                deals=self.deals,
+                games=self.games,
+                seed=self.seed,
+                workers=self.workers,
+            )
         except ValueError as exc:
             raise LeagueError(str(exc)) from None
 
@@ -143,8 +150,12 @@ def run_folder_entries(folder: str | os.PathLike, workdir: str | os.PathLike) ->
             config = payload["config"]
             counters = payload.get("counters", {})
             update = int(counters.get("update", 0))
-            net = PolicyNet(config["hidden"], prior_weight=config.get("prior_weight", 0.0),
-                            prior_on_bids=config.get("prior_on_bids", False), card_scorer=config.get("card_scorer", 0))
+            net = PolicyNet(
+                config["hidden"],
+                prior_weight=config.get("prior_weight", 0.0),
+                prior_on_bids=config.get("prior_on_bids", False),
+                card_scorer=config.get("card_scorer", 0),
+            )
             pool = list(payload.get("pool", []))
             every = int(config.get("snapshot_every", 1)) or 1
             last_snapshot = (update // every) * every
@@ -215,8 +226,9 @@ def check_entries(entries: Sequence[Entry], rules: Rules, options: dict[str, Any
 
 
 # ------------------------------------------------------------------ ratings
-def fit_bradley_terry(wins: np.ndarray, anchor: int = 0,
-                      prior_sd: float = PRIOR_SD_LOGIT) -> tuple[np.ndarray, np.ndarray]:
+def fit_bradley_terry(
+    wins: np.ndarray, anchor: int = 0, prior_sd: float = PRIOR_SD_LOGIT
+) -> tuple[np.ndarray, np.ndarray]:
     """Ratings (logits, anchor = 0) and their standard errors from ``wins[i, j]`` (i's wins over j)."""
     wins = np.asarray(wins, dtype=np.float64)
     n = wins.shape[0]
@@ -229,7 +241,7 @@ def fit_bradley_terry(wins: np.ndarray, anchor: int = 0,
     played = (wins + wins.T) > 0
     np.fill_diagonal(played, False)
     free = np.array([i for i in range(n) if i != anchor])
-    precision = 1.0 / prior_sd ** 2
+    precision = 1.0 / prior_sd**2
     laplacian = np.diag(played.sum(axis=1)) - played.astype(np.float64)
 
     total = wins + wins.T
@@ -250,10 +262,14 @@ def fit_bradley_terry(wins: np.ndarray, anchor: int = 0,
         return value, grad, hess
 
     # The penalized log-likelihood is concave: scipy's trust-region Newton finds its maximum (anchor fixed at 0).
-    fit = optimize.minimize(lambda x: -penalized(full(x))[0], np.zeros(n - 1),
-                            jac=lambda x: -penalized(full(x))[1][free],
-                            hess=lambda x: -penalized(full(x))[2][np.ix_(free, free)],
-                            method="trust-exact", options={"gtol": 1e-10})
+    fit = optimize.minimize(
+        lambda x: -penalized(full(x))[0],
+        np.zeros(n - 1),
+        jac=lambda x: -penalized(full(x))[1][free],
+        hess=lambda x: -penalized(full(x))[2][np.ix_(free, free)],
+        method="trust-exact",
+        options={"gtol": 1e-10},
+    )
     r = full(fit.x)
     _, _, hess = penalized(r)
     se = np.zeros(n)
@@ -279,27 +295,39 @@ def _connected_to(played: np.ndarray, start: int) -> np.ndarray:
 def _pair_summary(a: str, b: str, report: dict[str, Any], rules: Rules) -> dict[str, Any]:
     """The parts of a duplicate report the league keeps (no timings, no per-deal lists)."""
     out: dict[str, Any] = {"a": a, "b": b}
-    cost = bag_cost(rules)
     if "games" in report:
         g = report["games"]
         # In cutthroat A plays a field of B players: a win of "B" is a win of one of them.
         field = 1 if rules.partnerships else rules.num_sides - 1
-        out["games"] = {"n": g["n_games"], "a_wins": g["a_wins"], "b_wins": g["b_wins"], "b_players": field,
-                        "undecided": g["undecided"], "a_win_rate": g["a_win_rate"]["rate"],
-                        "a_win_low": g["a_win_rate"]["low"], "a_win_high": g["a_win_rate"]["high"],
-                        "mean_hands": g["mean_hands"]}
+        out["games"] = {
+            "n": g["n_games"],
+            "a_wins": g["a_wins"],
+            "b_wins": g["b_wins"],
+            "b_players": field,
+            "undecided": g["undecided"],
+            "a_win_rate": g["a_win_rate"]["rate"],
+            "a_win_low": g["a_win_rate"]["low"],
+            "a_win_high": g["a_win_rate"]["high"],
+            "mean_hands": g["mean_hands"],
+        }
     if "deals" in report:
         d = report["deals"]
         sides = report["sides"]["deals"]
         charged = {role: sides[role]["bag_adjusted_points_per_hand"] for role in "AB"}  # rewards.charged_points
         diffs = d["per_deal_diff"]
         out["deals"] = {
-            "n": d["n"], "a_points": d["a_points"], "b_points": d["b_points"],
-            "a_points_charged": charged["A"], "b_points_charged": charged["B"],
-            "a_bags": sides["A"]["bags_per_hand"], "b_bags": sides["B"]["bags_per_hand"],
-            "points_diff": d["points_diff"]["mean"], "points_diff_low": d["points_diff"]["low"],
+            "n": d["n"],
+            "a_points": d["a_points"],
+            "b_points": d["b_points"],
+            "a_points_charged": charged["A"],
+            "b_points_charged": charged["B"],
+            "a_bags": sides["A"]["bags_per_hand"],
+            "b_bags": sides["B"]["bags_per_hand"],
+            "points_diff": d["points_diff"]["mean"],
+            "points_diff_low": d["points_diff"]["low"],
             "points_diff_high": d["points_diff"]["high"],
-            "a_deals_won": sum(x > 0 for x in diffs), "b_deals_won": sum(x < 0 for x in diffs),
+            "a_deals_won": sum(x > 0 for x in diffs),
+            "b_deals_won": sum(x < 0 for x in diffs),
             "deals_tied": sum(x == 0 for x in diffs),
         }
     return out
@@ -340,8 +368,12 @@ def _entry_totals(label: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
             charged.append(p["deals"][f"{me}_points_charged"])
             plain.append(p["deals"][f"{me}_points"])
     interval = win_interval(won, int(games))
-    out: dict[str, Any] = {"games": int(games), "win_rate": won / games if games else None,
-                           "win_low": interval["low"] if games else None, "win_high": interval["high"] if games else None}
+    out: dict[str, Any] = {
+        "games": int(games),
+        "win_rate": won / games if games else None,
+        "win_low": interval["low"] if games else None,
+        "win_high": interval["high"] if games else None,
+    }
     if deal_weights:
         out["points_per_deal_charged"] = float(np.average(charged, weights=deal_weights))
         out["points_per_deal"] = float(np.average(plain, weights=deal_weights))
@@ -363,24 +395,56 @@ def play_league(cfg: LeagueConfig) -> dict[str, Any]:
         pairs = []
         for i, j in _progress(matches, cfg.progress):
             a, b = entries[i], entries[j]
-            report = evaluate(EvalConfig(
-                agent_a=a.agent, agent_b=b.agent, a_options=dict(cfg.options), b_options=dict(cfg.options),
-                rules=rules, deals=cfg.deals, games=cfg.games, seed=cfg.seed, workers=cfg.workers, progress=False))
+            report = evaluate(
+                EvalConfig(
+                    agent_a=a.agent,
+                    agent_b=b.agent,
+                    a_options=dict(cfg.options),
+                    b_options=dict(cfg.options),
+                    rules=rules,
+                    deals=cfg.deals,
+                    games=cfg.games,
+                    seed=cfg.seed,
+                    workers=cfg.workers,
+                    progress=False,
+                )
+            )
             pairs.append(_pair_summary(a.label, b.label, report, rules))
     basis = "games" if cfg.games else "deals"
     r, se = fit_bradley_terry(_wins_matrix(labels, pairs, basis), labels.index(anchor))
     ratings = {}
     for k, e in enumerate(entries):
         rating, half = ELO_PER_LOGIT * r[k], ELO_PER_LOGIT * CONFIDENCE_Z * se[k]
-        ratings[e.label] = {"rating": float(rating), "low": float(rating - half), "high": float(rating + half),
-                            "agent": Path(e.agent).name if e.source else e.agent,  # no temporary paths
-                            **({"run": e.source} if e.source else {}), **_entry_totals(e.label, pairs)}
+        ratings[e.label] = {
+            "rating": float(rating),
+            "low": float(rating - half),
+            "high": float(rating + half),
+            "agent": Path(e.agent).name if e.source else e.agent,  # no temporary paths
+            **({"run": e.source} if e.source else {}),
+            **_entry_totals(e.label, pairs),
+        }
     return {
-        "config": {"entries": list(cfg.entries), "rules_name": rules.name, "rules": rules.to_dict(),
-                   "deals": cfg.deals, "games": cfg.games, "seed": cfg.seed, "options": cfg.options},
-        "method": {"model": "Bradley-Terry", "basis": basis, "anchor": anchor, "scale": "Elo",
-                   "elo_per_logit": ELO_PER_LOGIT, "prior_sd_logit": PRIOR_SD_LOGIT, "interval": "95% Fisher",
-                   "bag_cost": cost, "undecided_share": UNDECIDED_SHARE, "fair_win_rate": 1.0 / rules.num_sides},
+        "config": {
+            "entries": list(cfg.entries),
+            "rules_name": rules.name,
+            "rules": rules.to_dict(),
+            "deals": cfg.deals,
+            "games": cfg.games,
+            "seed": cfg.seed,
+            "options": cfg.options,
+        },
+        "method": {
+            "model": "Bradley-Terry",
+            "basis": basis,
+            "anchor": anchor,
+            "scale": "Elo",
+            "elo_per_logit": ELO_PER_LOGIT,
+            "prior_sd_logit": PRIOR_SD_LOGIT,
+            "interval": "95% Fisher",
+            "bag_cost": cost,
+            "undecided_share": UNDECIDED_SHARE,
+            "fair_win_rate": 1.0 / rules.num_sides,
+        },
         "ratings": ratings,
         "pairs": pairs,
     }
@@ -412,21 +476,27 @@ def format_league(report: dict[str, Any]) -> str:
     m, cfg = report["method"], report["config"]
     rows = sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"])
     width = max(12, *(len(name) for name, _ in rows))
-    lines = [f"League: {len(rows)} entries, rules {cfg['rules_name']}, seed {cfg['seed']}, "
-             f"{cfg['deals']} duplicate deals and {cfg['games']} game seeds per match",
-             f"Ratings: {m['model']} on {m['basis']} results, Elo scale, anchor {m['anchor']} = 0; "
-             f"95% intervals relative to the anchor; fair win rate {100 * m['fair_win_rate']:.1f}%",
-             "",
-             f"{'entry':{width}s} {'rating':>7s} {'95% interval':>17s} {'win rate':>9s} {'games':>6s} "
-             f"{'pts/deal':>9s} {'plain':>8s}",
-             f"{'':{width}s} {'':>7s} {'':>17s} {'':>9s} {'':>6s} {'bags chg':>9s} {'pts/deal':>8s}"]
+    lines = [
+        f"League: {len(rows)} entries, rules {cfg['rules_name']}, seed {cfg['seed']}, "
+        f"{cfg['deals']} duplicate deals and {cfg['games']} game seeds per match",
+        f"Ratings: {m['model']} on {m['basis']} results, Elo scale, anchor {m['anchor']} = 0; "
+        f"95% intervals relative to the anchor; fair win rate {100 * m['fair_win_rate']:.1f}%",
+        "",
+        f"{'entry':{width}s} {'rating':>7s} {'95% interval':>17s} {'win rate':>9s} {'games':>6s} "
+        f"{'pts/deal':>9s} {'plain':>8s}",
+        f"{'':{width}s} {'':>7s} {'':>17s} {'':>9s} {'':>6s} {'bags chg':>9s} {'pts/deal':>8s}",
+    ]
     for name, x in rows:
         interval = f"[{_fmt(x['low'], '+.0f')}, {_fmt(x['high'], '+.0f')}]"
         win = "-" if x["win_rate"] is None else f"{100 * x['win_rate']:.1f}%"
-        lines.append(f"{name:{width}s} {x['rating'] + 0.0:+7.0f} {interval:>17s} {win:>9s} {x['games']:6d} "
-                     f"{_fmt(x.get('points_per_deal_charged'), '+9.1f'):>9s} {_fmt(x.get('points_per_deal'), '+8.1f'):>8s}")
-    lines.append(f"(pts/deal bags chg: points per deal with each new bag charged {m['bag_cost']:g} points, "
-                 "its share of the bag penalty)")
+        lines.append(
+            f"{name:{width}s} {x['rating'] + 0.0:+7.0f} {interval:>17s} {win:>9s} {x['games']:6d} "
+            f"{_fmt(x.get('points_per_deal_charged'), '+9.1f'):>9s} {_fmt(x.get('points_per_deal'), '+8.1f'):>8s}"
+        )
+    lines.append(
+        f"(pts/deal bags chg: points per deal with each new bag charged {m['bag_cost']:g} points, "
+        "its share of the bag penalty)"
+    )
     return "\n".join(lines)
 
 
@@ -457,12 +527,22 @@ def write_league_png(report: dict[str, Any], path: str | os.PathLike) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``--league``."""
-    p = argparse.ArgumentParser(prog="spades-evaluate --league", description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--league", nargs="+", required=True, metavar="ENTRY",
-                   help="agents, policy files, run folders, or LABEL=AGENT (2 or more in all)")
+    p = argparse.ArgumentParser(
+        prog="spades-evaluate --league",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--league",
+        nargs="+",
+        required=True,
+        metavar="ENTRY",
+        help="agents, policy files, run folders, or LABEL=AGENT (2 or more in all)",
+    )
     p.add_argument("--deals", type=non_negative_int, default=40, help="duplicate deals per match (0 to skip)")
-    p.add_argument("--games", type=non_negative_int, default=10, help="game seeds per match, each in every orientation (0 to skip)")
+    p.add_argument(
+        "--games", type=non_negative_int, default=10, help="game seeds per match, each in every orientation (0 to skip)"
+    )
     p.add_argument("--rules", default="standard", help="preset name or YAML path")
     p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument("--anchor", default=None, help="the entry rated 0 (default: the first)")
@@ -478,8 +558,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:  # the numbers, the rules and the output paths are checked before any match is played
-        cfg = LeagueConfig(entries=args.league, deals=args.deals, games=args.games, seed=args.seed,
-                           rules=args.rules, anchor=args.anchor, workers=args.workers, progress=not args.no_progress)
+        cfg = LeagueConfig(
+            entries=args.league,
+            deals=args.deals,
+            games=args.games,
+            seed=args.seed,
+            rules=args.rules,
+            anchor=args.anchor,
+            workers=args.workers,
+            progress=not args.no_progress,
+        )
         try:
             resolve_rules(args.rules)
         except (ValueError, TypeError, KeyError, OSError) as exc:

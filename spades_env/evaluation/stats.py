@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -68,7 +69,7 @@ class SideTally:
     points: int = 0
     bag_penalties: int = 0  # times the side paid the bag penalty
 
-    def add(self, other: "SideTally") -> None:
+    def add(self, other: SideTally) -> None:
         """Accumulate another tally."""
         for name in self.__dataclass_fields__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -76,11 +77,19 @@ class SideTally:
     def summary(self, rules: Any = None) -> dict[str, Any]:
         """Rates and means, with the counts they come from; with ``rules``, also the points per hand with the bag
         cost counted once (:func:`spades_env.rewards.charged_points`)."""
+
         def rate(k: float, n: int) -> float | None:
             return k / n if n else None
-        charged = {} if rules is None else {
-            "bag_adjusted_points_per_hand": rate(charged_points(rules, self.points, self.new_bags, self.bag_penalties),
-                                                 self.hands)}
+
+        charged = (
+            {}
+            if rules is None
+            else {
+                "bag_adjusted_points_per_hand": rate(
+                    charged_points(rules, self.points, self.new_bags, self.bag_penalties), self.hands
+                )
+            }
+        )
         return {
             "hands": self.hands,
             "points_per_hand": rate(self.points, self.hands),
@@ -104,7 +113,7 @@ class SideTally:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     @classmethod
-    def from_dict(cls, data: dict[str, int]) -> "SideTally":
+    def from_dict(cls, data: dict[str, int]) -> SideTally:
         """Inverse of :meth:`to_dict` (counts missing from older results are 0)."""
         return cls(**data)
 

@@ -32,7 +32,8 @@ names that need ray import it on first use and, without it, raise
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -58,8 +59,10 @@ def require_rllib() -> Any:
     try:
         import ray.rllib  # noqa: PLC0415 - lazy: ray is an optional extra
     except ImportError as exc:
-        raise RLlibMissingError(f"the RLlib adapter needs Ray RLlib, which is not installed ({exc}); "
-                                f"install the '{RLLIB_EXTRA}' extra: {INSTALL_HINT}") from None
+        raise RLlibMissingError(
+            f"the RLlib adapter needs Ray RLlib, which is not installed ({exc}); "
+            f"install the '{RLLIB_EXTRA}' extra: {INSTALL_HINT}"
+        ) from None
     return ray.rllib
 
 
@@ -69,10 +72,12 @@ class RLlibObservations(BaseWrapper):
     def __init__(self, env: Any):
         super().__init__(env)
         inner = env.observation_space(env.possible_agents[0])
-        self._space = gymnasium.spaces.Dict({
-            OBS_KEY: inner["observation"],
-            MASK_KEY: gymnasium.spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32),
-        })
+        self._space = gymnasium.spaces.Dict(
+            {
+                OBS_KEY: inner["observation"],
+                MASK_KEY: gymnasium.spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32),
+            }
+        )
         self.illegal_actions = 0  # actions taken while the mask forbade them, over the wrapper's life
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -155,8 +160,8 @@ def _build_module_class() -> type:
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI  # noqa: PLC0415
     from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule  # noqa: PLC0415
 
-    from ..obs.encode import OBS_SIZE  # noqa: PLC0415
     from ..nn import PolicyNet, ValueNet, masked_logits  # noqa: PLC0415
+    from ..obs.encode import OBS_SIZE  # noqa: PLC0415
 
     class SpadesPPOModule(TorchRLModule, ValueFunctionAPI):
         """PPO RLModule: ``pi`` is a PolicyNet (masked logits), ``vf`` a ValueNet; ``model_config["hidden"]`` sizes both."""
@@ -188,7 +193,7 @@ def policy_net_from_state(state: dict[str, Any], hidden: Any = DEFAULT_HIDDEN) -
     from ..nn import PolicyNet  # noqa: PLC0415
 
     prefix = "pi."
-    weights = {k[len(prefix):]: torch.as_tensor(np.asarray(v)) for k, v in state.items() if k.startswith(prefix)}
+    weights = {k[len(prefix) :]: torch.as_tensor(np.asarray(v)) for k, v in state.items() if k.startswith(prefix)}
     if not weights:
         raise ValueError(f"no policy weights ('{prefix}*') in the state; keys: {sorted(state)[:8]}")
     policy = PolicyNet(hidden=tuple(hidden))

@@ -18,19 +18,81 @@ from __future__ import annotations
 try:
     import torch  # noqa: F401 - checked first: a clear message when the extra is missing
 except ModuleNotFoundError as exc:  # torch is an extra: the environment itself does not need it
-    raise ModuleNotFoundError("spades_env's policy networks and trained-policy agents need torch: "
-                              "pip install 'spades_env[train]'", name="torch") from exc
+    raise ModuleNotFoundError(
+        "spades_env's policy networks and trained-policy agents need torch: pip install 'spades_env[train]'",
+        name="torch",
+    ) from exc
 
-from .nets import (HAND_CARD_CHUNK, MASKED_LOGIT, PolicyNet, ValueNet, add_card_scores, apply_prior,
-                   card_feature_rows, is_card_scorer_width, masked_logits, mlp, one_torch_thread)
-from .policy_file import (CRITIC_LAYOUTS, POLICY_FORMAT, CheckpointError, PolicyFileError, SaveError, atomic_torch_save,
-                          content_digest, critic_layout, load_policy, safe_load, save_policy)
-from .sparse import (FEATURE_CLIP, WEIGHT_GRADS, SparseRows, bf16_matrix_units, feature_table, first_layer,
-                     fixed_weights, mlp_forward, sparse_rows, weight_grad_dtype)
+from .nets import (
+    HAND_CARD_CHUNK,
+    MASKED_LOGIT,
+    PolicyNet,
+    ValueNet,
+    add_card_scores,
+    apply_prior,
+    card_feature_rows,
+    is_card_scorer_width,
+    masked_logits,
+    mlp,
+    one_torch_thread,
+)
+from .policy_file import (
+    CRITIC_LAYOUTS,
+    POLICY_FORMAT,
+    CheckpointError,
+    PolicyFileError,
+    SaveError,
+    atomic_torch_save,
+    content_digest,
+    critic_layout,
+    load_policy,
+    safe_load,
+    save_policy,
+)
+from .sparse import (
+    FEATURE_CLIP,
+    WEIGHT_GRADS,
+    SparseRows,
+    bf16_matrix_units,
+    feature_table,
+    first_layer,
+    fixed_weights,
+    mlp_forward,
+    sparse_rows,
+    weight_grad_dtype,
+)
 
-__all__ = ["HAND_CARD_CHUNK", "MASKED_LOGIT", "PolicyNet", "SaveError", "ValueNet", "add_card_scores", "apply_prior",
-           "card_feature_rows", "is_card_scorer_width", "masked_logits", "mlp", "one_torch_thread", "CRITIC_LAYOUTS",
-           "POLICY_FORMAT", "CheckpointError", "PolicyFileError", "atomic_torch_save", "content_digest",
-           "critic_layout", "load_policy", "safe_load", "save_policy", "FEATURE_CLIP", "WEIGHT_GRADS", "SparseRows",
-           "bf16_matrix_units", "feature_table", "first_layer", "fixed_weights", "mlp_forward", "sparse_rows",
-           "weight_grad_dtype"]
+__all__ = [
+    "HAND_CARD_CHUNK",
+    "MASKED_LOGIT",
+    "PolicyNet",
+    "SaveError",
+    "ValueNet",
+    "add_card_scores",
+    "apply_prior",
+    "card_feature_rows",
+    "is_card_scorer_width",
+    "masked_logits",
+    "mlp",
+    "one_torch_thread",
+    "CRITIC_LAYOUTS",
+    "POLICY_FORMAT",
+    "CheckpointError",
+    "PolicyFileError",
+    "atomic_torch_save",
+    "content_digest",
+    "critic_layout",
+    "load_policy",
+    "safe_load",
+    "save_policy",
+    "FEATURE_CLIP",
+    "WEIGHT_GRADS",
+    "SparseRows",
+    "bf16_matrix_units",
+    "feature_table",
+    "first_layer",
+    "fixed_weights",
+    "mlp_forward",
+    "sparse_rows",
+    "weight_grad_dtype",
+]

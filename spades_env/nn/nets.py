@@ -21,8 +21,9 @@ weight travels in the policy file; agents compute the prior themselves
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import torch
 from torch import nn
@@ -33,8 +34,6 @@ from ..core.cards import NUM_CARDS
 from ..obs.encode import OBS_SIZE
 from ..obs.layout import OBSERVATION
 from .sparse import SparseRows, mlp_forward
-
-
 
 MASKED_LOGIT = -1e9
 HAND_CARD_CHUNK = 8192  # rows made dense at a time for the card scorer's features of a whole batch
@@ -72,8 +71,15 @@ def is_card_scorer_width(value: Any) -> bool:
 class PolicyNet(nn.Module):
     """Observation -> action logits (unmasked)."""
 
-    def __init__(self, hidden: Sequence[int] = (512, 512, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
-                 prior_weight: float = 0.0, prior_on_bids: bool = False, card_scorer: int = 0):
+    def __init__(
+        self,
+        hidden: Sequence[int] = (512, 512, 256),
+        obs_size: int = OBS_SIZE,
+        num_actions: int = NUM_ACTIONS,
+        prior_weight: float = 0.0,
+        prior_on_bids: bool = False,
+        card_scorer: int = 0,
+    ):
         super().__init__()
         if not 0 <= prior_weight < math.inf:
             raise ValueError(f"prior_weight must be >= 0 and finite, got {prior_weight}")
@@ -99,8 +105,9 @@ class PolicyNet(nn.Module):
             self.head.weight.mul_(0.01)
             self.head.bias.zero_()
 
-    def forward(self, obs: torch.Tensor | SparseRows, hand_cards: SparseRows | None = None,
-                legal: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, obs: torch.Tensor | SparseRows, hand_cards: SparseRows | None = None, legal: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Logits for every action (dense observations or :class:`SparseRows`); ``hand_cards``: the card scorer's
         features of these rows (:meth:`hand_card_features`), computed once for a batch read many times; ``legal``:
         the rows' legal-action masks, with which the scorer scores only the cards that can change the masked
@@ -123,8 +130,9 @@ class PolicyNet(nn.Module):
             scored = self.cards(obs if isinstance(obs, torch.Tensor) else obs.dense(), hidden, legal=legal)
         return add_card_scores(logits, *scored)
 
-    def hand_card_features(self, obs: torch.Tensor | SparseRows, legal: torch.Tensor | None = None,
-                           chunk: int = HAND_CARD_CHUNK) -> SparseRows | None:
+    def hand_card_features(
+        self, obs: torch.Tensor | SparseRows, legal: torch.Tensor | None = None, chunk: int = HAND_CARD_CHUNK
+    ) -> SparseRows | None:
         """The card scorer's features of the scored cards of each row (those of
         :func:`~spades_env.card_scorer.scored_cards` given the ``legal`` masks, else every card in the hand), as
         SparseRows (card ids, one feature row per card) to pass to :meth:`forward` for any selection of these rows;
@@ -135,9 +143,11 @@ class PolicyNet(nn.Module):
             raise ValueError(f"{len(legal)} legal-action masks for {len(obs)} observations")
         parts = []
         for start in range(0, max(len(obs), 1), chunk):  # an empty batch gives one empty part
-            rows = obs[start:start + chunk]
-            scored = self.cards.features(rows.dense() if isinstance(rows, SparseRows) else rows,
-                                         None if legal is None else legal[start:start + chunk])
+            rows = obs[start : start + chunk]
+            scored = self.cards.features(
+                rows.dense() if isinstance(rows, SparseRows) else rows,
+                None if legal is None else legal[start : start + chunk],
+            )
             parts.append(card_feature_rows(*scored, len(rows)))
         return SparseRows.cat(parts)
 

@@ -25,8 +25,9 @@ import math
 import os
 import pickle
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import torch
 
@@ -36,8 +37,6 @@ from ..core.actions import NUM_ACTIONS, NUM_ACTIONS_V2
 from ..obs.encode import OBS_SIZE
 from ..obs.layout import OBSERVATION, OBSERVATION_V1, POSITION, STATE, LayoutError
 from .nets import PolicyNet, is_card_scorer_width
-
-
 
 POLICY_FORMAT = "spades_env.policy/1"
 
@@ -76,9 +75,14 @@ def content_digest(state_dict: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
-def save_policy(path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any] | None = None, half: bool = False) -> None:
+def save_policy(
+    path: str | os.PathLike, policy: PolicyNet, meta: dict[str, Any] | None = None, half: bool = False
+) -> None:
     """Write a policy file (optionally float16 weights) atomically, with its layout and content hash."""
-    state = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu().clone() for k, v in policy.state_dict().items()}
+    state = {
+        k: (v.half() if half and v.is_floating_point() else v).detach().cpu().clone()
+        for k, v in policy.state_dict().items()
+    }
     bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
     if bad:
         raise ValueError(f"refusing to save a policy with NaN or infinite weights in {bad}")
@@ -113,12 +117,13 @@ def atomic_torch_save(payload: Any, path: str | os.PathLike) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         try:
-            free = f"{shutil.disk_usage(path.parent).free / 2 ** 20:,.0f} MiB free there"
+            free = f"{shutil.disk_usage(path.parent).free / 2**20:,.0f} MiB free there"
         except OSError:
             free = "free space unknown"
         kept = f"the previous {path.name} is intact" if path.exists() else f"no {path.name} was written"
-        raise SaveError(f"could not write {path} ({free}; is the disk full?): {type(exc).__name__}: {exc}; "
-                        f"{kept}") from None
+        raise SaveError(
+            f"could not write {path} ({free}; is the disk full?): {type(exc).__name__}: {exc}; {kept}"
+        ) from None
     os.replace(tmp, path)
 
 
@@ -130,8 +135,10 @@ def safe_load(path: str | os.PathLike) -> dict[str, Any]:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:  # torch's message explains weights_only at length: not what the user needs
-        raise CheckpointError(f"{path}: cannot be read as a checkpoint (not a PyTorch file of tensors and plain "
-                              "values, which is all a policy or checkpoint holds)") from None
+        raise CheckpointError(
+            f"{path}: cannot be read as a checkpoint (not a PyTorch file of tensors and plain "
+            "values, which is all a policy or checkpoint holds)"
+        ) from None
     except Exception as exc:  # torch raises many types for corrupt files, some with pages of explanation
         reason = one_line(str(exc), MAX_REASON_CHARS)
         raise CheckpointError(f"{path}: cannot be read as a checkpoint ({type(exc).__name__}: {reason})") from None
@@ -140,8 +147,9 @@ def safe_load(path: str | os.PathLike) -> dict[str, Any]:
     return payload
 
 
-def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int,
-                     card_scorer: int = 0) -> dict[str, tuple[int, ...]]:
+def _expected_shapes(
+    hidden: Sequence[int], obs_size: int, num_actions: int, card_scorer: int = 0
+) -> dict[str, tuple[int, ...]]:
     """Name -> shape of every tensor of a PolicyNet with this description (nothing allocated)."""
     shapes: dict[str, tuple[int, ...]] = {}
     sizes = (obs_size, *hidden)
@@ -152,18 +160,26 @@ def _expected_shapes(hidden: Sequence[int], obs_size: int, num_actions: int,
     shapes["head.weight"] = (num_actions, hidden[-1])
     shapes["head.bias"] = (num_actions,)
     if card_scorer:
-        shapes.update({"cards.card.weight": (card_scorer, CARD_FEATURES), "cards.card.bias": (card_scorer,),
-                       "cards.context.weight": (card_scorer, hidden[-1]),
-                       "cards.hidden.weight": (card_scorer, card_scorer), "cards.hidden.bias": (card_scorer,),
-                       "cards.score.weight": (1, card_scorer), "cards.score.bias": (1,)})
+        shapes.update(
+            {
+                "cards.card.weight": (card_scorer, CARD_FEATURES),
+                "cards.card.bias": (card_scorer,),
+                "cards.context.weight": (card_scorer, hidden[-1]),
+                "cards.hidden.weight": (card_scorer, card_scorer),
+                "cards.hidden.bias": (card_scorer,),
+                "cards.score.weight": (1, card_scorer),
+                "cards.score.bias": (1,),
+            }
+        )
     return shapes
 
 
 ACTION_COUNTS = (NUM_ACTIONS, NUM_ACTIONS_V2)  # the action spaces a policy file may have been trained on
 
 
-def _checked_description(payload: dict[str, Any], where: str, obs_size: int = OBS_SIZE,
-                         num_actions: int = NUM_ACTIONS) -> tuple[list[int], float, bool, int]:
+def _checked_description(
+    payload: dict[str, Any], where: str, obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS
+) -> tuple[list[int], float, bool, int]:
     """Hidden sizes, prior and card scorer width of a policy payload, checked against its weights' shapes;
     PolicyFileError otherwise."""
     hidden = payload.get("hidden")
@@ -195,12 +211,16 @@ def _checked_description(payload: dict[str, Any], where: str, obs_size: int = OB
     expected = _expected_shapes(hidden, obs_size, num_actions, card_scorer)
     missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
     if missing or unexpected:
-        raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
-                              f"missing {missing}, unexpected {unexpected}")
+        raise PolicyFileError(
+            f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
+            f"missing {missing}, unexpected {unexpected}"
+        )
     for name, shape in expected.items():
         if tuple(state[name].shape) != shape:
-            raise PolicyFileError(f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
-                                  f"{name} has shape {tuple(state[name].shape)}, the description needs {shape}")
+            raise PolicyFileError(
+                f"{where}: weights do not fit the network of hidden sizes {list(hidden)}: "
+                f"{name} has shape {tuple(state[name].shape)}, the description needs {shape}"
+            )
     return list(hidden), float(weight), prior["on_bids"], card_scorer
 
 
@@ -209,12 +229,16 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
     payload = safe_load(path)
     where = str(path)
     if payload.get("format") != POLICY_FORMAT:
-        raise CheckpointError(f"{path}: not a spades_env policy (format {payload.get('format')!r}, expected {POLICY_FORMAT!r})")
+        raise CheckpointError(
+            f"{path}: not a spades_env policy (format {payload.get('format')!r}, expected {POLICY_FORMAT!r})"
+        )
     if not isinstance(payload.get("meta", {}), dict):
         raise PolicyFileError(f"{where}: 'meta' must be a mapping, got {type(payload['meta']).__name__}")
     if "layout" not in payload:
-        raise PolicyFileError(f"{where}: records no observation layout (written before layouts were recorded); "
-                              f"this version reads layout {OBSERVATION.name!r}")
+        raise PolicyFileError(
+            f"{where}: records no observation layout (written before layouts were recorded); "
+            f"this version reads layout {OBSERVATION.name!r}"
+        )
     columns = OBSERVATION.projection(payload["layout"], where)  # LayoutError unless this layout or a part of it
     obs_size = len(columns)
     num_actions = payload.get("num_actions")
@@ -229,13 +253,20 @@ def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
     if not isinstance(stored, str):
         raise PolicyFileError(f"{where}: records no content hash ('content_sha256'); it cannot be verified")
     if content_digest(state) != stored:
-        raise PolicyFileError(f"{where}: content hash mismatch: the weights are not the ones saved "
-                              "(the file is corrupt or was edited)")
+        raise PolicyFileError(
+            f"{where}: content hash mismatch: the weights are not the ones saved (the file is corrupt or was edited)"
+        )
     bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
     if bad:
         raise PolicyFileError(f"{where}: NaN or infinite weights in {bad}")
-    policy = PolicyNet(hidden=hidden, obs_size=obs_size, num_actions=num_actions, prior_weight=weight,
-                       prior_on_bids=on_bids, card_scorer=card_scorer)
+    policy = PolicyNet(
+        hidden=hidden,
+        obs_size=obs_size,
+        num_actions=num_actions,
+        prior_weight=weight,
+        prior_on_bids=on_bids,
+        card_scorer=card_scorer,
+    )
     if obs_size != OBSERVATION.size:  # an older layout: read its columns of the observation
         policy.input_layout = payload["layout"]
         policy.input_columns = torch.as_tensor(columns)

@@ -19,16 +19,15 @@ The weights are the same ``Linear`` either way, so policy files do not change.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional
-
-
 
 # Inputs are clamped to +-FEATURE_CLIP; only the scores (points / target) ever pass 1. Beyond twice the target the
 # networks see twice the target: a main-job network (seed 2) that saw such scores at +-10 targets against
@@ -58,8 +57,15 @@ class SparseRows:
         # goes to and from the rollout worker (training.pipeline) at about half the bytes, without torch's
         # storage serialization; the rows come back as CPU tensors.
         index_type = np.int16 if self.size <= np.iinfo(np.int16).max + 1 else np.int64
-        return (_sparse_rows_from_arrays, (self.indices.cpu().numpy().astype(index_type), self.values.cpu().numpy(),
-                                           self.offsets.cpu().numpy(), self.size))
+        return (
+            _sparse_rows_from_arrays,
+            (
+                self.indices.cpu().numpy().astype(index_type),
+                self.values.cpu().numpy(),
+                self.offsets.cpu().numpy(),
+                self.size,
+            ),
+        )
 
     def counts(self) -> torch.Tensor:
         """The number of active features of each row."""
@@ -70,7 +76,7 @@ class SparseRows:
         rows = torch.arange(len(self), device=self.offsets.device)
         return torch.repeat_interleave(rows, self.counts(), output_size=self.indices.shape[0])
 
-    def __getitem__(self, rows: torch.Tensor | np.ndarray | slice) -> "SparseRows":
+    def __getitem__(self, rows: torch.Tensor | np.ndarray | slice) -> SparseRows:
         """These rows (positions, a boolean mask or a slice), in this order: a minibatch."""
         if isinstance(rows, slice):
             rows = torch.arange(len(self), device=self.offsets.device)[rows]
@@ -87,16 +93,22 @@ class SparseRows:
         return SparseRows(self.indices.index_select(0, where), self.values.index_select(0, where), offsets, self.size)
 
     @staticmethod
-    def cat(parts: Sequence["SparseRows"]) -> "SparseRows":
+    def cat(parts: Sequence[SparseRows]) -> SparseRows:
         """The rows of ``parts``, one part after another (all of the same row length)."""
         if not parts or len({part.size for part in parts}) != 1:
             raise ValueError(f"SparseRows.cat needs parts of one row length, got {[part.size for part in parts]}")
         starts = np.cumsum([0] + [int(part.offsets[-1]) for part in parts[:-1]])
-        offsets = torch.cat([parts[0].offsets[:1]] + [part.offsets[1:] + int(start) for part, start in zip(parts, starts)])
-        return SparseRows(torch.cat([part.indices for part in parts]), torch.cat([part.values for part in parts]),
-                          offsets, parts[0].size)
+        offsets = torch.cat(
+            [parts[0].offsets[:1]] + [part.offsets[1:] + int(start) for part, start in zip(parts, starts)]
+        )
+        return SparseRows(
+            torch.cat([part.indices for part in parts]),
+            torch.cat([part.values for part in parts]),
+            offsets,
+            parts[0].size,
+        )
 
-    def to(self, device: torch.device | str) -> "SparseRows":
+    def to(self, device: torch.device | str) -> SparseRows:
         """The same rows on ``device``."""
         return SparseRows(self.indices.to(device), self.values.to(device), self.offsets.to(device), self.size)
 
@@ -106,15 +118,16 @@ class SparseRows:
         out[self.row_of_each(), self.indices] = self.values
         return out
 
-    def clamp(self, low: float, high: float) -> "SparseRows":
+    def clamp(self, low: float, high: float) -> SparseRows:
         """Values clamped (a zero stays zero, as in the dense input)."""
         return SparseRows(self.indices, self.values.clamp(low, high), self.offsets, self.size)
 
 
 def _sparse_rows_from_arrays(indices: np.ndarray, values: np.ndarray, offsets: np.ndarray, size: int) -> SparseRows:
     """SparseRows as pickled by :meth:`SparseRows.__reduce__`."""
-    return SparseRows(torch.from_numpy(indices.astype(np.int64)), torch.from_numpy(values), torch.from_numpy(offsets),
-                      size)
+    return SparseRows(
+        torch.from_numpy(indices.astype(np.int64)), torch.from_numpy(values), torch.from_numpy(offsets), size
+    )
 
 
 def sparse_rows(x: torch.Tensor | np.ndarray) -> SparseRows:
@@ -146,8 +159,12 @@ def _sparse_rows_numpy(x: np.ndarray) -> SparseRows:
     where = np.flatnonzero(flat != 0)  # row-major: each row's features in a run
     rows = where // size
     offsets = np.searchsorted(where, np.arange(len(x) + 1, dtype=np.int64) * size)  # each row's first feature
-    return SparseRows(torch.from_numpy(where - rows * size), torch.from_numpy(flat[where]),
-                      torch.from_numpy(offsets.astype(np.int64, copy=False)), size)
+    return SparseRows(
+        torch.from_numpy(where - rows * size),
+        torch.from_numpy(flat[where]),
+        torch.from_numpy(offsets.astype(np.int64, copy=False)),
+        size,
+    )
 
 
 _HELD_TABLES: dict[int, tuple[torch.Tensor, torch.Tensor]] | None = None  # inside fixed_weights: id -> (weight, table)
@@ -178,8 +195,9 @@ def _sum_active(rows: SparseRows, table: torch.Tensor, bias: torch.Tensor) -> to
     """The weighted sum of the rows' active features' table rows, plus the bias."""
     # in place: the sum is a fresh tensor (called where autograd does not record, in inference or inside
     # _ActiveFeatureLayer), and a second rows x outputs buffer costs about as much as the add
-    return functional.embedding_bag(rows.indices, table, rows.offsets, mode="sum", per_sample_weights=rows.values,
-                                    include_last_offset=True).add_(bias)
+    return functional.embedding_bag(
+        rows.indices, table, rows.offsets, mode="sum", per_sample_weights=rows.values, include_last_offset=True
+    ).add_(bias)
 
 
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # how a sparse first layer's weight gradient is computed
@@ -221,12 +239,17 @@ def _weight_grad(rows: SparseRows, grad: torch.Tensor, dtype: torch.dtype) -> to
         torch.cumsum(torch.bincount(rows.indices, minlength=rows.size), 0, out=offsets[1:])
         with warnings.catch_warnings():  # torch calls its CSR tensors beta; this product is in its tests since 2.0
             warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta", category=UserWarning)
-            inputs_t = torch.sparse_csr_tensor(offsets, rows.row_of_each().index_select(0, order),
-                                               rows.values.index_select(0, order), (rows.size, len(rows)),
-                                               check_invariants=False)
+            inputs_t = torch.sparse_csr_tensor(
+                offsets,
+                rows.row_of_each().index_select(0, order),
+                rows.values.index_select(0, order),
+                (rows.size, len(rows)),
+                check_invariants=False,
+            )
         return torch.sparse.mm(inputs_t, grad, "sum").t()
-    inputs_t = torch.sparse_coo_tensor(torch.stack([rows.indices, rows.row_of_each()]), rows.values,
-                                       (rows.size, len(rows)), check_invariants=False)
+    inputs_t = torch.sparse_coo_tensor(
+        torch.stack([rows.indices, rows.row_of_each()]), rows.values, (rows.size, len(rows)), check_invariants=False
+    )
     return torch.sparse.mm(inputs_t, grad).t()
 
 
@@ -239,8 +262,9 @@ class _ActiveFeatureLayer(torch.autograd.Function):
     """A Linear layer on SparseRows: the forward sums active weight columns; the backward needs only the weights' gradient."""
 
     @staticmethod
-    def forward(ctx: Any, rows: SparseRows, weight: torch.Tensor, bias: torch.Tensor,
-                grad_dtype: torch.dtype) -> torch.Tensor:
+    def forward(
+        ctx: Any, rows: SparseRows, weight: torch.Tensor, bias: torch.Tensor, grad_dtype: torch.dtype
+    ) -> torch.Tensor:
         ctx.rows, ctx.grad_dtype = rows, grad_dtype
         return _sum_active(rows, feature_table(weight), bias)
 
@@ -249,8 +273,9 @@ class _ActiveFeatureLayer(torch.autograd.Function):
         return None, _weight_grad(ctx.rows, grad, ctx.grad_dtype), grad.sum(0), None
 
 
-def first_layer(linear: nn.Linear, x: torch.Tensor | SparseRows,
-                grad_dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def first_layer(
+    linear: nn.Linear, x: torch.Tensor | SparseRows, grad_dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
     """``linear(x)``; for SparseRows, the weighted sum of the active features' weight columns plus the bias (its weight
     gradient computed in ``grad_dtype``)."""
     if isinstance(x, torch.Tensor):
@@ -262,8 +287,9 @@ def first_layer(linear: nn.Linear, x: torch.Tensor | SparseRows,
     return _ActiveFeatureLayer.apply(x, linear.weight, linear.bias, grad_dtype)
 
 
-def mlp_forward(layers: nn.Sequential, x: torch.Tensor | SparseRows,
-                grad_dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def mlp_forward(
+    layers: nn.Sequential, x: torch.Tensor | SparseRows, grad_dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
     """An :func:`mlp` on a dense or sparse input (clamped to +-FEATURE_CLIP); a sparse first layer's weight gradient
     in ``grad_dtype``."""
     out = first_layer(layers[0], x.clamp(-FEATURE_CLIP, FEATURE_CLIP), grad_dtype)

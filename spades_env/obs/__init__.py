@@ -93,14 +93,32 @@ The batch engine writes the same arrays for many tables
 reference encoder decision by decision.
 """
 
+from .bounds import observation_bounds, space_bounds
 from .decode import ObservationView, decode_observation, decode_observations
 from .encode import OBS_SIZE, OBS_SLICES, STATE_SIZE, STATE_SLICES, encode_observation, encode_state
-from .bounds import observation_bounds, space_bounds
 from .features import rule_features, rules_fields_from_features
 from .layout import OBSERVATION, POSITION, RULE_FEATURES, STATE, LayoutError, ObservationLayout
 from .tracker import ObservationTracker
 
-__all__ = ["OBSERVATION", "STATE", "POSITION", "RULE_FEATURES", "OBS_SIZE", "OBS_SLICES", "STATE_SIZE", "STATE_SLICES",
-           "ObservationLayout", "LayoutError", "ObservationView", "ObservationTracker", "encode_observation",
-           "encode_state", "decode_observation", "decode_observations", "observation_bounds", "space_bounds", "rule_features",
-           "rules_fields_from_features"]
+__all__ = [
+    "OBSERVATION",
+    "STATE",
+    "POSITION",
+    "RULE_FEATURES",
+    "OBS_SIZE",
+    "OBS_SLICES",
+    "STATE_SIZE",
+    "STATE_SLICES",
+    "ObservationLayout",
+    "LayoutError",
+    "ObservationView",
+    "ObservationTracker",
+    "encode_observation",
+    "encode_state",
+    "decode_observation",
+    "decode_observations",
+    "observation_bounds",
+    "space_bounds",
+    "rule_features",
+    "rules_fields_from_features",
+]

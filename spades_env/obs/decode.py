@@ -11,12 +11,12 @@ from ..core.cards import (
     NUM_STANDARD_CARDS,
     NUM_SUITS,
 )
+from ..core.drawing import STOCK_SIZE
 from ..core.hand import Phase
+from ..core.rules import TWO_PLAYER_HAND_SIZE
 from ..core.scoring import BidKind
 from .encode import BROKEN_AT, OBS_SIZE, OBS_SLICES, STATE_SIZE, TARGET_AT
 from .features import CACHE_LIMIT, DEFAULT_BAG_SCALE, SCORE_SCALE_TARGET, THREE_PLAYERS, TWO_PLAYERS
-from ..core.drawing import STOCK_SIZE
-from ..core.rules import TWO_PLAYER_HAND_SIZE
 from .layout import (
     BID_FEATURES,
     CARD_BLOCKS,
@@ -87,14 +87,17 @@ def _one_hot(values: list[float]) -> int | None:
 
 _DECODED_RULES: dict[bytes, dict[str, int]] = {}
 
+
 def _decode_rules(obs: np.ndarray) -> dict[str, int]:
     """The rules and drawing-rules blocks of one observation, by feature name, unscaled."""
     block, drawing = obs[_RULES], obs[_DRAW_RULES]
     key = block.tobytes() + drawing.tobytes()
     rules = _DECODED_RULES.get(key)
     if rules is None:
-        rules = {name: round(float(v) * div) for (name, div), v in zip(RULE_FEATURES + DRAW_RULE_FEATURES,
-                                                                       [*block, *drawing])}
+        rules = {
+            name: round(float(v) * div)
+            for (name, div), v in zip(RULE_FEATURES + DRAW_RULE_FEATURES, [*block, *drawing])
+        }
         if len(_DECODED_RULES) > CACHE_LIMIT:
             _DECODED_RULES.clear()
         _DECODED_RULES[key] = rules
@@ -109,9 +112,13 @@ _DRAW_CARD_ROWS = (_DRAW_CARDS.stop - _DRAW_CARDS.start) // NUM_CARDS
 _SUIT_BITS = 1 << np.arange(NUM_SUITS)
 _SMALL_END = OBSERVATION.start("rules")  # the blocks before the rules are decoded from one Python list
 # Rows of each card block in ``obs[CARD_BLOCKS]`` viewed as (NUM_CARD_BLOCKS, NUM_CARDS).
-_CARD_ROWS = {name: slice((OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS,
-                          (OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS + OBSERVATION.block(name).count)
-              for name in ("hand", "trick", "played", "passed", "received")}
+_CARD_ROWS = {
+    name: slice(
+        (OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS,
+        (OBSERVATION.start(name) - CARD_BLOCKS.start) // NUM_CARDS + OBSERVATION.block(name).count,
+    )
+    for name in ("hand", "trick", "played", "passed", "received")
+}
 
 
 def _card_rows(boards: list[int], name: str) -> list[int]:
@@ -136,7 +143,7 @@ def decode_observation(obs: np.ndarray) -> ObservationView:
     bids = block("bids")
     kinds, values = [], []
     for slot in range(NUM_SLOTS):
-        row = bids[slot * BID_FEATURES:(slot + 1) * BID_FEATURES]
+        row = bids[slot * BID_FEATURES : (slot + 1) * BID_FEATURES]
         kind = _one_hot(row[:NUM_BID_KINDS])
         kinds.append(BidKind(kind if kind is not None else 0))
         value = _one_hot(row[NUM_BID_KINDS:])
@@ -189,7 +196,7 @@ def _boards(cards: np.ndarray) -> np.ndarray:
     """Bitboards (uint64) of (..., NUM_CARDS) boolean card rows."""
     packed = np.packbits(cards, axis=-1, bitorder="little")  # 7 bytes a row
     wide = np.zeros(packed.shape[:-1] + (8,), dtype=np.uint8)
-    wide[..., :packed.shape[-1]] = packed
+    wide[..., : packed.shape[-1]] = packed
     return wide.view("<u8")[..., 0]
 
 
@@ -216,8 +223,9 @@ def decode_observations(obs: np.ndarray) -> list[ObservationView]:
     values = [tuple(max(v, 0) for v in row) for row in _first_set(bids[:, :, NUM_BID_KINDS:])]
     boards = _boards(obs[:, CARD_BLOCKS].reshape(len(obs), NUM_CARD_BLOCKS, NUM_CARDS) > 0.5).tolist()
     led = _boards(obs[:, OBS_SLICES["led"]] > 0.5).tolist()
-    played_trick = (np.rint(obs[:, OBS_SLICES["played_trick"]] * size[:, None].astype(np.float32)).astype(np.intp)
-                    - 1).tolist()
+    played_trick = (
+        np.rint(obs[:, OBS_SLICES["played_trick"]] * size[:, None].astype(np.float32)).astype(np.intp) - 1
+    ).tolist()
     voids = ((obs[:, OBS_SLICES["voids"]].reshape(len(obs), NUM_SLOTS, NUM_SUITS) > 0.5) @ _SUIT_BITS).tolist()
     tricks_won = np.rint(block("tricks_won") * size[:, None]).astype(np.int64).tolist()
     scores = np.rint(block("scores") * target[:, None]).astype(np.int64).tolist()
@@ -228,15 +236,32 @@ def decode_observations(obs: np.ndarray) -> list[ObservationView]:
     drawing = (obs[:, _DRAWING_AT] > 0.5).tolist()
     stock = np.rint(obs[:, _STOCK_AT].astype(np.float64) * STOCK_SIZE).astype(np.int64).tolist()
     draw_boards = _boards(obs[:, _DRAW_CARDS].reshape(len(obs), _DRAW_CARD_ROWS, NUM_CARDS) > 0.5).tolist()
-    return [ObservationView(
-        phase=Phase.DRAW if drawing[i] else Phase(phases[i]), to_act=to_act[i], dealer=dealer[i] or 0, trick_leader=leader[i],
-        bid_kinds=kinds[i], bid_values=values[i], tricks_won=tuple(tricks_won[i]), spades_broken=broken[i],
-        scores=tuple(scores[i]), bags=tuple(bags[i]), target_score=targets[i], rules=rules[i],
-        hand=_card_rows(boards[i], "hand")[0],
-        trick=tuple((b.bit_length() - 1) if b else None for b in _card_rows(boards[i], "trick")),
-        played=tuple(_card_rows(boards[i], "played")), passed=_card_rows(boards[i], "passed")[0],
-        received=_card_rows(boards[i], "received")[0], led=led[i], played_trick=tuple(played_trick[i]),
-        voids=tuple(voids[i]), stock_size=stock[i],
-        offered=draw_boards[i][0].bit_length() - 1 if draw_boards[i][0] else None, kept=draw_boards[i][1],
-        discarded=tuple(draw_boards[i][2:]),
-    ) for i in range(len(obs))]
+    return [
+        ObservationView(
+            phase=Phase.DRAW if drawing[i] else Phase(phases[i]),
+            to_act=to_act[i],
+            dealer=dealer[i] or 0,
+            trick_leader=leader[i],
+            bid_kinds=kinds[i],
+            bid_values=values[i],
+            tricks_won=tuple(tricks_won[i]),
+            spades_broken=broken[i],
+            scores=tuple(scores[i]),
+            bags=tuple(bags[i]),
+            target_score=targets[i],
+            rules=rules[i],
+            hand=_card_rows(boards[i], "hand")[0],
+            trick=tuple((b.bit_length() - 1) if b else None for b in _card_rows(boards[i], "trick")),
+            played=tuple(_card_rows(boards[i], "played")),
+            passed=_card_rows(boards[i], "passed")[0],
+            received=_card_rows(boards[i], "received")[0],
+            led=led[i],
+            played_trick=tuple(played_trick[i]),
+            voids=tuple(voids[i]),
+            stock_size=stock[i],
+            offered=draw_boards[i][0].bit_length() - 1 if draw_boards[i][0] else None,
+            kept=draw_boards[i][1],
+            discarded=tuple(draw_boards[i][2:]),
+        )
+        for i in range(len(obs))
+    ]

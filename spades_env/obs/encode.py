@@ -8,7 +8,7 @@ batch engine write the same arrays; tests compare them decision by decision.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -92,12 +92,13 @@ def known_plays(hand: HandState) -> dict[int, tuple[int, int, int]]:
     history = hand.history
     count = min(sum(m.bit_count() for m in hand.played), len(history))  # the plays are the history's last
     first = hand.trick_index * n + len(hand.trick_cards) - count  # index in the hand of the first of them
-    known = {card: divmod(first + j, n) + (seat,) for j, (seat, card) in enumerate(history[len(history) - count:])}
+    known = {card: divmod(first + j, n) + (seat,) for j, (seat, card) in enumerate(history[len(history) - count :])}
     if hand.last_trick is not None:
         _, seats, cards, _ = hand.last_trick
         known.update((card, (hand.trick_index - 1, i, seat)) for i, (seat, card) in enumerate(zip(seats, cards)))
-    known.update((card, (hand.trick_index, i, seat))
-                 for i, (seat, card) in enumerate(zip(hand.trick_seats, hand.trick_cards)))
+    known.update(
+        (card, (hand.trick_index, i, seat)) for i, (seat, card) in enumerate(zip(hand.trick_seats, hand.trick_cards))
+    )
     return known
 
 
@@ -126,8 +127,9 @@ def public_voids(hand: HandState, known: Mapping[int, tuple[int, int, int]] | No
     return voids
 
 
-def write_side_counts(obs: np.ndarray, rules: Rules, scores: Sequence[int], bags: Sequence[int], game_rules: Rules,
-                      observer: int) -> None:
+def write_side_counts(
+    obs: np.ndarray, rules: Rules, scores: Sequence[int], bags: Sequence[int], game_rules: Rules, observer: int
+) -> None:
     """Write the ``scores`` and ``bags`` blocks of ``observer`` (each slot its side's, scaled) into ``obs``."""
     n = rules.num_players
     side_of = rules.side_of
@@ -179,7 +181,9 @@ def encode_observation(
     ones += write_drawing(obs, hand, observer)
     if hand.looked[observer]:
         ones += [HAND_AT + card for card in cards_of(hand.hands[observer])]
-    ones += [TRICK_AT + ((seat - observer) % n) * NUM_CARDS + card for seat, card in zip(hand.trick_seats, hand.trick_cards)]
+    ones += [
+        TRICK_AT + ((seat - observer) % n) * NUM_CARDS + card for seat, card in zip(hand.trick_seats, hand.trick_cards)
+    ]
     ones += [PASSED_AT + card for card in cards_of(hand.passed[observer])]
     ones += [RECEIVED_AT + card for card in cards_of(hand.received[observer])]
     known = known_plays(hand)
@@ -219,7 +223,7 @@ def encode_state(
             row = state[discarded.item((seat - observer) % n)]
             row[:] = 0.0
             row[cards_of(hand.discards[seat])] = 1.0
-        left = hand.stock[STOCK_SIZE - stock_left(hand.draw_turn):]
+        left = hand.stock[STOCK_SIZE - stock_left(hand.draw_turn) :]
         stock = STATE.start("stock")
         for place, card in enumerate(left):
             state[stock + card] = (place + 1) / STOCK_SIZE

@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -23,14 +24,33 @@ from ..core.scoring import BidKind
 
 # (name, divisor) of each entry of the ``rules`` block; booleans have divisor 1.
 RULE_FEATURES: tuple[tuple[str, float], ...] = (
-    ("partnerships", 1), ("three_players", 1), ("jokers", 1), ("deuce_of_spades_high", 1), ("nil", 1),
-    ("blind_nil", 1), ("blind_nil_always", 1), ("nil_tricks_count_for_partner", 1), ("ten_for_200", 1),
-    ("blind_bids", 1), ("mirror", 1), ("suicide", 1), ("no_hook", 1), ("first_trick_lowest_club", 1),
-    ("dealer_leads_any", 1), ("nil_value", 100), ("blind_nil_points", 200), ("blind_nil_requires_deficit", 100),
-    ("blind_nil_exchange", 3), ("max_team_bid", 13), ("blind_bid_min", 13), ("bag_value", 10),
-    ("bag_limit", 10), ("bag_penalty", 100), ("boston_bonus", 100), ("lose_score", 1000),
+    ("partnerships", 1),
+    ("three_players", 1),
+    ("jokers", 1),
+    ("deuce_of_spades_high", 1),
+    ("nil", 1),
+    ("blind_nil", 1),
+    ("blind_nil_always", 1),
+    ("nil_tricks_count_for_partner", 1),
+    ("ten_for_200", 1),
+    ("blind_bids", 1),
+    ("mirror", 1),
+    ("suicide", 1),
+    ("no_hook", 1),
+    ("first_trick_lowest_club", 1),
+    ("dealer_leads_any", 1),
+    ("nil_value", 100),
+    ("blind_nil_points", 200),
+    ("blind_nil_requires_deficit", 100),
+    ("blind_nil_exchange", 3),
+    ("max_team_bid", 13),
+    ("blind_bid_min", 13),
+    ("bag_value", 10),
+    ("bag_limit", 10),
+    ("bag_penalty", 100),
+    ("boston_bonus", 100),
+    ("lose_score", 1000),
 )
-
 
 
 # The ``drawing_rules`` block (layout spades_obs_v2): two players and their one option.
@@ -48,14 +68,40 @@ DEFAULT_BAG_SCALE = 10.0
 # fails naming any field missing here). Not encoded, on purpose: ``max_hands``
 # (a truncation horizon of the game, not a rule of play), ``crazy`` (each hand
 # of a rotation is encoded with that hand's own rules) and ``name`` (a label).
-ENCODER_HANDLED_RULES: frozenset[str] = frozenset({
-    "num_players", "partnerships", "jokers", "deuce_of_spades_high", "nil", "nil_value", "blind_nil",
-    "blind_nil_value", "blind_nil_requires_deficit", "blind_nil_exchange", "nil_tricks_count_for_partner",
-    "max_team_bid", "ten_for_200", "blind_bids", "blind_bid_min", "mirror", "suicide", "bids_may_total_tricks",
-    "first_trick", "dealer_leads_any", "bag_value", "bag_limit", "bag_penalty", "boston_bonus", "target_score",
-    "lose_score", "discards_face_up",
-    "max_hands", "crazy", "name",  # deliberately not encoded (see above)
-})
+ENCODER_HANDLED_RULES: frozenset[str] = frozenset(
+    {
+        "num_players",
+        "partnerships",
+        "jokers",
+        "deuce_of_spades_high",
+        "nil",
+        "nil_value",
+        "blind_nil",
+        "blind_nil_value",
+        "blind_nil_requires_deficit",
+        "blind_nil_exchange",
+        "nil_tricks_count_for_partner",
+        "max_team_bid",
+        "ten_for_200",
+        "blind_bids",
+        "blind_bid_min",
+        "mirror",
+        "suicide",
+        "bids_may_total_tricks",
+        "first_trick",
+        "dealer_leads_any",
+        "bag_value",
+        "bag_limit",
+        "bag_penalty",
+        "boston_bonus",
+        "target_score",
+        "lose_score",
+        "discards_face_up",
+        "max_hands",
+        "crazy",
+        "name",  # deliberately not encoded (see above)
+    }
+)
 HANDLED_RULES = ENCODER_HANDLED_RULES
 
 

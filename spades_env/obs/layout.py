@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +47,7 @@ NUM_SLOTS = 4
 NUM_PHASES = int(Phase.DRAW)  # the phase one-hot, BLIND..OVER; DRAW (two players) has its own block, "drawing"
 MAX_BID_ONE_HOT = 18
 BID_FEATURES = NUM_BID_KINDS + MAX_BID_ONE_HOT
+
 
 class LayoutError(ValueError):
     """An array or a policy file does not match the layout it is read with."""
@@ -137,8 +139,11 @@ class ObservationLayout(Mapping[str, slice]):
 
     def describe(self) -> dict[str, Any]:
         """A JSON-able description, stored in policy files and compared at load time."""
-        return {"name": self.name, "size": self.size,
-                "blocks": [[b.name, b.count, b.width] for b in self.blocks.values()]}
+        return {
+            "name": self.name,
+            "size": self.size,
+            "blocks": [[b.name, b.count, b.width] for b in self.blocks.values()],
+        }
 
     def fingerprint(self) -> str:
         """A short hash of ``describe()``."""
@@ -175,8 +180,11 @@ class ObservationLayout(Mapping[str, slice]):
                 name, count, width = entry
                 mine = self.blocks.get(name) if isinstance(name, str) else None
                 if mine is None or (mine.count, mine.width) != (count, width):
-                    problem = (f"its block {name!r} ({count} x {width}) is not in this layout" if mine is None else
-                               f"its block {name!r} is {count} x {width}, here {mine.count} x {mine.width}")
+                    problem = (
+                        f"its block {name!r} ({count} x {width}) is not in this layout"
+                        if mine is None
+                        else f"its block {name!r} is {count} x {width}, here {mine.count} x {mine.width}"
+                    )
                     break
                 columns.append(np.arange(mine.start, mine.stop, dtype=np.intp))
         if problem is None and sum(len(c) for c in columns) != description.get("size"):
@@ -185,7 +193,8 @@ class ObservationLayout(Mapping[str, slice]):
             size = description.get("size", "?") if isinstance(description, dict) else "?"
             raise LayoutError(
                 f"{source} was made for observation layout {theirs!r} ({size} floats); this version reads layout "
-                f"{self.name!r} ({self.size} floats), of which {theirs!r} is not a part: {problem}")
+                f"{self.name!r} ({self.size} floats), of which {theirs!r} is not a part: {problem}"
+            )
         return np.concatenate(columns)
 
     def check_array(self, array: Any, what: str = "observation") -> None:
@@ -195,52 +204,64 @@ class ObservationLayout(Mapping[str, slice]):
             raise LayoutError(f"{what} of shape {shape} does not fit layout {self.name!r} ({self.size} floats)")
 
 
-OBSERVATION_V1 = ObservationLayout("spades_obs_v1", (
-    ("phase", 1, NUM_PHASES),
-    ("to_act", 1, NUM_SLOTS),
-    ("dealer", 1, NUM_SLOTS),
-    ("trick_leader", 1, NUM_SLOTS),
-    ("bids", NUM_SLOTS, BID_FEATURES),
-    ("tricks_won", 1, NUM_SLOTS),
-    ("spades_broken", 1, 1),
-    ("scores", 1, NUM_SLOTS),
-    ("bags", 1, NUM_SLOTS),
-    ("target_score", 1, 1),
-    ("rules", 1, len(RULE_FEATURES)),
-    ("hand", 1, NUM_CARDS),
-    ("trick", NUM_SLOTS, NUM_CARDS),
-    ("played", NUM_SLOTS, NUM_CARDS),
-    ("passed", 1, NUM_CARDS),
-    ("received", 1, NUM_CARDS),
-    ("led", 1, NUM_CARDS),
-    ("played_trick", 1, NUM_CARDS),
-    ("voids", NUM_SLOTS, NUM_SUITS),
-))
+OBSERVATION_V1 = ObservationLayout(
+    "spades_obs_v1",
+    (
+        ("phase", 1, NUM_PHASES),
+        ("to_act", 1, NUM_SLOTS),
+        ("dealer", 1, NUM_SLOTS),
+        ("trick_leader", 1, NUM_SLOTS),
+        ("bids", NUM_SLOTS, BID_FEATURES),
+        ("tricks_won", 1, NUM_SLOTS),
+        ("spades_broken", 1, 1),
+        ("scores", 1, NUM_SLOTS),
+        ("bags", 1, NUM_SLOTS),
+        ("target_score", 1, 1),
+        ("rules", 1, len(RULE_FEATURES)),
+        ("hand", 1, NUM_CARDS),
+        ("trick", NUM_SLOTS, NUM_CARDS),
+        ("played", NUM_SLOTS, NUM_CARDS),
+        ("passed", 1, NUM_CARDS),
+        ("received", 1, NUM_CARDS),
+        ("led", 1, NUM_CARDS),
+        ("played_trick", 1, NUM_CARDS),
+        ("voids", NUM_SLOTS, NUM_SUITS),
+    ),
+)
 
 # Version 2 (spades_v3) appends the drawing phase of two players; every block of v1 keeps its offset.
-OBSERVATION = OBSERVATION_V1.extended("spades_obs_v2", (
-    ("drawing", 1, 1),
-    ("drawing_rules", 1, len(DRAW_RULE_FEATURES)),
-    ("stock_size", 1, 1),
-    ("offered", 1, NUM_CARDS),
-    ("kept", 1, NUM_CARDS),
-    ("discarded", NUM_SLOTS, NUM_CARDS),
-))
+OBSERVATION = OBSERVATION_V1.extended(
+    "spades_obs_v2",
+    (
+        ("drawing", 1, 1),
+        ("drawing_rules", 1, len(DRAW_RULE_FEATURES)),
+        ("stock_size", 1, 1),
+        ("offered", 1, NUM_CARDS),
+        ("kept", 1, NUM_CARDS),
+        ("discarded", NUM_SLOTS, NUM_CARDS),
+    ),
+)
 
 # The first version of the layout: a block-subset (the first 755 floats) of OBSERVATION. Policies trained on
 # it are read through ``OBSERVATION.projection(OBSERVATION_V0.describe(), ...)``.
-OBSERVATION_V0 = ObservationLayout("spades_obs_v0", [(b.name, b.count, b.width) for b in OBSERVATION.blocks.values()
-                                                     if b.start < OBSERVATION.start("led")])
+OBSERVATION_V0 = ObservationLayout(
+    "spades_obs_v0",
+    [(b.name, b.count, b.width) for b in OBSERVATION.blocks.values() if b.start < OBSERVATION.start("led")],
+)
 
-STATE = OBSERVATION.extended("spades_state_v2", (
-    ("hands", NUM_SLOTS, NUM_CARDS),
-    ("set_aside", 1, NUM_CARDS),
-    ("stock", 1, NUM_CARDS),
-))
+STATE = OBSERVATION.extended(
+    "spades_state_v2",
+    (
+        ("hands", NUM_SLOTS, NUM_CARDS),
+        ("set_aside", 1, NUM_CARDS),
+        ("stock", 1, NUM_CARDS),
+    ),
+)
 
 HISTORY_BLOCKS = ("played", "led", "played_trick", "voids")  # the play so far: what POSITION leaves out of STATE
-POSITION = ObservationLayout("spades_position_v2", [(b.name, b.count, b.width) for b in STATE.blocks.values()
-                                                    if b.name not in HISTORY_BLOCKS])
+POSITION = ObservationLayout(
+    "spades_position_v2", [(b.name, b.count, b.width) for b in STATE.blocks.values() if b.name not in HISTORY_BLOCKS]
+)
 POSITION_COLUMNS = STATE.projection(POSITION.describe(), "the position layout")  # its columns of STATE, in order
 
 # The card blocks of v0 are contiguous, so encoders can write them in one go (``led`` and ``played_trick``,

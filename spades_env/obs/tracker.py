@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -11,22 +12,22 @@ from ..core.cards import (
     NUM_CARDS,
     NUM_SUITS,
 )
+from ..core.drawing import STOCK_SIZE, DrawRules, discards_seen, stock_left
 from ..core.hand import NO_SEAT, HandState, Phase, Transition
+from ..core.ops import INT
 from ..core.rules import Rules
 from ..core.tricks import voids_shown_table
-from ..core.drawing import STOCK_SIZE, DrawRules, discards_seen, stock_left
-from ..core.ops import INT
 from .encode import (
     BIDS_AT,
-    PHASE_CELLS,
-    STOCK_SIZE_AT,
     BROKEN_AT,
     DEALER_AT,
     LEADER_AT,
     LED_AT,
     OBS_SIZE,
+    PHASE_CELLS,
     PLAYED_AT,
     PLAYED_TRICK_AT,
+    STOCK_SIZE_AT,
     TO_ACT_AT,
     TRICK_AT,
     TRICKS_AT,
@@ -46,15 +47,18 @@ from .layout import (
 # seat's private blocks side by side) and builds an observer's array with one
 # gather through a precomputed permutation. Updates touch a handful of cells
 # per action, so observing costs one take() instead of a full re-encode.
-TRACKER_BUFFER = OBSERVATION.extended(OBSERVATION.name + "_by_seat", (
-    ("hand_by_seat", NUM_SLOTS, NUM_CARDS),
-    ("passed_by_seat", NUM_SLOTS, NUM_CARDS),
-    ("received_by_seat", NUM_SLOTS, NUM_CARDS),
-    ("offered_by_seat", NUM_SLOTS, NUM_CARDS),  # two players: the card on offer, in its drawer's row
-    ("kept_by_seat", NUM_SLOTS, NUM_CARDS),
-    ("discarded_by_seat", NUM_SLOTS, NUM_CARDS),  # every seat's discards (the perms show each observer its part)
-    ("zero", 1, 1),  # a cell that stays 0: the source of hidden or absent slots
-))
+TRACKER_BUFFER = OBSERVATION.extended(
+    OBSERVATION.name + "_by_seat",
+    (
+        ("hand_by_seat", NUM_SLOTS, NUM_CARDS),
+        ("passed_by_seat", NUM_SLOTS, NUM_CARDS),
+        ("received_by_seat", NUM_SLOTS, NUM_CARDS),
+        ("offered_by_seat", NUM_SLOTS, NUM_CARDS),  # two players: the card on offer, in its drawer's row
+        ("kept_by_seat", NUM_SLOTS, NUM_CARDS),
+        ("discarded_by_seat", NUM_SLOTS, NUM_CARDS),  # every seat's discards (the perms show each observer its part)
+        ("zero", 1, 1),  # a cell that stays 0: the source of hidden or absent slots
+    ),
+)
 BUFFER_SIZE = TRACKER_BUFFER.size
 _PRIV_HAND = TRACKER_BUFFER.start("hand_by_seat")
 _PRIV_PASSED = TRACKER_BUFFER.start("passed_by_seat")
@@ -71,10 +75,14 @@ def _offered_boards(hand: HandState) -> list[int]:
 
 
 # The private blocks, in buffer order: (start, every seat's bitboards of a hand).
-_PRIVATE = ((_PRIV_HAND, lambda hand: hand.hands), (_PRIV_PASSED, lambda hand: hand.passed),
-            (_PRIV_RECEIVED, lambda hand: hand.received), (_PRIV_OFFERED, _offered_boards),
-            (_PRIV_KEPT, lambda hand: [hand.kept(seat) for seat in range(hand.num_players)]),
-            (_PRIV_DISCARDED, lambda hand: hand.discards))
+_PRIVATE = (
+    (_PRIV_HAND, lambda hand: hand.hands),
+    (_PRIV_PASSED, lambda hand: hand.passed),
+    (_PRIV_RECEIVED, lambda hand: hand.received),
+    (_PRIV_OFFERED, _offered_boards),
+    (_PRIV_KEPT, lambda hand: [hand.kept(seat) for seat in range(hand.num_players)]),
+    (_PRIV_DISCARDED, lambda hand: hand.discards),
+)
 _DRAW_CARDS = OBSERVATION.span("offered", "discarded")  # the two-player card blocks of an observer
 _DEALT_PRIVATE = 3  # a dealt hand has only the first three (the rest stay zero)
 _DRAW_PHASE = Phase.DRAW
@@ -136,12 +144,17 @@ def _write_private_all(buf: np.ndarray, hand: HandState) -> None:
             if seat < len(boards):
                 packed |= boards[seat] << shift
             shift += NUM_CARDS
-    bits = np.unpackbits(np.frombuffer(packed.to_bytes(-(-rows * NUM_CARDS // 8), "little"), np.uint8),
-                         bitorder="little", count=rows * NUM_CARDS)
-    buf[_PRIV_HAND:_PRIV_HAND + rows * NUM_CARDS] = bits
+    bits = np.unpackbits(
+        np.frombuffer(packed.to_bytes(-(-rows * NUM_CARDS // 8), "little"), np.uint8),
+        bitorder="little",
+        count=rows * NUM_CARDS,
+    )
+    buf[_PRIV_HAND : _PRIV_HAND + rows * NUM_CARDS] = bits
 
 
-def write_absolute(buf: np.ndarray, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules) -> None:
+def write_absolute(
+    buf: np.ndarray, hand: HandState, scores: Sequence[int], bags: Sequence[int], game_rules: Rules
+) -> None:
     """Fill an absolute buffer (``BUFFER_SIZE``) from a hand: every block by seat, private blocks included."""
     encode_observation(hand, scores, bags, game_rules, 0, out=buf[:OBS_SIZE])
     buf[OBS_SIZE:] = 0.0
@@ -160,8 +173,15 @@ _FRESH: dict[tuple[Rules, Rules], np.ndarray] = {}
 
 def _is_fresh(hand: HandState) -> bool:
     """Whether no bid, pass or card shows in the hand yet (every hand a game deals, before its first action)."""
-    return (not hand.history and hand.last_trick is None and not hand.trick_cards and not any(hand.bid_kinds)
-            and not any(hand.played) and not any(hand.tricks_won) and not hand.spades_broken)
+    return (
+        not hand.history
+        and hand.last_trick is None
+        and not hand.trick_cards
+        and not any(hand.bid_kinds)
+        and not any(hand.played)
+        and not any(hand.tricks_won)
+        and not hand.spades_broken
+    )
 
 
 def _fresh_template(hand: HandState, game_rules: Rules) -> np.ndarray:
@@ -247,8 +267,9 @@ class ObservationTracker:
         self._size = float(hand.rules.hand_size)
         self._shown = voids_shown_table(hand.rules)
 
-    def end_hand(self, hand: HandState, done: Transition, scores: Sequence[int], bags: Sequence[int],
-                 game_rules: Rules) -> None:
+    def end_hand(
+        self, hand: HandState, done: Transition, scores: Sequence[int], bags: Sequence[int], game_rules: Rules
+    ) -> None:
         """Record the action ``done`` that finished ``hand`` and the game's scores and bags after it: the hand
         as it ends, without re-encoding its history (what ``start_hand`` of the finished hand would write)."""
         self.update(hand, done)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.core.actions import mask_array
 from spades_env.agents import (
     ClassicHeuristicAgent,
     HeuristicAgent,
@@ -19,18 +18,18 @@ from spades_env.agents import (
     make_agent,
     register_agent,
     register_checkpoint_loader,
+    registry,
     rules_from_view,
 )
-from spades_env.agents import registry
 from spades_env.agents.heuristic import estimate_tricks
 from spades_env.agents.pimc import equivalent_choices, sample_hands
 from spades_env.core import BidKind, HandState, Phase, Rules, deal_cards, parse_action, preset
-from spades_env.core.actions import BLIND_NIL, SEE_CARDS, action_name
+from spades_env.core.actions import BLIND_NIL, SEE_CARDS, action_name, mask_array
 from spades_env.core.cards import CARD_SUIT, SUIT_MASKS, mask_of, parse_cards
 from spades_env.core.position import PositionError, build_position
+from spades_env.evaluation import EvalConfig, evaluate
 from spades_env.obs.decode import decode_observation
 from spades_env.obs.encode import encode_observation
-from spades_env.evaluation import EvalConfig, evaluate
 
 PRESET_NAMES = sorted(spades_env.PRESETS)
 
@@ -149,9 +148,19 @@ def position(hands, bids, trick="", leader=0, played=None, won=None, rules=STD, 
         else:
             kinds.append(BidKind.NUMBER)
             values.append(int(bid))
-    return build_position(rules, dealer, hands, bid_kinds=kinds, bid_values=values, tricks_won=won or [0] * n,
-                          played=played_masks, trick_cards=trick_cards, leader=leader, spades_broken=broken,
-                          validate=False)
+    return build_position(
+        rules,
+        dealer,
+        hands,
+        bid_kinds=kinds,
+        bid_values=values,
+        tricks_won=won or [0] * n,
+        played=played_masks,
+        trick_cards=trick_cards,
+        leader=leader,
+        spades_broken=broken,
+        validate=False,
+    )
 
 
 def heuristic_play(state) -> str:
@@ -169,15 +178,15 @@ def test_heuristic_covers_partner_nil_and_ducks_under_a_winning_partner_otherwis
 
 def test_heuristic_wins_last_with_the_cheapest_winner():
     # Seat 1 led QD, the partner (seat 2) played 5D, seat 3 played 7D; seat 0 wins with the KD, not the AD.
-    state = position(["AD KD 4D 2C", "QC JC TC", "2H 3H 4H", "9C 8C 7C"], ["3", "4", "3", "4"],
-                     trick="QD 5D 7D", leader=1)
+    state = position(
+        ["AD KD 4D 2C", "QC JC TC", "2H 3H 4H", "9C 8C 7C"], ["3", "4", "3", "4"], trick="QD 5D 7D", leader=1
+    )
     assert heuristic_play(state) == "KD"
 
 
 def test_heuristic_second_hand_low():
     # Seat 3 leads 5C; seat 0 holds KC 8C 3C with the AC unseen: play low.
-    state = position(["KC 8C 3C 2D", "QD JD TD", "2H 3H 4H", "9S 8S 7S"], ["3", "4", "3", "4"],
-                     trick="5C", leader=3)
+    state = position(["KC 8C 3C 2D", "QD JD TD", "2H 3H 4H", "9S 8S 7S"], ["3", "4", "3", "4"], trick="5C", leader=3)
     assert heuristic_play(state) == "3C"
 
 
@@ -192,18 +201,17 @@ def test_heuristic_prefers_a_side_lead_to_a_low_spade_and_draws_trumps_with_the_
 
 
 def test_heuristic_nil_plays_the_highest_card_that_loses():
-    state = position(["AH QH 4H 2C", "KC JC TC", "2D 3D 4D", "9C 8C 7C"], ["nil", "4", "3", "4"],
-                     trick="KH 5H 6H", leader=1)
+    state = position(
+        ["AH QH 4H 2C", "KC JC TC", "2D 3D 4D", "9C 8C 7C"], ["nil", "4", "3", "4"], trick="KH 5H 6H", leader=1
+    )
     assert heuristic_play(state) == "QH"
 
 
 def test_heuristic_attacks_an_opponent_nil():
     # Seat 1 (nil) led 7C; seat 2 holds 9C 5C 2C: play under the nil, not the lowest club.
-    state = position(["QD JD TD", "KH 4H 3H", "9C 5C 2C AD", "8S 7S 6S"], ["3", "nil", "4", "4"],
-                     trick="7C", leader=1)
+    state = position(["QD JD TD", "KH 4H 3H", "9C 5C 2C AD", "8S 7S 6S"], ["3", "nil", "4", "4"], trick="7C", leader=1)
     assert heuristic_play(state) == "5C"
-    state = position(["QD JD TD", "KH 4H 3H", "9C 5C 2C AD", "8S 7S 6S"], ["3", "3", "4", "4"],
-                     trick="7C", leader=1)
+    state = position(["QD JD TD", "KH 4H 3H", "9C 5C 2C AD", "8S 7S 6S"], ["3", "3", "4", "4"], trick="7C", leader=1)
     assert heuristic_play(state) == "2C"  # no nil to attack: second hand low
 
 
@@ -212,8 +220,12 @@ def test_heuristic_bids_by_strength_and_nil_with_a_weak_hand():
     strong = "AS KS QS JS 4S AH KH AD KD 8D AC TC 9C"
     weak = "2C 3C 4C 5C 2D 3D 4D 6D 2H 3H 5H 7H 2S"
     others = [c for c in range(52) if c not in set(parse_cards(strong)) | set(parse_cards(weak))]
-    deal = [strong, " ".join(action_name(c) for c in others[:13]), weak,
-            " ".join(action_name(c) for c in others[13:26])]
+    deal = [
+        strong,
+        " ".join(action_name(c) for c in others[:13]),
+        weak,
+        " ".join(action_name(c) for c in others[13:26]),
+    ]
     state = HandState(rules, spades_env.core.make_deal(rules, deal), dealer=3)
     assert estimate_tricks(mask_of(parse_cards(strong)), rules) > 7
     bid = HeuristicAgent().act(observation(state))
@@ -235,8 +247,12 @@ def test_blind_nil_only_when_far_behind_and_exchange_passes_danger():
     assert ClassicHeuristicAgent().act(observation(state, scores=[0, 350])) == BLIND_NIL
     # Pagat: a blind nil bidder passes its most dangerous card first.
     rules = preset("pagat")
-    hands = ["AS KS 2S 3S 2C 3C 4C 5C 2D 3D 4D 5D 6D", "4S 5S 6S 7S 8S 6C 7C 8C 9C 7D 8D 9D TD",
-             "9S TS JS QS TC JC QC KC AC JD QD KD AD", "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"]
+    hands = [
+        "AS KS 2S 3S 2C 3C 4C 5C 2D 3D 4D 5D 6D",
+        "4S 5S 6S 7S 8S 6C 7C 8C 9C 7D 8D 9D TD",
+        "9S TS JS QS TC JC QC KC AC JD QD KD AD",
+        "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+    ]
     state = HandState(rules, spades_env.core.make_deal(rules, hands), dealer=3, scores=[0, 200])
     state.apply(BLIND_NIL)  # seat 0
     while state.phase != Phase.EXCHANGE:
@@ -252,8 +268,10 @@ def test_forced_actions_are_taken():
 
 
 # --------------------------------------------------------------- knowledge
-@pytest.mark.parametrize("name", ["standard", "jokers", "barmore", "pagat", "cutthroat", "cutthroat3", "mirror",
-                                  "suicide", "openspiel", "online"])
+@pytest.mark.parametrize(
+    "name",
+    ["standard", "jokers", "barmore", "pagat", "cutthroat", "cutthroat3", "mirror", "suicide", "openspiel", "online"],
+)
 def test_rules_from_view_recovers_the_hand_rules(name):
     rules = preset(name)
     state = HandState(rules, deal_cards(rules, np.random.default_rng(0), 0), dealer=0)
@@ -371,7 +389,7 @@ def test_tracker_rebuilds_every_trick_forced_plays_included():
             history = dict(agent.tracker.history)
         env.step(action)
     plays = [(s, a) for s, a in env.hand.history if a < 54]
-    tricks = [plays[4 * t:4 * t + 4] for t in range(13)]
+    tricks = [plays[4 * t : 4 * t + 4] for t in range(13)]
     assert sorted(history) == list(range(12))  # seat 1's last decision saw the 12 tricks before it
     for t, (slots, cards) in history.items():
         assert [((s - 1) % 4, c) for s, c in tricks[t]] == list(zip(slots, cards))
@@ -432,9 +450,17 @@ def test_build_position_matches_a_hand_played_to_that_point():
     h = HeuristicAgent()
     for _ in range(4 + 23):  # the bids, then 23 cards (the middle of trick 6)
         state.apply(h.act(observation(state)))
-    rebuilt = build_position(rules, 2, state.hands, bid_kinds=state.bid_kinds, bid_values=state.bid_values,
-                             tricks_won=state.tricks_won, played=state.played, trick_cards=state.trick_cards,
-                             leader=state.leader)
+    rebuilt = build_position(
+        rules,
+        2,
+        state.hands,
+        bid_kinds=state.bid_kinds,
+        bid_values=state.bid_values,
+        tricks_won=state.tricks_won,
+        played=state.played,
+        trick_cards=state.trick_cards,
+        leader=state.leader,
+    )
     assert rebuilt.current == state.current and rebuilt.legal_mask() == state.legal_mask()
     assert rebuilt.spades_broken == state.spades_broken and rebuilt.trick_index == state.trick_index
     while not state.is_over:
@@ -448,8 +474,9 @@ def test_build_position_bidding_phase_and_validation():
     rules = STD
     deal = deal_cards(rules, np.random.default_rng(0), 0)
     hands = [mask_of(h) for h in deal.hands]
-    state = build_position(rules, 0, hands, bid_kinds=[0, BidKind.NUMBER, 0, 0], bid_values=[0, 3, 0, 0],
-                           phase=Phase.BID)
+    state = build_position(
+        rules, 0, hands, bid_kinds=[0, BidKind.NUMBER, 0, 0], bid_values=[0, 3, 0, 0], phase=Phase.BID
+    )
     assert state.phase == Phase.BID and state.current == 2
     with pytest.raises(PositionError, match="appear twice"):
         build_position(rules, 0, [hands[0], hands[0], hands[2], hands[3]], phase=Phase.BID)
@@ -525,7 +552,7 @@ def test_agents_through_the_gymnasium_wrapper(name):
     from spades_env.gym_env import SingleAgentSpadesEnv
 
     n = preset(name).num_players
-    opponents = [HeuristicAgent(), PIMCAgent(seed=0, samples=2, bid_samples=2), RandomAgent(seed=3)][:n - 1]
+    opponents = [HeuristicAgent(), PIMCAgent(seed=0, samples=2, bid_samples=2), RandomAgent(seed=3)][: n - 1]
     env = SingleAgentSpadesEnv(rules=name, episode="hand", observation_format="dict", opponents=opponents)
     learner = HeuristicAgent()
     obs, info = env.reset(seed=1)
@@ -588,7 +615,7 @@ def test_residual_policy_with_a_large_prior_plays_the_heuristics_cards(tmp_path,
     env = spades_env.env(rules="standard", episode="hand")
     env.reset(seed=5)
     cards = bids_matched = bids = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -638,8 +665,12 @@ def test_released_ppo_policy_loads_by_name_and_plays_legal_games():
     assert env.game.over
 
 
-AGENT_CODE_NOT_IN_THE_NETWORK = ("spades_env.agents.heuristic", "spades_env.agents.pimc", "spades_env.agents.search",
-                                 "spades_env.agents.knowledge")
+AGENT_CODE_NOT_IN_THE_NETWORK = (
+    "spades_env.agents.heuristic",
+    "spades_env.agents.pimc",
+    "spades_env.agents.search",
+    "spades_env.agents.knowledge",
+)
 
 
 def test_the_released_ppo_policy_plays_whole_games_without_heuristic_or_search_code():

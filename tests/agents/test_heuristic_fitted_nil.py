@@ -30,12 +30,15 @@ def risk(cards: str) -> float:
     return fitted_nil_risk(mask_of(parse_cards(cards)), KINDS, 0, 2, VALUES)
 
 
-@pytest.mark.parametrize("cards, low, high", [
-    ("2C 3C 4C 2D 3D 4D 5D 2H 3H 4H 5H 2S 3S", 0.0, 0.3),  # nothing above a five
-    ("2C 3C 4C 2D 3D 4D 5D 2H 3H 4H 5H 2S KS", 0.2, 0.6),  # the king of spades, one small guard
-    ("2C 3C 4C 2D 3D 4D 5D 2H 3H 4H 5H 2S AS", 0.95, 1.0),  # the ace of spades always takes a trick
-    ("AC KC 2C AD KD 3D AH KH 4H AS KS 5S 6S", 0.99, 1.0),  # a 10-for-200 hand
-])
+@pytest.mark.parametrize(
+    "cards, low, high",
+    [
+        ("2C 3C 4C 2D 3D 4D 5D 2H 3H 4H 5H 2S 3S", 0.0, 0.3),  # nothing above a five
+        ("2C 3C 4C 2D 3D 4D 5D 2H 3H 4H 5H 2S KS", 0.2, 0.6),  # the king of spades, one small guard
+        ("2C 3C 4C 2D 3D 4D 5D 2H 3H 4H 5H 2S AS", 0.95, 1.0),  # the ace of spades always takes a trick
+        ("AC KC 2C AD KD 3D AH KH 4H AS KS 5S 6S", 0.99, 1.0),  # a 10-for-200 hand
+    ],
+)
 def test_fitted_nil_risk_by_hand(cards, low, high):
     assert low <= risk(cards) <= high
 
@@ -70,9 +73,18 @@ def test_no_double_nil_with_the_fitted_model():
     assert bid(STRONG, hand, kinds=partner_nil) != A.BID_OFFSET
 
 
-@pytest.mark.parametrize("name, applies", [("standard", True), ("pagat", True), ("suicide", True),
-                                          ("jokers", False), ("barmore", False), ("cutthroat", False),
-                                          ("cutthroat3", False)])
+@pytest.mark.parametrize(
+    "name, applies",
+    [
+        ("standard", True),
+        ("pagat", True),
+        ("suicide", True),
+        ("jokers", False),
+        ("barmore", False),
+        ("cutthroat", False),
+        ("cutthroat3", False),
+    ],
+)
 def test_fits_only_the_tables_it_was_fitted_on(name, applies):
     assert fits(preset(name)) is applies
 
@@ -85,7 +97,7 @@ def test_elsewhere_the_strong_style_keeps_the_hand_written_risk(name):
     kinds = [BidKind.NONE] * 4
     nils = 0
     for _ in range(300):
-        hand = sum(1 << int(c) for c in rng.permutation(pack)[:rules.hand_size])
+        hand = sum(1 << int(c) for c in rng.permutation(pack)[: rules.hand_size])
         action = bid(STRONG, hand, rules, kinds)
         assert action == bid(HAND_WRITTEN, hand, rules, kinds)
         nils += action == A.BID_OFFSET

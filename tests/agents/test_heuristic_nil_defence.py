@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from spades_env.agents import ClassicHeuristicAgent, HeuristicAgent
 from spades_env.agents.heuristic import CLASSIC, STRONG, act_from_state
-from spades_env.core.cards import Suit
 from spades_env.core.actions import action_name
+from spades_env.core.cards import Suit
 
 from .test_agents import observation, position
 
@@ -34,8 +34,9 @@ def test_nil_defence_is_the_switch_that_keeps_the_low_card():
 
 def test_nil_defence_leads_away_from_a_suit_the_nil_bidders_partner_ruffs():
     # Seat 0 leads; the nil bidder (seat 1) holds hearts and clubs, its partner (seat 3) has shown a heart void.
-    state = position(["2H 4C 5C 6C", "8C 9C TH JH", "4D 5D 6D 7D", "TC JC QC 3S"], ["3", "nil", "3", "4"],
-                     won=[3, 0, 3, 3])
+    state = position(
+        ["2H 4C 5C 6C", "8C 9C TH JH", "4D 5D 6D 7D", "TC JC QC 3S"], ["3", "nil", "3", "4"], won=[3, 0, 3, 3]
+    )
     voids = [0, 0, 0, 1 << Suit.HEARTS]
     lead = {style: action_name(act_from_state(state, voids, [0] * 4, style=style)) for style in (CLASSIC, STRONG)}
     assert lead[CLASSIC] == "2H"  # the lowest lead, under the most unseen cards

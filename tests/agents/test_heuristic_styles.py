@@ -79,8 +79,7 @@ def test_score_aware_play_sets_opponents_who_would_win_the_game_by_making_their_
 
 def test_nil_cover_keeps_its_high_cards_when_the_trick_is_already_above_the_partner():
     # Seat 3 led the AH; seat 0 is to play before its nil partner (seat 2) and cannot beat the ace.
-    state = position(["KH 2H 5C 6C", "TD JD QD", "3H 4H 4D", "8C 9C TC"], ["4", "3", "nil", "3"],
-                     trick="AH", leader=3)
+    state = position(["KH 2H 5C 6C", "TD JD QD", "3H 4H 4D", "8C 9C TC"], ["4", "3", "nil", "3"], trick="AH", leader=3)
     assert plays(ClassicHeuristicAgent(), state) == "KH"
     assert plays(HeuristicAgent(), state) == "2H"
 
@@ -91,11 +90,14 @@ def test_nil_cover_still_overtakes_the_partner_cheaply():
     assert plays(HeuristicAgent(), state) == "TH"
 
 
-@pytest.mark.parametrize("scores, classic, strong", [
-    ((0, 100), SEE_CARDS, SEE_CARDS),  # behind by 100 early: neither dares
-    ((300, 400), BLIND_NIL, SEE_CARDS),  # behind by 100, the leader 100 from the target: only classic dares
-    ((150, 400), BLIND_NIL, BLIND_NIL),  # behind by 250 with the leader near the target: both
-])
+@pytest.mark.parametrize(
+    "scores, classic, strong",
+    [
+        ((0, 100), SEE_CARDS, SEE_CARDS),  # behind by 100 early: neither dares
+        ((300, 400), BLIND_NIL, SEE_CARDS),  # behind by 100, the leader 100 from the target: only classic dares
+        ((150, 400), BLIND_NIL, BLIND_NIL),  # behind by 250 with the leader near the target: both
+    ],
+)
 def test_strict_blind_nil_only_when_the_leader_is_near_the_target_and_far_ahead(scores, classic, strong):
     legal = 1 << BLIND_NIL | 1 << SEE_CARDS
     kinds = [0, 0, 0, 0]
@@ -109,12 +111,15 @@ def test_the_trained_policys_prior_is_the_classic_heuristic():
     assert type(agent.heuristic) is ClassicHeuristicAgent
 
 
-@pytest.mark.parametrize("options, error", [
-    ({"style": "strong"}, "style must be a Style"),
-    ({"bag_ducking": 1}, "bag_ducking must be a bool"),
-    ({"set_slack": -1}, "set_slack must be a non-negative int"),
-    ({"nosuch": True}, "unknown option"),
-])
+@pytest.mark.parametrize(
+    "options, error",
+    [
+        ({"style": "strong"}, "style must be a Style"),
+        ({"bag_ducking": 1}, "bag_ducking must be a bool"),
+        ({"set_slack": -1}, "set_slack must be a non-negative int"),
+        ({"nosuch": True}, "unknown option"),
+    ],
+)
 def test_style_options_are_checked_when_built(options, error):
     with pytest.raises(TypeError, match=error):
         HeuristicAgent(**options)

@@ -19,8 +19,14 @@ NIL_ALONE = preset("standard").replace(nil_tricks_count_for_partner=False)
 SIDE_BIDS = preset("standard").replace(ten_for_200=True, blind_bids=True)
 CUTTHROAT = preset("cutthroat")
 
-N, NIL, BLIND, TEN, SKIP, CANCEL = (BidKind.NUMBER, BidKind.NIL, BidKind.BLIND, BidKind.TEN_FOR_200,
-                                    BidKind.SKIPPED, BidKind.CANCELLED)
+N, NIL, BLIND, TEN, SKIP, CANCEL = (
+    BidKind.NUMBER,
+    BidKind.NIL,
+    BidKind.BLIND,
+    BidKind.TEN_FOR_200,
+    BidKind.SKIPPED,
+    BidKind.CANCELLED,
+)
 
 
 def table(rules, bids, won, me=0) -> Table:
@@ -35,16 +41,26 @@ def table(rules, bids, won, me=0) -> Table:
 NEED_CASES = [
     ("number bids add up", NIL_ALONE, [(N, 3), (N, 2), (N, 4), (N, 1)], [1, 0, 2, 0], 0, 7 - 3),
     ("the partner is asked the same", NIL_ALONE, [(N, 3), (N, 2), (N, 4), (N, 1)], [1, 0, 2, 0], 2, 7 - 3),
-    ("a nil's tricks are its own with the option off", NIL_ALONE, [(NIL, 0), (N, 2), (N, 4), (N, 1)],
-     [2, 0, 1, 0], 0, 4 - 1),
-    ("a nil's tricks count for the partner with the option on", NIL_FOR_SIDE, [(NIL, 0), (N, 2), (N, 4), (N, 1)],
-     [2, 0, 1, 0], 0, 4 - 3),
+    (
+        "a nil's tricks are its own with the option off",
+        NIL_ALONE,
+        [(NIL, 0), (N, 2), (N, 4), (N, 1)],
+        [2, 0, 1, 0],
+        0,
+        4 - 1,
+    ),
+    (
+        "a nil's tricks count for the partner with the option on",
+        NIL_FOR_SIDE,
+        [(NIL, 0), (N, 2), (N, 4), (N, 1)],
+        [2, 0, 1, 0],
+        0,
+        4 - 3,
+    ),
     ("a made contract needs nothing more", NIL_ALONE, [(N, 3), (N, 2), (N, 4), (N, 1)], [1, 2, 6, 0], 0, 7 - 7),
     ("overtricks give a negative need", NIL_ALONE, [(N, 3), (N, 2), (N, 4), (N, 1)], [4, 0, 5, 0], 0, 7 - 9),
-    ("a blind bid counts both partners", SIDE_BIDS, [(BLIND, 7), (N, 2), (SKIP, 0), (N, 1)], [2, 0, 3, 0], 2,
-     7 - 5),
-    ("10 for 200 counts both partners", SIDE_BIDS, [(CANCEL, 3), (N, 2), (TEN, 10), (N, 1)], [4, 0, 2, 0], 0,
-     10 - 6),
+    ("a blind bid counts both partners", SIDE_BIDS, [(BLIND, 7), (N, 2), (SKIP, 0), (N, 1)], [2, 0, 3, 0], 2, 7 - 5),
+    ("10 for 200 counts both partners", SIDE_BIDS, [(CANCEL, 3), (N, 2), (TEN, 10), (N, 1)], [4, 0, 2, 0], 0, 10 - 6),
     ("cutthroat: a seat is its own side", CUTTHROAT, [(N, 3), (N, 2), (N, 4), (N, 1)], [1, 0, 2, 0], 2, 4 - 2),
 ]
 
@@ -54,21 +70,29 @@ def test_side_need_is_the_contract_minus_the_counted_tricks(rules, bids, won, se
     assert side_need(table(rules, bids, won), seat) == need
 
 
-@pytest.mark.parametrize("rules,me,partner,opponents", [
-    (NIL_ALONE, 0, 2, [1, 3]),
-    (NIL_ALONE, 3, 1, [0, 2]),
-    (CUTTHROAT, 1, NO_PARTNER, [0, 2, 3]),
-], ids=["seat 0", "seat 3", "cutthroat"])
+@pytest.mark.parametrize(
+    "rules,me,partner,opponents",
+    [
+        (NIL_ALONE, 0, 2, [1, 3]),
+        (NIL_ALONE, 3, 1, [0, 2]),
+        (CUTTHROAT, 1, NO_PARTNER, [0, 2, 3]),
+    ],
+    ids=["seat 0", "seat 3", "cutthroat"],
+)
 def test_table_partner_is_the_rules_partner(rules, me, partner, opponents):
     t = table(rules, [(N, 1)] * rules.num_players, [0] * rules.num_players, me=me)
     assert (t.partner, t.opps) == (partner, opponents)
 
 
-@pytest.mark.parametrize("options,error", [
-    ({"nosuch": 1}, "unknown option(s) ['nosuch']"),
-    ({"bias": "high"}, "bias must be a number"),
-    ({"nil_risk_max": True}, "nil_risk_max must be a number"),
-], ids=["unknown option", "text for a number", "bool for a number"])
+@pytest.mark.parametrize(
+    "options,error",
+    [
+        ({"nosuch": 1}, "unknown option(s) ['nosuch']"),
+        ({"bias": "high"}, "bias must be a number"),
+        ({"nil_risk_max": True}, "nil_risk_max must be a number"),
+    ],
+    ids=["unknown option", "text for a number", "bool for a number"],
+)
 def test_heuristic_options_are_checked_when_built(options, error):
     with pytest.raises(TypeError) as info:
         HeuristicAgent(**options)

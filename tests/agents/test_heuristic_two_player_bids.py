@@ -33,20 +33,24 @@ def bid(hand: str, first_bid: int | None = None, style=STRONG, gone: str = "", r
     """The bid (tricks; 0 is nil) of slot 0, bidding first or after the other's number bid."""
     kinds = [NONE, NONE if first_bid is None else NUMBER]
     values = [0, first_bid or 0]
-    action = choose_bid(rules, board(hand), ANY_BID, 0, kinds, values, [0, 0], [0, 0], style=style,
-                        gone=board(gone) if gone else 0)
+    action = choose_bid(
+        rules, board(hand), ANY_BID, 0, kinds, values, [0, 0], [0, 0], style=style, gone=board(gone) if gone else 0
+    )
     return action - A.BID_OFFSET
 
 
 # Hand-computed from the fitted model: floor(a + b * estimate [+ c * first bid] - 0.5).
-@pytest.mark.parametrize("hand, first_bid, expected", [
-    (ALL_SPADES, None, 11),  # 0.893 + 0.883 * 13 - 0.5 = 11.87
-    (ALL_SPADES, 1, 12),  # 6.136 + 0.545 * 13 - 0.512 - 0.5 = 12.21
-    (MIDDLING, None, 2),  # 0.893 + 0.883 * 2.69 - 0.5 = 2.77
-    (MIDDLING, 1, 6),  # 6.136 + 0.545 * 2.69 - 0.512 - 0.5 = 6.59
-    (MIDDLING, 4, 5),  # ... - 4 * 0.512 = 5.05
-    (MIDDLING, 9, 2),  # ... - 9 * 0.512 = 2.49
-])
+@pytest.mark.parametrize(
+    "hand, first_bid, expected",
+    [
+        (ALL_SPADES, None, 11),  # 0.893 + 0.883 * 13 - 0.5 = 11.87
+        (ALL_SPADES, 1, 12),  # 6.136 + 0.545 * 13 - 0.512 - 0.5 = 12.21
+        (MIDDLING, None, 2),  # 0.893 + 0.883 * 2.69 - 0.5 = 2.77
+        (MIDDLING, 1, 6),  # 6.136 + 0.545 * 2.69 - 0.512 - 0.5 = 6.59
+        (MIDDLING, 4, 5),  # ... - 4 * 0.512 = 5.05
+        (MIDDLING, 9, 2),  # ... - 9 * 0.512 = 2.49
+    ],
+)
 def test_two_player_bids_follow_the_fitted_model(hand, first_bid, expected):
     assert estimate_tricks(board(MIDDLING), TWO) == pytest.approx(2.69)
     assert bid(hand, first_bid) == expected

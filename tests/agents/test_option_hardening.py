@@ -12,12 +12,24 @@ import spades_env
 from spades_env.agents import make_agent
 
 BAD_OPTIONS = [
-    ("pimc", {"bid_sigma": 0}), ("pimc", {"bid_sigma": math.nan}), ("pimc", {"time_limit": -1}),
-    ("pimc", {"time_limit": 0}), ("pimc", {"time_limit": math.nan}), ("pimc", {"margin": math.nan}),
-    ("pimc", {"play_eps": 5}), ("pimc", {"bag_cost": -50}), ("pimc", {"samples": 2.5}),
-    ("pimc", {"samples": 10 ** 7}), ("pimc", {"oversample": 10 ** 6}), ("search", {"time_limit": math.nan}),
-    ("search", {"samples": 2.5}), ("search", {"bag_cost": -50}), ("ppo", {"temperature": math.inf}),
-    ("ppo", {"temperature": math.nan}), ("ppo", {"temperature": 0}), ("heuristic", {"bias": math.nan}),
+    ("pimc", {"bid_sigma": 0}),
+    ("pimc", {"bid_sigma": math.nan}),
+    ("pimc", {"time_limit": -1}),
+    ("pimc", {"time_limit": 0}),
+    ("pimc", {"time_limit": math.nan}),
+    ("pimc", {"margin": math.nan}),
+    ("pimc", {"play_eps": 5}),
+    ("pimc", {"bag_cost": -50}),
+    ("pimc", {"samples": 2.5}),
+    ("pimc", {"samples": 10**7}),
+    ("pimc", {"oversample": 10**6}),
+    ("search", {"time_limit": math.nan}),
+    ("search", {"samples": 2.5}),
+    ("search", {"bag_cost": -50}),
+    ("ppo", {"temperature": math.inf}),
+    ("ppo", {"temperature": math.nan}),
+    ("ppo", {"temperature": 0}),
+    ("heuristic", {"bias": math.nan}),
 ]
 
 

@@ -10,8 +10,10 @@ import spades_env
 from spades_env.agents import available_agents, make_agent
 
 TABLES = ("standard", "cutthroat3", "pagat")  # partners, three players, the blind nil exchange
-FAST_OPTIONS = {"pimc": {"samples": 4, "bid_samples": 4, "seed": 0},  # a test needs legality, not strength
-                "search": {"samples": 4, "seed": 0}}
+FAST_OPTIONS = {
+    "pimc": {"samples": 4, "bid_samples": 4, "seed": 0},  # a test needs legality, not strength
+    "search": {"samples": 4, "seed": 0},
+}
 
 
 @pytest.mark.parametrize("name", sorted(available_agents()))

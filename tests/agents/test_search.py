@@ -8,18 +8,17 @@ import pytest
 import torch
 
 import spades_env
-from spades_env.core.actions import mask_array
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
-from spades_env.agents.pimc import representative_card, equivalent_choices
+from spades_env.agents.pimc import equivalent_choices, representative_card
 from spades_env.agents.search import SearchAgent, network_rollouts
-from spades_env.nn import one_torch_thread as single_thread
 from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
-from spades_env.core.actions import action_name
+from spades_env.core.actions import action_name, mask_array
 from spades_env.core.cards import cards_of, mask_of, parse_cards
 from spades_env.core.position import build_position
+from spades_env.nn import CheckpointError, PolicyNet, save_policy
+from spades_env.nn import one_torch_thread as single_thread
 from spades_env.obs.encode import encode_observation
 from spades_env.obs.tracker import ObservationTracker
-from spades_env.nn import CheckpointError, PolicyNet, save_policy
 from spades_env.rewards import bag_cost
 
 STD = preset("standard")
@@ -109,10 +108,21 @@ def test_search_trumps_to_make_its_contract_on_the_last_tricks():
     hands = [mask_of(parse_cards(h)) for h in held]
     rest = [c for c in range(52) if not any(h >> c & 1 for h in hands) and c not in trick]
     per_seat = len(rest) // 4  # the 11 finished tricks, split by seat
-    played = [mask_of(rest[s * per_seat:(s + 1) * per_seat]) | (mask_of([trick[s - 1]]) if s else 0)
-              for s in range(4)]
-    state = build_position(STD, 0, hands, bid_kinds=[BidKind.NUMBER] * 4, bid_values=[4, 3, 3, 3],
-                           tricks_won=[3, 3, 3, 2], played=played, trick_cards=trick, leader=1, spades_broken=True)
+    played = [
+        mask_of(rest[s * per_seat : (s + 1) * per_seat]) | (mask_of([trick[s - 1]]) if s else 0) for s in range(4)
+    ]
+    state = build_position(
+        STD,
+        0,
+        hands,
+        bid_kinds=[BidKind.NUMBER] * 4,
+        bid_values=[4, 3, 3, 3],
+        tricks_won=[3, 3, 3, 2],
+        played=played,
+        trick_cards=trick,
+        leader=1,
+        spades_broken=True,
+    )
     obs = observation(state)
     for rollout in ROLLOUT_MODES:
         agent = SearchAgent(seed=0, rollout=rollout, samples=4, prune=0)
@@ -212,17 +222,20 @@ def test_search_is_registered_for_the_evaluation_tool():
     assert isinstance(agent, SearchAgent) and agent.describe()["samples"] == 3
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"rollout": "mcts"}, "rollout must be one of"),
-    ({"bids": "guess"}, "bids must be one of"),
-    ({"chunk": 0}, "chunk must be a positive int"),
-    ({"time_limit": 0}, "time_limit must be a positive"),
-    ({"bag_cost": -1}, "bag_cost must be >= 0"),
-    ({"samples": 0}, "option samples must be an integer"),
-    ({"prune": 1}, "prune must be a probability"),
-    ({"prune": -0.1}, "prune must be a probability"),
-    ({"prune": True}, "prune must be a probability"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"rollout": "mcts"}, "rollout must be one of"),
+        ({"bids": "guess"}, "bids must be one of"),
+        ({"chunk": 0}, "chunk must be a positive int"),
+        ({"time_limit": 0}, "time_limit must be a positive"),
+        ({"bag_cost": -1}, "bag_cost must be >= 0"),
+        ({"samples": 0}, "option samples must be an integer"),
+        ({"prune": 1}, "prune must be a probability"),
+        ({"prune": -0.1}, "prune must be a probability"),
+        ({"prune": True}, "prune must be a probability"),
+    ],
+)
 def test_bad_options_raise_clear_errors(options, message):
     with pytest.raises(ValueError, match=message):
         SearchAgent(**options)
@@ -298,6 +311,7 @@ def test_a_margin_keeps_the_networks_card_unless_the_search_finds_one_that_much_
         assert free.last_values[best] == max(free.last_values.values())
         bound = SearchAgent(seed=0, rollout="network", samples=4, margin=1000.0, prune=0)
         assert bound.act(obs) == network and bound.last_values == free.last_values
-        overruled += free.last_values[best] > max(v for c, v in free.last_values.items() if c != best) and \
-            best != network
+        overruled += (
+            free.last_values[best] > max(v for c, v in free.last_values.items() if c != best) and best != network
+        )
     assert overruled >= 1  # the positions include one where the search overrules the network

@@ -16,7 +16,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Bottom first. A part is a subpackage or a top-level module of spades_env, or "training".
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
-    ("obs", "encoding", "layout", "config_io", "cli_args", "rewards", "render", "render_image"),  # encoding, layout: old names of obs
+    (
+        "obs",
+        "encoding",
+        "layout",
+        "config_io",
+        "cli_args",
+        "rewards",
+        "render",
+        "render_image",
+    ),  # encoding, layout: old names of obs
     ("card_scorer", "nn"),
     ("aec", "wrappers", "gym_env", "registration", "records", "batch"),
     ("agents",),
@@ -48,7 +57,7 @@ def imported(path: pathlib.Path, modules: set[str]) -> set[str]:
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -70,8 +79,12 @@ def test_every_part_has_a_layer():
 
 
 def test_no_import_runs_from_a_lower_layer_to_a_higher_one():
-    upward = sorted(f"{m} -> {t}" for m, targets in graph().items() for t in targets
-                    if part_of(m) and part_of(t) and RANK[part_of(t)] > RANK[part_of(m)])
+    upward = sorted(
+        f"{m} -> {t}"
+        for m, targets in graph().items()
+        for t in targets
+        if part_of(m) and part_of(t) and RANK[part_of(t)] > RANK[part_of(m)]
+    )
     assert not upward, f"imports up the layers: {upward}"
 
 
@@ -114,9 +127,12 @@ def test_no_import_circles():
     assert cycles(graph()) == []
 
 
-@pytest.mark.parametrize("edges, expected", [
-    ({"a": {"b"}, "b": {"a"}, "c": set()}, [["a", "b"]]),
-    ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
-])
+@pytest.mark.parametrize(
+    "edges, expected",
+    [
+        ({"a": {"b"}, "b": {"a"}, "c": set()}, [["a", "b"]]),
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+    ],
+)
 def test_the_circle_finder_finds_circles(edges, expected):
     assert cycles(edges) == expected

@@ -35,21 +35,29 @@ def test_unknown_public_name_is_an_attribute_error_naming_it():
         spades_env.no_such_name  # noqa: B018
 
 
-@pytest.mark.parametrize("statement", [
-    "import spades_env, gymnasium, pettingzoo",  # ours first: registered by the import hook
-    "import gymnasium, pettingzoo, spades_env",  # libraries first: registered at once
-    "import pettingzoo, spades_env, gymnasium",
-], ids=["ours-first", "libraries-first", "mixed"])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import spades_env, gymnasium, pettingzoo",  # ours first: registered by the import hook
+        "import gymnasium, pettingzoo, spades_env",  # libraries first: registered at once
+        "import pettingzoo, spades_env, gymnasium",
+    ],
+    ids=["ours-first", "libraries-first", "mixed"],
+)
 def test_env_ids_are_registered_whatever_the_import_order(statement):
-    code = (f"{statement}\n"
-            "from pettingzoo.env_registry.registration import aec_registry\n"
-            "print('spades_env/Spades-v3' in gymnasium.registry, 'spades_env/spades-v3' in aec_registry)")
+    code = (
+        f"{statement}\n"
+        "from pettingzoo.env_registry.registration import aec_registry\n"
+        "print('spades_env/Spades-v3' in gymnasium.registry, 'spades_env/spades-v3' in aec_registry)"
+    )
     assert _run(code).split() == ["True", "True"]
 
 
 def test_gymnasium_make_with_module_prefix_imports_and_registers():
-    code = ("import gymnasium\n"
-            "env = gymnasium.make('spades_env:spades_env/Spades-v3')\n"
-            "obs, info = env.reset(seed=0)\n"
-            "print(obs.shape[0] > 0 and 'action_mask' in info)")
+    code = (
+        "import gymnasium\n"
+        "env = gymnasium.make('spades_env:spades_env/Spades-v3')\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(obs.shape[0] > 0 and 'action_mask' in info)"
+    )
     assert _run(code).strip() == "True"

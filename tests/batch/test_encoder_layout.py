@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spades_env.batch import pieces as batch_encoding
-from spades_env.obs.layout import LayoutError, OBSERVATION, ObservationLayout
+from spades_env.obs.layout import OBSERVATION, LayoutError, ObservationLayout
 
 HEAD_NAMES = ("phase", "to_act", "dealer", "trick_leader")
 
@@ -38,20 +38,33 @@ def test_a_block_inserted_inside_a_piece_is_refused_naming_it():
 def test_a_card_block_of_another_width_is_refused():
     changed = layout_with(("kitty", 1, 13), after="played")
     with pytest.raises(LayoutError, match="kitty"):
-        batch_encoding.check_piece(changed, "hand", "received",
-                                   ("hand", "trick", "played", "kitty", "passed", "received"), width=54)
+        batch_encoding.check_piece(
+            changed, "hand", "received", ("hand", "trick", "played", "kitty", "passed", "received"), width=54
+        )
 
 
 def test_a_block_outside_every_piece_is_refused():
     changed = layout_with(("new_block", 1, 3), after="bids")
-    pieces = (changed.span("phase", "trick_leader"), changed["bids"], changed.span("tricks_won", "bags"),
-              changed.span("target_score", "rules"), changed.span("hand", "received"))
+    pieces = (
+        changed.span("phase", "trick_leader"),
+        changed["bids"],
+        changed.span("tricks_won", "bags"),
+        changed.span("target_score", "rules"),
+        changed.span("hand", "received"),
+    )
     with pytest.raises(LayoutError, match="outside"):
         batch_encoding.check_cover(changed, pieces)
 
 
 def test_the_current_layout_is_accepted():
-    pieces = (batch_encoding.HEAD, batch_encoding.BIDS, batch_encoding.MID, batch_encoding.TAIL,
-              batch_encoding.CARDS, batch_encoding.HISTORY, batch_encoding.DRAWING)
+    pieces = (
+        batch_encoding.HEAD,
+        batch_encoding.BIDS,
+        batch_encoding.MID,
+        batch_encoding.TAIL,
+        batch_encoding.CARDS,
+        batch_encoding.HISTORY,
+        batch_encoding.DRAWING,
+    )
     batch_encoding.check_cover(OBSERVATION, pieces)
     assert batch_encoding.check_piece(OBSERVATION, "phase", "trick_leader", HEAD_NAMES) == batch_encoding.HEAD

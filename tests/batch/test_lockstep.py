@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.batch.scoring import score_tables
 from spades_env.batch import BatchEnv, IllegalActionError
+from spades_env.batch.scoring import score_tables
 from spades_env.core import PRESETS, Bid, BidKind, preset, score_hand
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.drawing import has_drawing
@@ -65,8 +65,10 @@ def run_lockstep(rules, episode, num_envs, steps, seed, reward="hand_points", ch
     obs, mask, to_act = env.reset()
     n = env.num_players
     agents = [f"player_{s}" for s in range(n)]
-    aecs = [spades_env.raw_env(rules=rules, episode=episode, reward=reward, info_format="full")  # hand_result dicts
-            for _ in range(num_envs)]
+    aecs = [
+        spades_env.raw_env(rules=rules, episode=episode, reward=reward, info_format="full")  # hand_result dicts
+        for _ in range(num_envs)
+    ]
     position = [0] * num_envs
     pick_seats = np.random.default_rng(seed + 2000)  # apart from the action stream, which must match pass 1
 
@@ -163,18 +165,39 @@ def test_lockstep_hand_mode(name):
     assert counts["episodes"] >= 28
 
 
-@pytest.mark.parametrize("options", [
-    {"bids_may_total_tricks": False, "partnerships": False, "num_players": 3},
-    {"bids_may_total_tricks": False, "partnerships": False},
-    {"bids_may_total_tricks": False, "ten_for_200": True, "blind_bids": True, "blind_nil_requires_deficit": None},
-    {"blind_nil_exchange": 3, "blind_nil_requires_deficit": None, "nil_tricks_count_for_partner": True},
-    {"max_team_bid": 11, "ten_for_200": True, "blind_nil_requires_deficit": None, "boston_bonus": 200,
-     "bag_limit": None},
-    {"nil": False, "blind_nil": False, "max_team_bid": 9, "blind_bids": True, "blind_bid_min": 3,
-     "bag_value": -2, "bag_limit": 5, "bag_penalty": 50},
-    {"jokers": True, "deuce_of_spades_high": True, "first_trick": "lowest_club", "blind_nil_exchange": 2,
-     "blind_nil_requires_deficit": 0},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"bids_may_total_tricks": False, "partnerships": False, "num_players": 3},
+        {"bids_may_total_tricks": False, "partnerships": False},
+        {"bids_may_total_tricks": False, "ten_for_200": True, "blind_bids": True, "blind_nil_requires_deficit": None},
+        {"blind_nil_exchange": 3, "blind_nil_requires_deficit": None, "nil_tricks_count_for_partner": True},
+        {
+            "max_team_bid": 11,
+            "ten_for_200": True,
+            "blind_nil_requires_deficit": None,
+            "boston_bonus": 200,
+            "bag_limit": None,
+        },
+        {
+            "nil": False,
+            "blind_nil": False,
+            "max_team_bid": 9,
+            "blind_bids": True,
+            "blind_bid_min": 3,
+            "bag_value": -2,
+            "bag_limit": 5,
+            "bag_penalty": 50,
+        },
+        {
+            "jokers": True,
+            "deuce_of_spades_high": True,
+            "first_trick": "lowest_club",
+            "blind_nil_exchange": 2,
+            "blind_nil_requires_deficit": 0,
+        },
+    ],
+)
 def test_lockstep_custom_rules(options):
     rules = spades_env.Rules(**{"target_score": 250, "max_hands": 3, **options})
     counts = run_lockstep(rules, "game", num_envs=6, steps=300, seed=2)
@@ -190,8 +213,15 @@ def test_lockstep_many_games_slow(name):
     assert hands["episodes"] >= 140
     short = run_lockstep(short_games(name), "game", num_envs=30, steps=1000, seed=102, check_every=17)
     assert short["episodes"] >= 150
-    full = run_lockstep(name, "game", num_envs=4, steps=6000 if name != "openspiel" else 2000, seed=103,
-                        reward="win_loss", check_every=29)
+    full = run_lockstep(
+        name,
+        "game",
+        num_envs=4,
+        steps=6000 if name != "openspiel" else 2000,
+        seed=103,
+        reward="win_loss",
+        check_every=29,
+    )
     assert full["episodes"] >= 1 and full["hands"] >= 100
 
 
@@ -206,8 +236,17 @@ def test_shapes_dtypes_and_attributes():
     obs, mask, to_act, rewards, dones, info = env.step(random_actions(np.random.default_rng(0), mask))
     assert rewards.shape == (5, 3) and rewards.dtype == np.float64
     assert dones.shape == (5,) and dones.dtype == bool
-    for key in ("hand_over", "points", "scores", "tricks", "bid_kinds", "bid_values", "winner", "truncated",
-                "final_scores"):
+    for key in (
+        "hand_over",
+        "points",
+        "scores",
+        "tricks",
+        "bid_kinds",
+        "bid_values",
+        "winner",
+        "truncated",
+        "final_scores",
+    ):
         assert key in info
     assert env.state().shape == (5, STATE_SIZE)
 
@@ -407,8 +446,17 @@ def test_reset_with_seed_restarts_the_same_games():
 
 
 # ------------------------------------------------------------------ scoring
-ALL_BIDS = spades_env.Rules(ten_for_200=True, blind_bids=True, blind_bid_min=5, boston_bonus=250, bag_limit=None,
-                            nil_tricks_count_for_partner=True, blind_nil_value=150, bag_value=2, name="all_bids")
+ALL_BIDS = spades_env.Rules(
+    ten_for_200=True,
+    blind_bids=True,
+    blind_bid_min=5,
+    boston_bonus=250,
+    bag_limit=None,
+    nil_tricks_count_for_partner=True,
+    blind_nil_value=150,
+    bag_value=2,
+    name="all_bids",
+)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES + ["all_bids"])
@@ -435,8 +483,9 @@ def test_vectorized_scoring_matches_score_hand(name):
                 kinds[t, s], values[t, s] = BidKind.BLIND, int(pick.integers(hand_rules.blind_bid_min, 14))
                 kinds[t, (s + 2) % 4], values[t, (s + 2) % 4] = BidKind.SKIPPED, 0
         split = np.sort(pick.integers(0, tricks_per_hand + 1, size=(env.num_envs, n - 1)), axis=1)
-        edges = np.concatenate([np.zeros((env.num_envs, 1), int), split,
-                                np.full((env.num_envs, 1), tricks_per_hand)], axis=1)
+        edges = np.concatenate(
+            [np.zeros((env.num_envs, 1), int), split, np.full((env.num_envs, 1), tricks_per_hand)], axis=1
+        )
         tricks = np.diff(edges, axis=1)
         env.bid_kind[:] = kinds
         env.bid_value[:] = values

@@ -34,18 +34,21 @@ def env():
     return env
 
 
-@pytest.mark.parametrize("seats, fragment", [
-    ([0.5] * NUM_ENVS, "integers"),
-    ([0.0] * NUM_ENVS, "integers"),
-    ([True] * NUM_ENVS, "integers"),
-    ([0, 1, 2, 4], "table 3 has seat 4"),
-    ([0, -1, 2, 3], "table 1 has seat -1"),
-    ([0.5], r"shape \(4,\)"),
-    ([0, 1, 2], r"shape \(4,\)"),
-    (0, r"shape \(4,\)"),
-    ([[0, 1, 2, 3]], r"shape \(4,\)"),
-    (["a"] * NUM_ENVS, "integers"),
-])
+@pytest.mark.parametrize(
+    "seats, fragment",
+    [
+        ([0.5] * NUM_ENVS, "integers"),
+        ([0.0] * NUM_ENVS, "integers"),
+        ([True] * NUM_ENVS, "integers"),
+        ([0, 1, 2, 4], "table 3 has seat 4"),
+        ([0, -1, 2, 3], "table 1 has seat -1"),
+        ([0.5], r"shape \(4,\)"),
+        ([0, 1, 2], r"shape \(4,\)"),
+        (0, r"shape \(4,\)"),
+        ([[0, 1, 2, 3]], r"shape \(4,\)"),
+        (["a"] * NUM_ENVS, "integers"),
+    ],
+)
 def test_observe_rejects_bad_seats_and_changes_nothing(env, seats, fragment):
     before = snapshot(env)
     with pytest.raises(ValueError, match=fragment):
@@ -58,15 +61,18 @@ def test_observe_accepts_any_integer_dtype(env):
     np.testing.assert_array_equal(env.observe(np.array([0, 1, 2, 3], np.uint8)), expected)
 
 
-@pytest.mark.parametrize("actions, error, fragment", [
-    ([54.0] * NUM_ENVS, IllegalActionError, "integers"),
-    ([True] * NUM_ENVS, IllegalActionError, "integers"),
-    ([54] * (NUM_ENVS - 1), ValueError, r"shape \(4,\)"),
-    ([[54] * NUM_ENVS], ValueError, r"shape \(4,\)"),
-    ([90] * NUM_ENVS, IllegalActionError, "not an action"),
-    ([-1] * NUM_ENVS, IllegalActionError, "not an action"),
-    ([0] * NUM_ENVS, IllegalActionError, "table 0: illegal action 0"),
-])
+@pytest.mark.parametrize(
+    "actions, error, fragment",
+    [
+        ([54.0] * NUM_ENVS, IllegalActionError, "integers"),
+        ([True] * NUM_ENVS, IllegalActionError, "integers"),
+        ([54] * (NUM_ENVS - 1), ValueError, r"shape \(4,\)"),
+        ([[54] * NUM_ENVS], ValueError, r"shape \(4,\)"),
+        ([90] * NUM_ENVS, IllegalActionError, "not an action"),
+        ([-1] * NUM_ENVS, IllegalActionError, "not an action"),
+        ([0] * NUM_ENVS, IllegalActionError, "table 0: illegal action 0"),
+    ],
+)
 def test_step_rejects_bad_actions_and_changes_nothing(env, actions, error, fragment):
     before = snapshot(env)
     with pytest.raises(error, match=fragment):
@@ -98,7 +104,7 @@ def test_item18_a_batch_too_large_for_the_memory_is_refused_before_allocating(mo
 
     start = time.perf_counter()
     with pytest.raises(MemoryError, match=r"BatchEnv\(100000000\) needs about [\d,.]+ GiB"):
-        BatchEnv(10 ** 8)
+        BatchEnv(10**8)
     assert time.perf_counter() - start < 5  # nothing was allocated first
     monkeypatch.setattr(state, "available_memory", lambda: 1_000_000)  # 1 MB free
     with pytest.raises(MemoryError, match="packed"):

@@ -72,22 +72,25 @@ def test_missing_file_raises(tmp_path):
         load_rules(str(missing))
 
 
-@pytest.mark.parametrize("text, key", [
-    ("nil: [true\nnil_value: 50\n", "YAML"),  # malformed YAML
-    ("nill: true\n", "nill"),  # unknown key
-    ("base: nosuch\n", "nosuch"),  # unknown base preset
-    ("- nil\n- jokers\n", "mapping"),  # not a mapping
-    ('nil: "yes"\n', "nil"),
-    ("target_score: 1.5\n", "target_score"),
-    ("target_score: true\n", "target_score"),
-    ("bag_limit: ten\n", "bag_limit"),
-    ("num_players: 5\n", "num_players"),
-    ("partnerships: false\nten_for_200: true\n", "ten_for_200"),
-    ("mirror: true\n", "blind_nil"),
-    ("first_trick: lowest_club\ndealer_leads_any: true\n", "dealer_leads_any"),
-    ("crazy: [standard, jokers]\njokers: true\n", "jokers"),
-    ("crazy: [standard, cutthroat]\n", "crazy"),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("nil: [true\nnil_value: 50\n", "YAML"),  # malformed YAML
+        ("nill: true\n", "nill"),  # unknown key
+        ("base: nosuch\n", "nosuch"),  # unknown base preset
+        ("- nil\n- jokers\n", "mapping"),  # not a mapping
+        ('nil: "yes"\n', "nil"),
+        ("target_score: 1.5\n", "target_score"),
+        ("target_score: true\n", "target_score"),
+        ("bag_limit: ten\n", "bag_limit"),
+        ("num_players: 5\n", "num_players"),
+        ("partnerships: false\nten_for_200: true\n", "ten_for_200"),
+        ("mirror: true\n", "blind_nil"),
+        ("first_trick: lowest_club\ndealer_leads_any: true\n", "dealer_leads_any"),
+        ("crazy: [standard, jokers]\njokers: true\n", "jokers"),
+        ("crazy: [standard, cutthroat]\n", "crazy"),
+    ],
+)
 def test_bad_yaml_raises_naming_the_problem(tmp_path, text, key):
     path = tmp_path / "bad.yaml"
     path.write_text(text)

@@ -40,10 +40,13 @@ def test_nested_aliases_are_refused_with_a_short_message(tmp_path, levels):
         assert "alias" in message
 
 
-@pytest.mark.parametrize("text, words", [
-    ("nil: &yes true\nblind_nil: *yes\n", ["alias", "line 2"]),
-    ("<<: {nil: false}\n", ["merge key"]),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("nil: &yes true\nblind_nil: *yes\n", ["alias", "line 2"]),
+        ("<<: {nil: false}\n", ["merge key"]),
+    ],
+)
 def test_aliases_and_merge_keys_are_refused(tmp_path, text, words):
     message = load_error(write(tmp_path, text))
     assert "bad.yaml" in message
@@ -63,12 +66,15 @@ def test_a_shared_nested_value_given_as_a_mapping_gives_a_short_message():
 HUGE = "y" * (MAX_CONFIG_BYTES // 2)
 
 
-@pytest.mark.parametrize("key, text", [
-    ("name", f"name: [{HUGE}]\n"),  # a wrong type, quoted
-    ("first_trick", f"first_trick: {HUGE}\n"),  # a wrong choice, quoted
-    ("crazy", f"crazy: [{HUGE}]\n"),  # an unknown preset, quoted
-    ("base", f"base: {HUGE}\n"),  # an unknown base preset, quoted
-])
+@pytest.mark.parametrize(
+    "key, text",
+    [
+        ("name", f"name: [{HUGE}]\n"),  # a wrong type, quoted
+        ("first_trick", f"first_trick: {HUGE}\n"),  # a wrong choice, quoted
+        ("crazy", f"crazy: [{HUGE}]\n"),  # an unknown preset, quoted
+        ("base", f"base: {HUGE}\n"),  # an unknown base preset, quoted
+    ],
+)
 def test_a_huge_value_is_cut_in_the_message(tmp_path, key, text):
     message = load_error(write(tmp_path, text))
     assert len(message) < MESSAGE_BOUND
@@ -98,24 +104,30 @@ def test_non_utf8_text_is_refused_naming_the_file(tmp_path):
     assert "bad.yaml" in message and "UTF-8" in message
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("base: [standard]\n", "['standard']"),
-    ("base: 3\n", "3"),
-    ("base: {name: standard}\n", "{'name': 'standard'}"),
-    ("base: null\n", "None"),
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("base: [standard]\n", "['standard']"),
+        ("base: 3\n", "3"),
+        ("base: {name: standard}\n", "{'name': 'standard'}"),
+        ("base: null\n", "None"),
+    ],
+)
 def test_a_base_that_is_not_a_name_is_an_error_naming_file_and_key(tmp_path, text, shown):
     message = load_error(write(tmp_path, text))
     assert "bad.yaml" in message and "'base'" in message and shown in message
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("1: 2\nfoo: 3\n", "1 (int)"),
-    ("nil: true\n2: 3\n", "2 (int)"),
-    ("true: 1\n", "True (bool)"),
-    ("null: 1\n", "None (NoneType)"),
-    ("1.5: 1\nzz: 2\n", "1.5 (float)"),
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("1: 2\nfoo: 3\n", "1 (int)"),
+        ("nil: true\n2: 3\n", "2 (int)"),
+        ("true: 1\n", "True (bool)"),
+        ("null: 1\n", "None (NoneType)"),
+        ("1.5: 1\nzz: 2\n", "1.5 (float)"),
+    ],
+)
 def test_keys_that_are_not_option_names_are_errors_naming_file_and_key(tmp_path, text, shown):
     message = load_error(write(tmp_path, text))
     assert "bad.yaml" in message and "must be strings" in message and shown in message
@@ -126,12 +138,15 @@ def test_an_unhashable_key_is_an_error_naming_the_file(tmp_path):
     assert "bad.yaml" in message and "[1, 2]" in message
 
 
-@pytest.mark.parametrize("text, key, line", [
-    ("nil: true\nnil: false\n", "'nil'", "line 2"),
-    ("target_score: 300\nnil: true\ntarget_score: 200\n", "'target_score'", "line 3"),
-    ("base: pagat\nbase: standard\n", "'base'", "line 2"),
-    ("crazy: [standard]\nname: a\nname: b\n", "'name'", "line 3"),
-])
+@pytest.mark.parametrize(
+    "text, key, line",
+    [
+        ("nil: true\nnil: false\n", "'nil'", "line 2"),
+        ("target_score: 300\nnil: true\ntarget_score: 200\n", "'target_score'", "line 3"),
+        ("base: pagat\nbase: standard\n", "'base'", "line 2"),
+        ("crazy: [standard]\nname: a\nname: b\n", "'name'", "line 3"),
+    ],
+)
 def test_duplicate_keys_are_rejected_naming_file_key_and_line(tmp_path, text, key, line):
     message = load_error(write(tmp_path, text))
     assert "bad.yaml" in message and f"duplicate key {key}" in message and line in message

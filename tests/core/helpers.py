@@ -4,7 +4,7 @@ random play, state snapshots and an independent reference for trick winners."""
 from __future__ import annotations
 
 import random
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -50,8 +50,11 @@ MIXED_HANDS = [
 
 # Three players (17 cards each, 2C set aside): seat 2 holds all the spades and the four
 # top hearts.
-THREE_HANDS = ["3C 4C 5C 6C " + suit("D"), suit("C", "789TJQKA") + " " + suit("H", "23456789T"),
-               suit("H", "JQKA") + " " + suit("S")]
+THREE_HANDS = [
+    "3C 4C 5C 6C " + suit("D"),
+    suit("C", "789TJQKA") + " " + suit("H", "23456789T"),
+    suit("H", "JQKA") + " " + suit("S"),
+]
 
 
 def start_play(rules, hands, dealer, bid=1, scores=None):
@@ -96,8 +99,9 @@ def bids(text: str) -> list[Bid]:
     return out
 
 
-def hand_state(rules: Rules, hands: Sequence[str | Iterable[str]], dealer: int = 0,
-               scores: Sequence[int] | None = None) -> HandState:
+def hand_state(
+    rules: Rules, hands: Sequence[str | Iterable[str]], dealer: int = 0, scores: Sequence[int] | None = None
+) -> HandState:
     """A HandState from a literal deal (one list or space-separated string per seat)."""
     return HandState(rules, make_deal(rules, list(hands)), dealer, scores)
 
@@ -151,8 +155,9 @@ def play_out(state, choose: str = "lowest") -> None:
         state.apply(legal[0] if choose == "lowest" else legal[-1])
 
 
-def play_random_hand(rules: Rules, seed: int, dealer: int | None = None,
-                     scores: Sequence[int] | None = None) -> HandState:
+def play_random_hand(
+    rules: Rules, seed: int, dealer: int | None = None, scores: Sequence[int] | None = None
+) -> HandState:
     """A whole hand from a seeded deal, every action uniform over the legal actions."""
     rng = np.random.default_rng(seed)
     if dealer is None:
@@ -174,10 +179,23 @@ def play_random_game(game, seed: int) -> None:
 def snapshot(state: HandState) -> tuple:
     """Everything observable about a HandState, as immutable values."""
     return (
-        state.legal_mask(), tuple(state.legal_actions()), tuple(state.hands), tuple(state.history),
-        state.current, state.phase, tuple(state.looked), tuple(state.bid_kinds), tuple(state.bid_values),
-        tuple(state.tricks_won), tuple(state.trick_cards), tuple(state.trick_seats), state.trick_index,
-        state.spades_broken, state.leader, tuple(state.played), state.exchange_pos,
+        state.legal_mask(),
+        tuple(state.legal_actions()),
+        tuple(state.hands),
+        tuple(state.history),
+        state.current,
+        state.phase,
+        tuple(state.looked),
+        tuple(state.bid_kinds),
+        tuple(state.bid_values),
+        tuple(state.tricks_won),
+        tuple(state.trick_cards),
+        tuple(state.trick_seats),
+        state.trick_index,
+        state.spades_broken,
+        state.leader,
+        tuple(state.played),
+        state.exchange_pos,
     )
 
 
@@ -232,7 +250,7 @@ def check_finished_hand(state: HandState) -> list[int]:
     history = list(state.history)
     if state.deal.stock:  # two players: the drawing turns come first; set_aside holds the discards
         stock = [format_card(c) for c in state.deal.stock]
-        draws, history = history[:len(stock) // 2], history[len(stock) // 2:]
+        draws, history = history[: len(stock) // 2], history[len(stock) // 2 :]
         for turn, (seat, action) in enumerate(draws):
             assert seat == (state.dealer + 1 + turn) % 2 and action in (KEEP, DISCARD), f"draw {turn}: {seat, action}"
             top, second = stock[2 * turn], stock[2 * turn + 1]
@@ -244,13 +262,13 @@ def check_finished_hand(state: HandState) -> list[int]:
     first_card = next(i for i, (_, a) in enumerate(history) if a < 54)
     assert all(a >= 54 for _, a in history[:first_card])
     steps = exchange_schedule(rules, state)
-    for (seat, action), (giver, receiver) in zip(history[first_card:first_card + len(steps)], steps):
+    for (seat, action), (giver, receiver) in zip(history[first_card : first_card + len(steps)], steps):
         card = format_card(action)
         assert seat == giver and card in hands[giver]
         hands[giver].remove(card)
         hands[receiver].add(card)
     assert all(len(h) == rules.hand_size for h in hands)
-    plays = history[first_card + len(steps):]
+    plays = history[first_card + len(steps) :]
     assert all(a < 54 for _, a in plays)
     assert len(plays) == n * rules.num_tricks
     played: list[str] = []
@@ -264,7 +282,7 @@ def check_finished_hand(state: HandState) -> list[int]:
     else:
         leader = (state.dealer + 1) % n
     for t in range(rules.num_tricks):
-        trick = plays[t * n:(t + 1) * n]
+        trick = plays[t * n : (t + 1) * n]
         seats = [s for s, _ in trick]
         cards = [format_card(a) for _, a in trick]
         assert seats == [(leader + i) % n for i in range(n)], f"trick {t}: seats {seats}, leader {leader}"

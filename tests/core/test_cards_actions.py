@@ -11,10 +11,12 @@ from spades_env.core import (
     TEN_FOR_200,
     ActionError,
     CardError,
+    HandState,
     action_name,
     bid_action,
     blind_bid_action,
     card_action,
+    deal_cards,
     format_card,
     format_cards,
     parse_action,
@@ -22,7 +24,6 @@ from spades_env.core import (
     parse_cards,
     preset,
 )
-from spades_env.core import HandState, deal_cards
 
 ALL_CARD_STRINGS = [r + s for s in "CDHS" for r in "23456789TJQKA"] + ["LJ", "BJ"]
 
@@ -42,10 +43,21 @@ def test_card_ids_are_distinct_and_cover_0_to_53():
     assert sorted(parse_card(t) for t in ALL_CARD_STRINGS) == list(range(54))
 
 
-@pytest.mark.parametrize("text, card_id", [
-    ("2C", 0), ("AC", 12), ("2D", 13), ("TD", 21), ("2H", 26), ("AH", 38), ("2S", 39), ("AS", 51),
-    ("LJ", 52), ("BJ", 53),
-])
+@pytest.mark.parametrize(
+    "text, card_id",
+    [
+        ("2C", 0),
+        ("AC", 12),
+        ("2D", 13),
+        ("TD", 21),
+        ("2H", 26),
+        ("AH", 38),
+        ("2S", 39),
+        ("AS", 51),
+        ("LJ", 52),
+        ("BJ", 53),
+    ],
+)
 def test_card_ids_follow_openspiel_numbering(text, card_id):
     assert parse_card(text) == card_id
 
@@ -82,6 +94,7 @@ def test_parse_cards_accepts_a_string_or_a_list():
 
 # --- actions ------------------------------------------------------------------
 
+
 def test_action_space_has_90_actions_with_the_drawing_ones_last():
     assert NUM_ACTIONS == 90
     assert (parse_action("keep"), parse_action("discard")) == (88, 89)
@@ -102,9 +115,16 @@ def test_card_action_rejects_bad_ids(bad):
         card_action(bad)
 
 
-@pytest.mark.parametrize("n, action, name", [
-    (0, 54, "nil"), (1, 55, "bid 1"), (4, 58, "bid 4"), (13, 67, "bid 13"), (17, 71, "bid 17"),
-])
+@pytest.mark.parametrize(
+    "n, action, name",
+    [
+        (0, 54, "nil"),
+        (1, 55, "bid 1"),
+        (4, 58, "bid 4"),
+        (13, 67, "bid 13"),
+        (17, 71, "bid 17"),
+    ],
+)
 def test_bid_action_numbers_and_names(n, action, name):
     assert bid_action(n) == action
     assert action_name(action) == name
@@ -130,10 +150,17 @@ def test_blind_bid_action_out_of_range_raises(bad):
         blind_bid_action(bad)
 
 
-@pytest.mark.parametrize("action, name", [
-    (BLIND_NIL, "blind nil"), (SEE_CARDS, "see cards"), (TEN_FOR_200, "10 for 200"),
-    (72, "blind nil"), (73, "see cards"), (74, "10 for 200"),
-])
+@pytest.mark.parametrize(
+    "action, name",
+    [
+        (BLIND_NIL, "blind nil"),
+        (SEE_CARDS, "see cards"),
+        (TEN_FOR_200, "10 for 200"),
+        (72, "blind nil"),
+        (73, "see cards"),
+        (74, "10 for 200"),
+    ],
+)
 def test_special_action_names(action, name):
     assert action_name(action) == name
     assert parse_action(name) == action
@@ -145,9 +172,18 @@ def test_every_action_name_parses_back_to_its_action():
     assert [parse_action(n) for n in names] == list(range(NUM_ACTIONS))
 
 
-@pytest.mark.parametrize("text, action", [
-    ("10D", 21), ("td", 21), ("  Bid   4 ", 58), ("NIL", 54), ("Blind Nil", 72), ("SEE CARDS", 73), ("bj", 53),
-])
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("10D", 21),
+        ("td", 21),
+        ("  Bid   4 ", 58),
+        ("NIL", 54),
+        ("Blind Nil", 72),
+        ("SEE CARDS", 73),
+        ("bj", 53),
+    ],
+)
 def test_parse_action_is_lenient_about_case_and_spacing(text, action):
     assert parse_action(text) == action
 

@@ -80,8 +80,9 @@ def test_same_seed_different_dealer_rotates_who_gets_what():
 
 
 def test_make_deal_sorts_and_accepts_strings_ids_and_10():
-    deal = make_deal(preset("standard"), [suit("C").replace("TC", "10C"), list(range(13, 26)), suit("H"),
-                                          suit("S").split()])
+    deal = make_deal(
+        preset("standard"), [suit("C").replace("TC", "10C"), list(range(13, 26)), suit("H"), suit("S").split()]
+    )
     assert deal.hands[0] == tuple(range(13))
     assert deal.hands[1] == tuple(range(13, 26))
     assert deal.set_aside == ()
@@ -89,8 +90,11 @@ def test_make_deal_sorts_and_accepts_strings_ids_and_10():
 
 
 def test_make_deal_three_players_computes_set_aside():
-    hands = [suit("C") + " 3D 4D 5D 6D", suit("D", "789TJQKA") + " " + suit("H", "23456789T"),
-             suit("H", "JQKA") + " " + suit("S")]
+    hands = [
+        suit("C") + " 3D 4D 5D 6D",
+        suit("D", "789TJQKA") + " " + suit("H", "23456789T"),
+        suit("H", "JQKA") + " " + suit("S"),
+    ]
     deal = make_deal(preset("cutthroat3"), hands)
     assert deal.set_aside == (parse_card("2D"),)
 
@@ -101,18 +105,21 @@ def _hands_with(seat, replacement):
     return hands
 
 
-@pytest.mark.parametrize("hands, rules_name, fragment", [
-    (ONE_SUIT_HANDS[:3], "standard", "4 hands"),
-    (ONE_SUIT_HANDS + [suit("S")], "standard", "4 hands"),
-    (_hands_with(2, suit("H").split()[:12]), "standard", "seat 2 has 12"),
-    (_hands_with(1, suit("D").split() + ["2C"]), "standard", "seat 1 has 14"),
-    (_hands_with(3, suit("S").split()[:12] + ["2C"]), "standard", "2C"),  # duplicate of seat 0's 2C
-    (_hands_with(2, suit("H").split()[:12] + ["XX"]), "standard", "seat 2"),  # malformed
-    (_hands_with(0, suit("C").split()[:12] + [99]), "standard", "seat 0"),  # bad id
-    (ONE_SUIT_HANDS, "jokers", "2C"),  # 2C is not in the jokers pack
-    ("2C 3C", "standard", "list"),
-    (ONE_SUIT_HANDS, "cutthroat3", "3 hands"),
-])
+@pytest.mark.parametrize(
+    "hands, rules_name, fragment",
+    [
+        (ONE_SUIT_HANDS[:3], "standard", "4 hands"),
+        (ONE_SUIT_HANDS + [suit("S")], "standard", "4 hands"),
+        (_hands_with(2, suit("H").split()[:12]), "standard", "seat 2 has 12"),
+        (_hands_with(1, suit("D").split() + ["2C"]), "standard", "seat 1 has 14"),
+        (_hands_with(3, suit("S").split()[:12] + ["2C"]), "standard", "2C"),  # duplicate of seat 0's 2C
+        (_hands_with(2, suit("H").split()[:12] + ["XX"]), "standard", "seat 2"),  # malformed
+        (_hands_with(0, suit("C").split()[:12] + [99]), "standard", "seat 0"),  # bad id
+        (ONE_SUIT_HANDS, "jokers", "2C"),  # 2C is not in the jokers pack
+        ("2C 3C", "standard", "list"),
+        (ONE_SUIT_HANDS, "cutthroat3", "3 hands"),
+    ],
+)
 def test_make_deal_rejects_bad_deals_naming_the_problem(hands, rules_name, fragment):
     with pytest.raises(DealError, match=fragment):
         make_deal(preset(rules_name), hands)

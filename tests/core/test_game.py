@@ -12,8 +12,14 @@ STANDARD = preset("standard")
 
 
 def game_with(rules, deals, dealer=3, scores=None, bags=None, seed=0):
-    return Game(rules, np.random.default_rng(seed), dealer=dealer, scores=scores, bags=bags,
-                deals=[make_deal(rules, d) for d in deals])
+    return Game(
+        rules,
+        np.random.default_rng(seed),
+        dealer=dealer,
+        scores=scores,
+        bags=bags,
+        deals=[make_deal(rules, d) for d in deals],
+    )
 
 
 # Seat 0 holds every spade (one_suit_hands(0)) and wins all 13 tricks: with bids 4 and 1
@@ -178,14 +184,17 @@ def test_cutthroat_three_players_seventeen_tricks():
     assert game.hand.dealer == 0 and len(game.hand.deal.set_aside) == 1
 
 
-@pytest.mark.parametrize("scores, blind_seats", [
-    ((0, 50, 100, 20), {0}),  # seat 0 trails the best other (100) by 100; seat 3 by 80
-    ((0, 100, 100, 100), {0}),
-    ((0, 0, 0, 0), set()),
-    ((-100, 0, -50, 0), {0}),
-    ((0, 200, 200, 100), {0, 3}),
-    ((300, 200, 200, 100), {1, 2, 3}),
-])
+@pytest.mark.parametrize(
+    "scores, blind_seats",
+    [
+        ((0, 50, 100, 20), {0}),  # seat 0 trails the best other (100) by 100; seat 3 by 80
+        ((0, 100, 100, 100), {0}),
+        ((0, 0, 0, 0), set()),
+        ((-100, 0, -50, 0), {0}),
+        ((0, 200, 200, 100), {0, 3}),
+        ((300, 200, 200, 100), {1, 2, 3}),
+    ],
+)
 def test_cutthroat_blind_nil_is_judged_against_the_best_other_player(scores, blind_seats):
     for seat in range(4):
         state = hand_state(preset("cutthroat"), ONE_SUIT_HANDS, dealer=(seat - 1) % 4, scores=scores)
@@ -206,18 +215,28 @@ def test_supplied_deals_are_used_then_the_rng():
     assert len(game.deals) == 2
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"scores": [0, 0, 0]}, {"bags": [0]}, {"bags": [-1, 0]}, {"scores": [0.5, 0]}, {"dealer": 4},
-    {"dealer": -1}, {"dealer": True}, {"scores": [True, 0]},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"scores": [0, 0, 0]},
+        {"bags": [0]},
+        {"bags": [-1, 0]},
+        {"scores": [0.5, 0]},
+        {"dealer": 4},
+        {"dealer": -1},
+        {"dealer": True},
+        {"scores": [True, 0]},
+    ],
+)
 def test_game_rejects_bad_setup(kwargs):
     with pytest.raises(GameError):
         Game(STANDARD, np.random.default_rng(0), **kwargs)
 
 
 def test_game_accepts_numpy_setup_values():
-    game = Game(STANDARD, np.random.default_rng(0), dealer=np.int64(2), scores=np.array([10, 20]),
-                bags=[np.int32(3), 0])
+    game = Game(
+        STANDARD, np.random.default_rng(0), dealer=np.int64(2), scores=np.array([10, 20]), bags=[np.int32(3), 0]
+    )
     assert game.dealer == 2 and game.scores == [10, 20] and game.bags == [3, 0]
 
 

@@ -45,14 +45,18 @@ def cards_in_hand(state, seat):
 
 # --- blind nil decision ----------------------------------------------------------------
 
-@pytest.mark.parametrize("scores, blind", [
-    ((0, 100), True),  # behind by exactly 100
-    ((-50, 300), True),
-    ((0, 99), False),
-    ((100, 100), False),  # tied
-    ((0, 0), False),  # first hand
-    ((200, 0), False),  # ahead
-])
+
+@pytest.mark.parametrize(
+    "scores, blind",
+    [
+        ((0, 100), True),  # behind by exactly 100
+        ((-50, 300), True),
+        ((0, 99), False),
+        ((100, 100), False),  # tied
+        ((0, 0), False),  # first hand
+        ((200, 0), False),  # ahead
+    ],
+)
 def test_blind_nil_offered_only_when_behind_by_100(scores, blind):
     state = hand_state(STANDARD, ONE_SUIT_HANDS, dealer=3, scores=scores)
     assert state.current == 0
@@ -176,6 +180,7 @@ def test_blind_bid_offered_before_looking_to_the_first_partner_only():
 
 # --- the blind nil exchange --------------------------------------------------------------
 
+
 @pytest.mark.parametrize("rules, k", [(preset("pagat"), 2), (STANDARD.replace(blind_nil_exchange=3), 3)])
 def test_exchange_after_blind_nil(rules, k):
     state = hand_state(rules, ONE_SUIT_HANDS, dealer=3, scores=(0, 100))
@@ -192,7 +197,7 @@ def test_exchange_after_blind_nil(rules, k):
     assert state.current == 2
     assert {"AC", "KC"} <= {action_name(a) for a in state.legal_actions()}
     assert len(state.legal_actions()) == 13 + k
-    back = ["AC"] + [f"{r}H" for r in "23"][:k - 1]
+    back = ["AC"] + [f"{r}H" for r in "23"][: k - 1]
     for card in back:
         assert state.current == 2 and state.phase == Phase.EXCHANGE
         state.apply(card_action(card))
@@ -226,6 +231,7 @@ def test_exchange_for_each_blind_nil_bidder_in_bidding_order():
 
 
 # --- the first lead and leading spades ---------------------------------------------------
+
 
 def test_first_lead_is_left_of_dealer_and_not_a_spade():
     state = start_play(STANDARD, MIXED_HANDS, dealer=0)
@@ -338,8 +344,11 @@ def test_lowest_club_is_the_3_with_jokers():
 
 def test_lowest_club_is_the_3_when_the_2_is_set_aside():
     rules = preset("cutthroat3").replace(first_trick="lowest_club")
-    hands = ["3C 4C 5C 6C " + suit("D"), suit("C", "789TJQKA") + " " + suit("H", "23456789T"),
-             suit("H", "JQKA") + " " + suit("S")]
+    hands = [
+        "3C 4C 5C 6C " + suit("D"),
+        suit("C", "789TJQKA") + " " + suit("H", "23456789T"),
+        suit("H", "JQKA") + " " + suit("S"),
+    ]
     state = start_play(rules, hands, dealer=1)  # seat 2 is left of the dealer
     assert state.current == 0 and names(state) == {"3C"}
 
@@ -391,19 +400,22 @@ def test_joker_discard_breaks_spades_and_wins():
     assert state.last_trick[3] == 0  # the Little Joker beats the 2 of spades
 
 
-@pytest.mark.parametrize("deuce_high, cards, winner", [
-    (False, ["AS", "2S", "KS", "3S"], 0),
-    (True, ["AS", "2S", "KS", "3S"], 1),
-    (True, ["AS", "2S", "LJ", "3S"], 2),
-    (False, ["LJ", "BJ", "AS", "2S"], 1),
-    (True, ["2S", "LJ", "AS", "KS"], 1),
-    (True, ["3S", "AS", "KS", "QS"], 1),
-    (False, ["AH", "2S", "KH", "3H"], 1),
-    (False, ["2H", "AD", "KC", "3H"], 3),
-    (False, ["KD", "AD", "2D", "AS"], 3),
-    (False, ["QC", "BJ", "AC", "KC"], 1),
-    (False, ["LJ", "2C", "3C", "4C"], 0),
-])
+@pytest.mark.parametrize(
+    "deuce_high, cards, winner",
+    [
+        (False, ["AS", "2S", "KS", "3S"], 0),
+        (True, ["AS", "2S", "KS", "3S"], 1),
+        (True, ["AS", "2S", "LJ", "3S"], 2),
+        (False, ["LJ", "BJ", "AS", "2S"], 1),
+        (True, ["2S", "LJ", "AS", "KS"], 1),
+        (True, ["3S", "AS", "KS", "QS"], 1),
+        (False, ["AH", "2S", "KH", "3H"], 1),
+        (False, ["2H", "AD", "KC", "3H"], 3),
+        (False, ["KD", "AD", "2D", "AS"], 3),
+        (False, ["QC", "BJ", "AC", "KC"], 1),
+        (False, ["LJ", "2C", "3C", "4C"], 0),
+    ],
+)
 def test_trick_winner_trump_order(deuce_high, cards, winner):
     rules = JOKERS.replace(deuce_of_spades_high=deuce_high)
     seats = [2, 3, 0, 1]
@@ -417,6 +429,7 @@ def test_dealer_leads_any_card_at_any_time():
 
 
 # --- bad input leaves the state unchanged --------------------------------------------------
+
 
 def _bidding_state():
     return hand_state(STANDARD, ONE_SUIT_HANDS, dealer=3, scores=(0, 100))
@@ -448,26 +461,33 @@ def _over_state():
     return state
 
 
-@pytest.mark.parametrize("make_state, bad", [
-    (_bidding_state, bid_action(3)),  # a bid during the blind decision
-    (_bidding_state, card_action("2C")),  # a card while bidding
-    (_bidding_state, TEN_FOR_200),
-    (_bid_phase_state, BLIND_NIL),  # blind nil after looking
-    (_bid_phase_state, SEE_CARDS),
-    (_bid_phase_state, bid_action(14)),  # more than the tricks in the hand
-    (_bid_phase_state, 88), (_bid_phase_state, -1), (_bid_phase_state, 1000),
-    (_bid_phase_state, np.int64(bid_action(15))),
-    (_bid_phase_state, "bid 3"), (_bid_phase_state, None),
-    (_play_state, card_action("QS")),  # seat 3's card; seat 2 is to play
-    (_play_state, card_action("KH")),  # seat 1's card, not the current seat's
-    (_play_state, bid_action(3)),
-    (_play_state, np.int64(card_action("2C"))),
-    (_play_state, np.int32(-5)),
-    (_exchange_state, card_action("AC")),  # already passed
-    (_exchange_state, card_action("2D")),  # another seat's card
-    (_exchange_state, bid_action(2)),
-    (_over_state, card_action("2C")), (_over_state, 0),
-])
+@pytest.mark.parametrize(
+    "make_state, bad",
+    [
+        (_bidding_state, bid_action(3)),  # a bid during the blind decision
+        (_bidding_state, card_action("2C")),  # a card while bidding
+        (_bidding_state, TEN_FOR_200),
+        (_bid_phase_state, BLIND_NIL),  # blind nil after looking
+        (_bid_phase_state, SEE_CARDS),
+        (_bid_phase_state, bid_action(14)),  # more than the tricks in the hand
+        (_bid_phase_state, 88),
+        (_bid_phase_state, -1),
+        (_bid_phase_state, 1000),
+        (_bid_phase_state, np.int64(bid_action(15))),
+        (_bid_phase_state, "bid 3"),
+        (_bid_phase_state, None),
+        (_play_state, card_action("QS")),  # seat 3's card; seat 2 is to play
+        (_play_state, card_action("KH")),  # seat 1's card, not the current seat's
+        (_play_state, bid_action(3)),
+        (_play_state, np.int64(card_action("2C"))),
+        (_play_state, np.int32(-5)),
+        (_exchange_state, card_action("AC")),  # already passed
+        (_exchange_state, card_action("2D")),  # another seat's card
+        (_exchange_state, bid_action(2)),
+        (_over_state, card_action("2C")),
+        (_over_state, 0),
+    ],
+)
 def test_illegal_action_raises_and_leaves_state_unchanged(make_state, bad):
     state = make_state()
     legal = state.legal_actions()
@@ -528,8 +548,9 @@ def clubs_lead():
     return state
 
 
-@pytest.mark.parametrize("action", [True, 5.0, np.float64(5), np.float32(1), np.bool_(True), "5", None, 1 + 0j],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "action", [True, 5.0, np.float64(5), np.float32(1), np.bool_(True), "5", None, 1 + 0j], ids=repr
+)
 def test_apply_rejects_non_integer_actions_even_when_their_value_is_legal(action):
     state = clubs_lead()
     before = snapshot(state)

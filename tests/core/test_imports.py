@@ -60,6 +60,9 @@ def test_importing_the_core_loads_no_heavy_dependency():
     heavy = sorted({m.split(".")[0] for m in loaded} & set(FORBIDDEN))
     assert not heavy, f"importing spades_env.core loaded {heavy}"
     assert "numpy" in loaded
-    outside = sorted(m for m in loaded if m.startswith("spades_env.") and not m.startswith("spades_env.core")
-                     and m != "spades_env.registration")
+    outside = sorted(
+        m
+        for m in loaded
+        if m.startswith("spades_env.") and not m.startswith("spades_env.core") and m != "spades_env.registration"
+    )
     assert not outside, f"the core imported other parts of the package: {outside}"

@@ -12,8 +12,10 @@ from spades_env.core import (
     SEE_CARDS,
     TEN_FOR_200,
     Game,
+    HandState,
     Phase,
     Rules,
+    deal_cards,
     game_winner,
     make_deal,
     parse_card,
@@ -21,8 +23,6 @@ from spades_env.core import (
     score_hand,
     trick_winner,
 )
-
-from spades_env.core import HandState, deal_cards
 from spades_env.core.drawing import discards_seen, draw_rules
 from spades_env.core.ops import INT
 
@@ -111,10 +111,17 @@ def test_blind_nil_value(value, points):
     assert score_hand(rules, bids("bnil 3 4 3"), [1, 4, 4, 4], [0, 0]).points[0] == -points + 40 + 1
 
 
-@pytest.mark.parametrize("deficit, scores, blind", [
-    (100, (0, 50), False), (50, (0, 50), True), (None, (0, 50), True), (None, (100, 0), True),
-    (0, (0, 0), True), (200, (0, 150), False),
-])
+@pytest.mark.parametrize(
+    "deficit, scores, blind",
+    [
+        (100, (0, 50), False),
+        (50, (0, 50), True),
+        (None, (0, 50), True),
+        (None, (100, 0), True),
+        (0, (0, 0), True),
+        (200, (0, 150), False),
+    ],
+)
 def test_blind_nil_requires_deficit(deficit, scores, blind):
     rules = STANDARD.replace(blind_nil_requires_deficit=deficit)
     state = hand_state(rules, ONE_SUIT_HANDS, dealer=3, scores=scores)
@@ -152,8 +159,9 @@ def test_max_team_bid_caps_the_partners_bids_together(cap, top):
 
 def test_max_team_bid_caps_blind_bids():
     rules = preset("barmore").replace(max_team_bid=10)
-    state = hand_state(rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ",
-                               suit("S")], dealer=3)
+    state = hand_state(
+        rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ", suit("S")], dealer=3
+    )
     assert names(state) == {"see cards"} | {f"blind {n}" for n in range(7, 11)}
 
 
@@ -166,8 +174,9 @@ def test_ten_for_200_is_offered_only_when_on(on):
 @pytest.mark.parametrize("on", [False, True])
 def test_blind_bids_offered_before_looking(on):
     rules = preset("barmore").replace(blind_bids=on)
-    state = hand_state(rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ",
-                               suit("S")], dealer=3)
+    state = hand_state(
+        rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ", suit("S")], dealer=3
+    )
     assert (state.phase == Phase.BLIND) == on
     assert ("blind 7" in names(state)) == on
 
@@ -175,8 +184,9 @@ def test_blind_bids_offered_before_looking(on):
 @pytest.mark.parametrize("low", [7, 9, 13])
 def test_blind_bid_min(low):
     rules = preset("barmore").replace(blind_bid_min=low)
-    state = hand_state(rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ",
-                               suit("S")], dealer=3)
+    state = hand_state(
+        rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ", suit("S")], dealer=3
+    )
     assert names(state) == {"see cards"} | {f"blind {n}" for n in range(low, 14)}
 
 
@@ -194,8 +204,9 @@ def test_mirror_forces_the_bid_to_the_number_of_trumps():
 
 def test_mirror_counts_jokers_as_trumps():
     rules = preset("mirror").replace(jokers=True)
-    state = hand_state(rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ",
-                               suit("S")], dealer=3)
+    state = hand_state(
+        rules, [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789TJQKA") + " BJ", suit("S")], dealer=3
+    )
     seen = []
     while state.phase == Phase.BID:
         seen.append(names(state).pop())
@@ -286,14 +297,16 @@ def test_no_hook_counts_a_blind_bid_as_its_number():
     assert names(state) == bid_names(1, 13) - {"bid 2"}
 
 
-@pytest.mark.parametrize("first_trick, leader, legal", [
-    ("standard", 0, {"5C", "9C", "KC"} | {f"{r}D" for r in "23456789TJ"}),
-    ("lowest_club", 2, {"2C"}),
-])
+@pytest.mark.parametrize(
+    "first_trick, leader, legal",
+    [
+        ("standard", 0, {"5C", "9C", "KC"} | {f"{r}D" for r in "23456789TJ"}),
+        ("lowest_club", 2, {"2C"}),
+    ],
+)
 def test_first_trick(first_trick, leader, legal):
     rules = STANDARD.replace(first_trick=first_trick)
-    hands = ["5C 9C KC " + suit("D", "23456789TJ"), suit("S"), "2C 3C 4C 6C 7C 8C TC JC QC AC QD KD AD",
-             suit("H")]
+    hands = ["5C 9C KC " + suit("D", "23456789TJ"), suit("S"), "2C 3C 4C 6C 7C 8C TC JC QC AC QD KD AD", suit("H")]
     state = start_play(rules, hands, dealer=3)
     assert state.current == leader
     assert names(state) == legal
@@ -398,17 +411,24 @@ def test_discards_face_up(face_up):
     state = HandState(rules, deal_cards(rules, np.random.default_rng(1), 0), 0)
     while state.phase == Phase.DRAW:
         state.apply(state.legal_actions()[state.draw_turn % 2])
-    seen = [[discards_seen(INT, draw_rules(rules), observer, seat, state.discards[seat]) for seat in (0, 1)]
-            for observer in (0, 1)]
+    seen = [
+        [discards_seen(INT, draw_rules(rules), observer, seat, state.discards[seat]) for seat in (0, 1)]
+        for observer in (0, 1)
+    ]
     assert seen[0][0] == state.discards[0] and seen[1][1] == state.discards[1]  # one's own: always
     assert (seen[0][1], seen[1][0]) == ((state.discards[1], state.discards[0]) if face_up else (0, 0))
 
 
 OPTION_TESTS = {
-    "num_players": ["test_num_players_three_deals_17_and_bids_up_to_17", "test_num_players_two_draws_the_hands_from_a_stock"],
+    "num_players": [
+        "test_num_players_three_deals_17_and_bids_up_to_17",
+        "test_num_players_two_draws_the_hands_from_a_stock",
+    ],
     "discards_face_up": ["test_discards_face_up"],
-    "partnerships": ["test_partnerships_false_scores_each_player_alone",
-                     "test_partnerships_false_judges_blind_nil_against_each_other_player"],
+    "partnerships": [
+        "test_partnerships_false_scores_each_player_alone",
+        "test_partnerships_false_judges_blind_nil_against_each_other_player",
+    ],
     "jokers": ["test_jokers_replace_two_deuces_and_beat_the_ace_of_spades"],
     "deuce_of_spades_high": ["test_deuce_of_spades_high_beats_the_ace"],
     "nil": ["test_nil_false_makes_every_bid_at_least_one"],
@@ -423,10 +443,15 @@ OPTION_TESTS = {
     "blind_bids": ["test_blind_bids_offered_before_looking"],
     "blind_bid_min": ["test_blind_bid_min"],
     "mirror": ["test_mirror_forces_the_bid_to_the_number_of_trumps", "test_mirror_counts_jokers_as_trumps"],
-    "suicide": ["test_suicide_exactly_one_partner_bids_nil",
-                "test_suicide_second_partner_may_bid_blind_nil_when_eligible"],
-    "bids_may_total_tricks": ["test_bids_may_total_tricks_no_hook", "test_no_hook_counts_nil_as_zero",
-                              "test_no_hook_forbids_a_blind_nil_that_makes_the_total"],
+    "suicide": [
+        "test_suicide_exactly_one_partner_bids_nil",
+        "test_suicide_second_partner_may_bid_blind_nil_when_eligible",
+    ],
+    "bids_may_total_tricks": [
+        "test_bids_may_total_tricks_no_hook",
+        "test_no_hook_counts_nil_as_zero",
+        "test_no_hook_forbids_a_blind_nil_that_makes_the_total",
+    ],
     "first_trick": ["test_first_trick"],
     "dealer_leads_any": ["test_dealer_leads_any", "test_dealer_leads_any_spade_at_any_time"],
     "bag_value": ["test_bag_value"],

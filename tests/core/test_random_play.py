@@ -70,7 +70,7 @@ def test_random_games_short_and_under_the_real_rules(name):
         if game.winner is not None:
             best = max(game.scores)
             assert game.scores[game.winner] == best and game.scores.count(best) == 1
-            assert best >= preset(name).target_score or min(game.scores) <= (preset(name).lose_score or -10**9)
+            assert best >= preset(name).target_score or min(game.scores) <= (preset(name).lose_score or -(10**9))
         else:
             assert len(game.results) == preset(name).max_hands
 

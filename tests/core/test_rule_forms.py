@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from spades_env.core import PRESETS, preset
+from spades_env.core import PRESETS, bidding, card_play, exchange, preset
 from spades_env.core import actions as A
-from spades_env.core import bidding, card_play, exchange
 from spades_env.core.cards import NUM_CARDS, deck
 from spades_env.core.deal import deal_cards, deal_positions
 from spades_env.core.ops import ARRAY, INT
@@ -23,8 +22,14 @@ from spades_env.core.scoring import BidKind
 
 K = 400  # random situations per test
 HAND_RULES = [preset(name) for name in sorted(PRESETS) if preset(name).crazy is None] + [
-    Rules(bids_may_total_tricks=False, ten_for_200=True, blind_bids=True, blind_nil_requires_deficit=None,
-          max_team_bid=11, blind_nil_exchange=3),
+    Rules(
+        bids_may_total_tricks=False,
+        ten_for_200=True,
+        blind_bids=True,
+        blind_nil_requires_deficit=None,
+        max_team_bid=11,
+        blind_nil_exchange=3,
+    ),
     Rules(bids_may_total_tricks=False, partnerships=False, num_players=3, nil=False, blind_nil=False),
     Rules(blind_bids=True, blind_bid_min=3, max_team_bid=9, blind_nil_requires_deficit=0),
 ]
@@ -118,8 +123,9 @@ def test_card_play_is_the_same_in_both_forms(rng):
     gathered = card_play.PlayRules(*(field.take(rid) for field in stacked))
     on = card_play.switches(records)
     first, leads, broken = (rng.random(K) < 0.5 for _ in range(3))
-    hands = rng.integers(0, 1 << NUM_CARDS, size=K, dtype=np.uint64) & rng.integers(0, 1 << NUM_CARDS, size=K,
-                                                                                       dtype=np.uint64)
+    hands = rng.integers(0, 1 << NUM_CARDS, size=K, dtype=np.uint64) & rng.integers(
+        0, 1 << NUM_CARDS, size=K, dtype=np.uint64
+    )
     led = rng.integers(4, size=K)
     situation = card_play.situation(ARRAY, gathered, on, first, leads, broken)
     legal = card_play.legal_cards(ARRAY, on, hands, situation, led)
@@ -156,9 +162,12 @@ def test_deal_positions_deal_one_card_at_a_time_from_the_dealers_left():
     rules = preset("cutthroat3")
     shuffled = np.array(deck(rules.jokers))[::-1]
     by_position, aside = deal_positions(shuffled, 3, rules.hand_size)
-    assert [list(row[:2]) for row in by_position] == [[shuffled[0], shuffled[3]], [shuffled[1], shuffled[4]],
-                                                       [shuffled[2], shuffled[5]]]
-    assert list(aside) == list(shuffled[3 * rules.hand_size:])
+    assert [list(row[:2]) for row in by_position] == [
+        [shuffled[0], shuffled[3]],
+        [shuffled[1], shuffled[4]],
+        [shuffled[2], shuffled[5]],
+    ]
+    assert list(aside) == list(shuffled[3 * rules.hand_size :])
     many, many_aside = deal_positions(np.stack([shuffled, shuffled]), 3, rules.hand_size)
     assert (many[1] == by_position).all() and (many_aside[0] == aside).all()
     deal = deal_cards(rules, np.random.default_rng(0), dealer=2)  # position 0 is seat 0, left of dealer 2
@@ -176,8 +185,9 @@ def test_constant_bids_are_the_number_bids_of_every_state():
         if constant is None:
             continue
         for i in range(50):
-            pk, pv = bidding.partner_bid(INT, each(kinds, i)[int(partner[i])], each(values, i)[int(partner[i])],
-                                         int(partner[i]) >= 0)
+            pk, pv = bidding.partner_bid(
+                INT, each(kinds, i)[int(partner[i])], each(values, i)[int(partner[i])], int(partner[i]) >= 0
+            )
             assert bidding.number_bids(INT, p, p, pk, pv, int(hands[i])) == constant, rules.name
 
 
@@ -191,8 +201,9 @@ def test_what_the_bids_read_of_the_partner_is_all_they_read():
         p = bidding.bid_rules(rules)
         for i in range(60):
             kind, value, hand = int(kinds[i, 0]), int(values[i, 0]), int(hands[i])
-            ctx = bidding.bid_context(INT, 4, each(kinds, i), each(values, i), int(dealer[i]), int(position[i]),
-                                      int(partner[i]))
+            ctx = bidding.bid_context(
+                INT, 4, each(kinds, i), each(values, i), int(dealer[i]), int(position[i]), int(partner[i])
+            )
             for blind in (False, True):
                 word = bidding.legal_bids(INT, p, p, blind, True, hand, kind, value, ctx)
                 if not bidding.reads_partner(p):

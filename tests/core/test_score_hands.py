@@ -18,8 +18,17 @@ from spades_env.core.rules import BLIND_BID_MULTIPLIER, POINTS_PER_BID_TRICK, TE
 from spades_env.core.scoring import NIL_KINDS, score_hands
 
 HANDS_PER_RULES = 400
-ALL_BIDS = Rules(ten_for_200=True, blind_bids=True, blind_bid_min=5, boston_bonus=250, bag_limit=None,
-                 nil_tricks_count_for_partner=True, blind_nil_value=150, bag_value=2, name="all_bids")
+ALL_BIDS = Rules(
+    ten_for_200=True,
+    blind_bids=True,
+    blind_bid_min=5,
+    boston_bonus=250,
+    bag_limit=None,
+    nil_tricks_count_for_partner=True,
+    blind_nil_value=150,
+    bag_value=2,
+    name="all_bids",
+)
 
 
 def hand_rules_of_every_preset() -> list[Rules]:
@@ -117,8 +126,13 @@ def test_array_scoring_matches_score_hand_and_the_reference_on_random_hands(rule
         for side in range(rules.num_sides):
             members = [s for s in range(rules.num_players) if rules.side_of(s) == side]
             expected = reference_side(rules, bids, tricks[t], members, int(bags[t, side]))
-            got = (one.points[side], one.bags[side], one.sides[side].contract, one.sides[side].made,
-                   one.sides[side].bag_penalties)
+            got = (
+                one.points[side],
+                one.bags[side],
+                one.sides[side].contract,
+                one.sides[side].made,
+                one.sides[side].bag_penalties,
+            )
             assert got == expected, (side, bids, tricks[t])
 
 
@@ -142,20 +156,24 @@ def test_array_game_end_matches_the_reference_on_random_scores(name):
         assert (int(winner[t]), bool(truncated[t])) == reference_game_end(rules, scores[t].tolist(), int(hands[t]))
 
 
-@pytest.mark.parametrize("scores, hands, winner, truncated", [
-    ([510, 300], 3, 0, False),  # target reached
-    ([510, 510], 3, -1, False),  # a shared highest score plays another hand
-    ([510, 510], 100, -1, True),  # ... unless it was the last hand: truncated
-    ([200, 300], 100, -1, True),  # no winner after max_hands
-    ([200, 300], 99, -1, False),
-])
+@pytest.mark.parametrize(
+    "scores, hands, winner, truncated",
+    [
+        ([510, 300], 3, 0, False),  # target reached
+        ([510, 510], 3, -1, False),  # a shared highest score plays another hand
+        ([510, 510], 100, -1, True),  # ... unless it was the last hand: truncated
+        ([200, 300], 100, -1, True),  # no winner after max_hands
+        ([200, 300], 99, -1, False),
+    ],
+)
 def test_game_end_table(scores, hands, winner, truncated):
     got_winner, got_truncated = game_end(preset("standard"), [scores], [hands])
     assert (int(got_winner[0]), bool(got_truncated[0])) == (winner, truncated)
 
 
 ROTATIONS = [preset(n) for n in sorted(PRESETS) if preset(n).crazy] + [
-    Rules(crazy=("standard", "pagat", "openspiel", "online"), name="scoring_rotation")]  # nil values, counting differ
+    Rules(crazy=("standard", "pagat", "openspiel", "online"), name="scoring_rotation")
+]  # nil values, counting differ
 
 
 @pytest.mark.parametrize("rotation", ROTATIONS, ids=lambda r: r.name)
@@ -177,5 +195,11 @@ def test_a_rotation_scored_in_one_call_matches_each_hand_scored_under_its_own_ru
 
 def test_rules_that_differ_in_a_game_level_option_cannot_share_a_call():
     with pytest.raises(ValueError, match="bag_limit"):
-        score_hands([preset("standard"), preset("standard").replace(bag_limit=5)], [[1] * 4], [[3] * 4],
-                    [[4, 3, 3, 3]], [[0, 0]], rules_index=[0])
+        score_hands(
+            [preset("standard"), preset("standard").replace(bag_limit=5)],
+            [[1] * 4],
+            [[3] * 4],
+            [[4, 3, 3, 3]],
+            [[0, 0]],
+            rules_index=[0],
+        )

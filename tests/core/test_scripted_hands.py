@@ -80,10 +80,13 @@ JOKER_HANDS = [suit("C", "3456789TJQKA") + " LJ", suit("D"), suit("H", "3456789T
 def test_jokers_one_suit_big_joker_beats_little_joker_and_deuce():
     state = hand_state(preset("jokers"), JOKER_HANDS, dealer=0)
     bid_round(state, {1: "nil", 2: "bid 1", 3: "bid 12", 0: "nil"})
-    play_tricks(state, [
-        (1, "AD BJ 2S LJ", 2),  # every player but the leader is void: BJ > LJ > 2S
-        (2, "AH 3S 3C 2D", 3),
-    ])
+    play_tricks(
+        state,
+        [
+            (1, "AD BJ 2S LJ", 2),  # every player but the leader is void: BJ > LJ > 2S
+            (2, "AH 3S 3C 2D", 3),
+        ],
+    )
     clubs = "456789TJQKA"
     rest = [f"{c}C {d}D {h}H" for c, d, h in zip(clubs, "3456789TJQK", "3456789TJQK")]
     play_tricks(state, spade_run(SPADES_UP[2:], rest))
@@ -149,8 +152,14 @@ OPENSPIEL_TRICKS = REALISTIC_TRICKS[:9] + [
 def test_openspiel_vector_3_through_the_game_with_carried_score_and_bags():
     """Bids 3,3,3,2 and tricks 4,2,5,2 from a score of 99 with 9 bags: -37 -> 62, 2 bags."""
     rules = preset("openspiel")
-    game = Game(rules, np.random.default_rng(0), dealer=0, scores=[99, 20], bags=[9, 3],
-                deals=[make_deal(rules, OPENSPIEL_HANDS)])
+    game = Game(
+        rules,
+        np.random.default_rng(0),
+        dealer=0,
+        scores=[99, 20],
+        bags=[9, 3],
+        deals=[make_deal(rules, OPENSPIEL_HANDS)],
+    )
     hand = game.hand
     bid_round(hand, {1: "bid 3", 2: "bid 3", 3: "bid 2", 0: "bid 3"})
     for leader, cards, winner in OPENSPIEL_TRICKS[:-1]:

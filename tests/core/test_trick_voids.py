@@ -82,4 +82,5 @@ def test_voids_shown_table_is_voids_shown_of_play_situation_in_every_case():
                     situation = play_situation(rules, first, leads, broken)
                     for led in Suit:
                         assert list(table[first][leads][broken][led]) == [
-                            voids_shown(situation, led, card) for card in range(NUM_CARDS)], (name, first, leads, broken, led)
+                            voids_shown(situation, led, card) for card in range(NUM_CARDS)
+                        ], (name, first, leads, broken, led)

@@ -31,15 +31,31 @@ def drawn(stock=ORDER, dealer=0, choices=None, rules=TWO) -> HandState:
 
 # ------------------------------------------------------------------ the rules config
 def test_the_preset_is_two_individual_players_with_nil_100_no_blind_nil_to_500():
-    assert (TWO.num_players, TWO.partnerships, TWO.nil, TWO.nil_value, TWO.blind_nil, TWO.target_score) == \
-        (2, False, True, 100, False, 500)
+    assert (TWO.num_players, TWO.partnerships, TWO.nil, TWO.nil_value, TWO.blind_nil, TWO.target_score) == (
+        2,
+        False,
+        True,
+        100,
+        False,
+        500,
+    )
     assert (TWO.num_sides, TWO.hand_size, TWO.num_tricks, TWO.discards_face_up) == (2, 13, 13, False)
 
 
-@pytest.mark.parametrize("option, value", [
-    ("blind_nil", True), ("ten_for_200", True), ("blind_bids", True), ("suicide", True), ("mirror", True),
-    ("max_team_bid", 13), ("bids_may_total_tricks", False), ("first_trick", "lowest_club"), ("jokers", True),
-])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("blind_nil", True),
+        ("ten_for_200", True),
+        ("blind_bids", True),
+        ("suicide", True),
+        ("mirror", True),
+        ("max_team_bid", 13),
+        ("bids_may_total_tricks", False),
+        ("first_trick", "lowest_club"),
+        ("jokers", True),
+    ],
+)
 def test_options_that_need_partners_more_players_or_a_deal_are_refused_by_name(option, value):
     with pytest.raises(RulesError, match=option):
         TWO.replace(**{option: value})
@@ -49,9 +65,18 @@ def test_every_refused_option_is_named_at_once():
     with pytest.raises(RulesError) as info:
         Rules(num_players=2, partnerships=False, jokers=True, mirror=True, blind_nil=False)
     assert "jokers" in str(info.value) and "mirror" in str(info.value)
-    assert set(TWO_PLAYER_REFUSED) >= {"blind_nil", "ten_for_200", "blind_bids", "suicide", "mirror",
-                                       "max_team_bid", "blind_nil_exchange", "bids_may_total_tricks",
-                                       "first_trick", "jokers"}
+    assert set(TWO_PLAYER_REFUSED) >= {
+        "blind_nil",
+        "ten_for_200",
+        "blind_bids",
+        "suicide",
+        "mirror",
+        "max_team_bid",
+        "blind_nil_exchange",
+        "bids_may_total_tricks",
+        "first_trick",
+        "jokers",
+    }
 
 
 def test_partnerships_and_face_up_discards_with_more_players_are_refused():
@@ -74,11 +99,18 @@ def test_a_deal_of_two_players_is_a_stock_of_the_whole_pack():
     assert again == deal and again.rotate(1) == deal  # stored as strings, read back; rotation keeps the stock
 
 
-@pytest.mark.parametrize("stock, message", [
-    ([], "has 0 cards"), (ORDER[:51], "has 51 cards"), (list(ORDER[:51]) + [ORDER[0]], "twice"),
-    (list(ORDER[:51]) + ["BJ"], "not in the 52-card pack"), (list(ORDER[:51]) + ["ZZ"], "stock"),
-    ("AS KS", "must be a list"), (None, "must be a list"),
-])
+@pytest.mark.parametrize(
+    "stock, message",
+    [
+        ([], "has 0 cards"),
+        (ORDER[:51], "has 51 cards"),
+        (list(ORDER[:51]) + [ORDER[0]], "twice"),
+        (list(ORDER[:51]) + ["BJ"], "not in the 52-card pack"),
+        (list(ORDER[:51]) + ["ZZ"], "stock"),
+        ("AS KS", "must be a list"),
+        (None, "must be a list"),
+    ],
+)
 def test_a_bad_stock_is_refused_naming_the_problem(stock, message):
     with pytest.raises(DealError, match=message):
         make_stock(TWO, stock)
@@ -140,8 +172,9 @@ def test_discards_are_seen_by_their_owner_and_face_up_by_both():
     assert discards_seen(INT, face_down, 0, 0, state.discards[0]) == state.discards[0]
     assert discards_seen(INT, face_down, 1, 0, state.discards[0]) == 0
     assert discards_seen(INT, face_up, 1, 0, state.discards[0]) == state.discards[0]
-    arrays = discards_seen(ARRAY, face_down, np.array([0, 1]), np.array([0, 0]),
-                           np.array([state.discards[0]] * 2, np.uint64))
+    arrays = discards_seen(
+        ARRAY, face_down, np.array([0, 1]), np.array([0, 0]), np.array([state.discards[0]] * 2, np.uint64)
+    )
     assert arrays.tolist() == [state.discards[0], 0]
 
 
@@ -171,8 +204,12 @@ def test_the_non_dealer_leads_a_non_spade_unless_it_holds_only_spades():
 
 def test_dealer_leads_any_makes_the_dealer_lead_a_spade_at_once():
     dealer_gets_spades = ORDER[2:] + ORDER[:2]  # one pair later: the dealer's turns offer the spades
-    state = drawn(dealer_gets_spades, dealer=0, choices=[KEEP if t % 4 == 1 else DISCARD for t in range(DRAW_TURNS)],
-                  rules=TWO.replace(dealer_leads_any=True))
+    state = drawn(
+        dealer_gets_spades,
+        dealer=0,
+        choices=[KEEP if t % 4 == 1 else DISCARD for t in range(DRAW_TURNS)],
+        rules=TWO.replace(dealer_leads_any=True),
+    )
     assert state.hands[0] & SPADE_MASK and state.hands[0] & ~SPADE_MASK  # the dealer holds spades and others
     state.apply(parse_action("bid 3"))
     state.apply(parse_action("bid 3"))

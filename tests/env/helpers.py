@@ -95,8 +95,7 @@ def snapshot(env) -> dict[str, Any]:
 def same_value(a: Any, b: Any) -> bool:
     """Equality that reads arrays (dtype and values) inside dicts and lists, as infos hold them."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
-                and np.array_equal(a, b))
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):

@@ -21,8 +21,23 @@ from spades_env.obs.layout import OBSERVATION
 
 FIXTURE = Path(__file__).with_name("ppo_v1_fixture.json")
 # (preset, seed): every preset of spades_v2, two seeded hands each
-CASES = tuple((preset, seed) for preset in ("barmore", "crazy", "cutthroat", "cutthroat3", "jokers", "mirror", "online",
-                                            "openspiel", "pagat", "standard", "suicide") for seed in (0, 1))
+CASES = tuple(
+    (preset, seed)
+    for preset in (
+        "barmore",
+        "crazy",
+        "cutthroat",
+        "cutthroat3",
+        "jokers",
+        "mirror",
+        "online",
+        "openspiel",
+        "pagat",
+        "standard",
+        "suicide",
+    )
+    for seed in (0, 1)
+)
 OLD_ACTIONS = 88  # the action space of spades_v2
 try:  # the current layout: its version 1 columns
     from spades_env.obs.layout import OBSERVATION_V1
@@ -53,10 +68,13 @@ def play(preset: str, seed: int) -> tuple[list[int], str]:
 
 def main(out: str) -> None:
     """Write the fixture to ``out``."""
-    cases = [{"preset": preset, "seed": seed, **dict(zip(("actions", "digest"), play(preset, seed)))}
-             for preset, seed in CASES]
-    Path(out).write_text(json.dumps({"policy": "spades_env/policies/ppo.pt", "layout": "spades_obs_v1",
-                                     "cases": cases}, indent=None))
+    cases = [
+        {"preset": preset, "seed": seed, **dict(zip(("actions", "digest"), play(preset, seed)))}
+        for preset, seed in CASES
+    ]
+    Path(out).write_text(
+        json.dumps({"policy": "spades_env/policies/ppo.pt", "layout": "spades_obs_v1", "cases": cases}, indent=None)
+    )
     print(out, sum(len(c["actions"]) for c in cases), "actions")
 
 

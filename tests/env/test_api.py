@@ -110,8 +110,11 @@ def test_a_retired_version_is_refused_naming_the_current_one(old):
         pettingzoo.make("aec", f"spades_env/spades-{old}")
 
 
-@pytest.mark.parametrize("rules", ["pagat", PAGAT_YAML, str(PAGAT_YAML), preset("pagat")],
-                         ids=["preset-name", "yaml-path", "yaml-str", "rules-object"])
+@pytest.mark.parametrize(
+    "rules",
+    ["pagat", PAGAT_YAML, str(PAGAT_YAML), preset("pagat")],
+    ids=["preset-name", "yaml-path", "yaml-str", "rules-object"],
+)
 def test_rules_accepted_as_name_path_or_object(rules):
     env = spades_env.raw_env(rules=rules)
     assert env.rules.to_dict() == preset("pagat").to_dict()
@@ -127,14 +130,17 @@ def test_yaml_rules_with_overrides_take_effect(tmp_path):
     assert env.rules.name == "short"
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"rules": "nosuch"}, RulesError),
-    ({"rules": 42}, RulesError),
-    ({"episode": "match"}, ValueError),
-    ({"reward": "nosuch"}, ValueError),
-    ({"reward": object()}, TypeError),
-    ({"render_mode": "video"}, ValueError),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"rules": "nosuch"}, RulesError),
+        ({"rules": 42}, RulesError),
+        ({"episode": "match"}, ValueError),
+        ({"reward": "nosuch"}, ValueError),
+        ({"reward": object()}, TypeError),
+        ({"render_mode": "video"}, ValueError),
+    ],
+)
 def test_bad_constructor_arguments_raise(kwargs, error):
     with pytest.raises(error):
         spades_env.raw_env(**kwargs)

@@ -70,7 +70,7 @@ def test_copy_is_independent_of_the_original(how):
     other = COPIERS[how](env)
     play_out(other, seed=9, limit=60)
     assert env.game_record() == before  # the original did not move
-    assert other.game_record()["actions"][:len(before["actions"])] == before["actions"]
+    assert other.game_record()["actions"][: len(before["actions"])] == before["actions"]
     assert len(other.game_record()["actions"]) > len(before["actions"])
 
 

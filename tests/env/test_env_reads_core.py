@@ -16,9 +16,22 @@ from spades_env.core.hand import NO_SEAT, HandState, Phase, Transition
 from .helpers import MIXED_DEAL, PRESET_NAMES, done, play_to_end
 
 PACKAGE = Path(spades_env.__file__).resolve().parent
-ENV_LAYER_FILES = ["aec.py", "gym_env.py", "records.py", "render.py", "registration.py", "nn/sparse.py", "nn/nets.py",
-                   "nn/policy_file.py", "obs/layout.py", "obs/features.py", "obs/encode.py", "obs/decode.py",
-                   "obs/tracker.py", "agents/policy.py"]
+ENV_LAYER_FILES = [
+    "aec.py",
+    "gym_env.py",
+    "records.py",
+    "render.py",
+    "registration.py",
+    "nn/sparse.py",
+    "nn/nets.py",
+    "nn/policy_file.py",
+    "obs/layout.py",
+    "obs/features.py",
+    "obs/encode.py",
+    "obs/decode.py",
+    "obs/tracker.py",
+    "agents/policy.py",
+]
 
 
 def mixed_hand() -> HandState:
@@ -97,8 +110,11 @@ def test_env_keeps_no_copy_of_the_action_history():
     env = spades_env.raw_env()
     env.reset(seed=1)
     env.step(env.legal_actions()[0])
-    lists = [name for name, value in vars(env).items() if isinstance(value, list) and value and
-             all(isinstance(x, int) for x in value)]
+    lists = [
+        name
+        for name, value in vars(env).items()
+        if isinstance(value, list) and value and all(isinstance(x, int) for x in value)
+    ]
     assert lists == [], f"lists of actions held by the env: {lists}"
 
 

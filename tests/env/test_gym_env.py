@@ -18,10 +18,16 @@ from spades_env.obs.encode import OBS_SIZE
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-@pytest.mark.parametrize("kwargs", [
-    {}, {"observation_format": "dict"}, {"episode": "hand", "rules": "pagat"},
-    {"rules": "cutthroat3", "seat": 2}, {"seat": "random", "reward": "win_loss"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"observation_format": "dict"},
+        {"episode": "hand", "rules": "pagat"},
+        {"rules": "cutthroat3", "seat": 2},
+        {"seat": "random", "reward": "win_loss"},
+    ],
+)
 def test_gymnasium_check_env_passes(kwargs):
     gym_check_env(SingleAgentSpadesEnv(**kwargs), skip_render_check=True)
 
@@ -48,10 +54,16 @@ def expected_seat_reward(rules, points, seat):
     return (points[side] - np.delete(points, side).mean()) * 0.01
 
 
-@pytest.mark.parametrize("rules, seat, episode", [
-    ("standard", 0, "hand"), ("standard", 1, "hand"), ("cutthroat3", 2, "hand"),
-    ("pagat", 3, "game"), ("crazy", 1, "game"),
-])
+@pytest.mark.parametrize(
+    "rules, seat, episode",
+    [
+        ("standard", 0, "hand"),
+        ("standard", 1, "hand"),
+        ("cutthroat3", 2, "hand"),
+        ("pagat", 3, "game"),
+        ("crazy", 1, "game"),
+    ],
+)
 def test_learner_acts_only_at_its_turns_and_collects_its_rewards(rules, seat, episode):
     r = spades_env.load_rules(rules).replace(max_hands=3)
     env = SingleAgentSpadesEnv(rules=r, seat=seat, episode=episode)
@@ -209,10 +221,19 @@ def test_missing_or_extra_opponents_raise():
         env.reset(seed=0)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"seat": 4}, {"seat": -1}, {"seat": True}, {"seat": "left"}, {"rules": "cutthroat3", "seat": 3},
-    {"observation_format": "image"}, {"illegal_action": "ignore"}, {"episode": "set"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"seat": 4},
+        {"seat": -1},
+        {"seat": True},
+        {"seat": "left"},
+        {"rules": "cutthroat3", "seat": 3},
+        {"observation_format": "image"},
+        {"illegal_action": "ignore"},
+        {"episode": "set"},
+    ],
+)
 def test_bad_arguments_raise(kwargs):
     with pytest.raises(ValueError):
         SingleAgentSpadesEnv(**kwargs)

@@ -10,9 +10,9 @@ import pytest
 
 import spades_env
 from spades_env.aec import EnvStateError
-from spades_env.obs.bounds import START_SCORE_TARGETS
 from spades_env.core.hand import IllegalActionError
 from spades_env.gym_env import SingleAgentSpadesEnv
+from spades_env.obs.bounds import START_SCORE_TARGETS
 from spades_env.records import RecordError, replay
 
 from .helpers import play_to_end
@@ -21,8 +21,15 @@ from .helpers import play_to_end
 def env_snapshot(env) -> tuple:
     """Everything an agent can see of a raw env, plus its record."""
     obs = {a: env.observe(a)["observation"].tobytes() for a in env.possible_agents}
-    return (env.agent_selection, list(env.agents), dict(env.terminations), dict(env.truncations),
-            json.dumps(env.game_record(), sort_keys=True), obs, env.state().tobytes())
+    return (
+        env.agent_selection,
+        list(env.agents),
+        dict(env.terminations),
+        dict(env.truncations),
+        json.dumps(env.game_record(), sort_keys=True),
+        obs,
+        env.state().tobytes(),
+    )
 
 
 def started_env(rules="standard"):
@@ -38,19 +45,22 @@ SCORE_BOUND = START_SCORE_TARGETS * STANDARD.target_score
 
 
 # ------------------------------------------------------------------ reset options
-@pytest.mark.parametrize("options, message", [
-    ({"scores": [10**400, 0]}, "scores must be in"),
-    ({"scores": [SCORE_BOUND + 1, 0]}, "scores must be in"),
-    ({"scores": [0, -SCORE_BOUND - 1]}, "scores must be in"),
-    ({"scores": [1.5, 0]}, "scores must be integers"),
-    ({"scores": [True, 0]}, "scores must be integers"),
-    ({"scores": 5}, "scores must be a list"),
-    ({"scores": [0, 0, 0]}, "one value per side"),
-    ({"bags": [10**6, 0]}, "bags must be in 0..9"),
-    ({"bags": [10, 0]}, "bags must be in 0..9"),
-    ({"bags": [0, -1]}, "bags must be in 0..9"),
-    ({"bags": ["3", 0]}, "bags must be integers"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"scores": [10**400, 0]}, "scores must be in"),
+        ({"scores": [SCORE_BOUND + 1, 0]}, "scores must be in"),
+        ({"scores": [0, -SCORE_BOUND - 1]}, "scores must be in"),
+        ({"scores": [1.5, 0]}, "scores must be integers"),
+        ({"scores": [True, 0]}, "scores must be integers"),
+        ({"scores": 5}, "scores must be a list"),
+        ({"scores": [0, 0, 0]}, "one value per side"),
+        ({"bags": [10**6, 0]}, "bags must be in 0..9"),
+        ({"bags": [10, 0]}, "bags must be in 0..9"),
+        ({"bags": [0, -1]}, "bags must be in 0..9"),
+        ({"bags": ["3", 0]}, "bags must be integers"),
+    ],
+)
 def test_bad_start_scores_and_bags_raise_before_anything_changes(options, message):
     env = started_env()
     before = env_snapshot(env)
@@ -61,12 +71,15 @@ def test_bad_start_scores_and_bags_raise_before_anything_changes(options, messag
     assert env.game.rng.bit_generator.state == rng_state
 
 
-@pytest.mark.parametrize("options", [
-    {"scores": [SCORE_BOUND, -SCORE_BOUND]},
-    {"scores": [np.int64(450), 0]},
-    {"bags": [9, 0]},
-    {"bags": (0, np.int32(9))},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"scores": [SCORE_BOUND, -SCORE_BOUND]},
+        {"scores": [np.int64(450), 0]},
+        {"bags": [9, 0]},
+        {"bags": (0, np.int32(9))},
+    ],
+)
 def test_start_scores_and_bags_at_the_edges_of_their_ranges_are_accepted(options):
     env = spades_env.raw_env()
     env.reset(seed=1, options=options)
@@ -91,12 +104,15 @@ def test_lose_score_widens_the_score_range():
 
 
 # ------------------------------------------------------------------ call order
-@pytest.mark.parametrize("call", [
-    lambda env: env.step(0),
-    lambda env: env.last(),
-    lambda env: env.observe("player_0"),
-    lambda env: env.state(),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda env: env.step(0),
+        lambda env: env.last(),
+        lambda env: env.observe("player_0"),
+        lambda env: env.state(),
+    ],
+)
 def test_calls_before_reset_raise_env_state_error(call):
     env = spades_env.raw_env()
     with pytest.raises(EnvStateError, match=r"before reset\(\)"):
@@ -126,7 +142,7 @@ def test_step_and_last_after_every_agent_is_removed_raise_env_state_error(call):
 def test_wrapped_env_keeps_pettingzoos_warning_for_a_step_after_the_end(caplog):
     env = spades_env.env(episode="hand")
     env.reset(seed=2)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     env.step(None)  # PettingZoo's order-enforcing wrapper logs a warning; our error is never reached
@@ -151,14 +167,17 @@ def legal_action(env) -> int:
     return int(np.flatnonzero(env.action_masks())[0])
 
 
-@pytest.mark.parametrize("make_bad", [
-    lambda a: a + 0.9,  # a float that int() would truncate to the legal action
-    lambda a: float(a),
-    lambda a: np.float64(a),
-    lambda a: str(a),
-    lambda a: True,
-    lambda a: np.array([a]),
-])
+@pytest.mark.parametrize(
+    "make_bad",
+    [
+        lambda a: a + 0.9,  # a float that int() would truncate to the legal action
+        lambda a: float(a),
+        lambda a: np.float64(a),
+        lambda a: str(a),
+        lambda a: True,
+        lambda a: np.array([a]),
+    ],
+)
 def test_gym_step_rejects_non_integer_actions(make_bad):
     env = gym_env()
     bad = make_bad(legal_action(env))
@@ -198,19 +217,22 @@ def tampered(record, change):
     return rec
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda r: r["actions"].__setitem__(0, float(r["actions"][0])), "action 0 is .*float.*integers"),
-    (lambda r: r["actions"].__setitem__(3, str(r["actions"][3])), "action 3 is .*str.*integers"),
-    (lambda r: r["actions"].__setitem__(1, True), "action 1 is True"),
-    (lambda r: r["actions"].pop(), "marked over=True"),
-    (lambda r: (r["actions"].pop(), r.pop("over")), "stores 2 hand results but its actions finish 1"),
-    (lambda r: r["results"][0]["points"].__setitem__(0, 9999), r"hand 0 does not match the replay in \['points'\]"),
-    (lambda r: r["results"][1]["scores"].__setitem__(1, -1), r"hand 1 does not match the replay in \['scores'\]"),
-    (lambda r: r["results"].pop(), "stores 1 hand results but its actions finish 2"),
-    (lambda r: r.update(results="all good"), "'results' must be a list"),
-    (lambda r: r.update(over="yes"), "'over' must be true or false"),
-    (lambda r: r.update(over=False), "marked over=False"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda r: r["actions"].__setitem__(0, float(r["actions"][0])), "action 0 is .*float.*integers"),
+        (lambda r: r["actions"].__setitem__(3, str(r["actions"][3])), "action 3 is .*str.*integers"),
+        (lambda r: r["actions"].__setitem__(1, True), "action 1 is True"),
+        (lambda r: r["actions"].pop(), "marked over=True"),
+        (lambda r: (r["actions"].pop(), r.pop("over")), "stores 2 hand results but its actions finish 1"),
+        (lambda r: r["results"][0]["points"].__setitem__(0, 9999), r"hand 0 does not match the replay in \['points'\]"),
+        (lambda r: r["results"][1]["scores"].__setitem__(1, -1), r"hand 1 does not match the replay in \['scores'\]"),
+        (lambda r: r["results"].pop(), "stores 1 hand results but its actions finish 2"),
+        (lambda r: r.update(results="all good"), "'results' must be a list"),
+        (lambda r: r.update(over="yes"), "'over' must be true or false"),
+        (lambda r: r.update(over=False), "marked over=False"),
+    ],
+)
 def test_replay_refuses_incomplete_or_tampered_records(finished_record, change, message):
     with pytest.raises(RecordError, match=message):
         replay(tampered(finished_record, change))

@@ -36,18 +36,24 @@ def test_illegal_bid_phase_action_raises_naming_agent_and_legal_actions():
     assert_same_snapshot(before, snapshot(env))
 
 
-@pytest.mark.parametrize("action", [
-    card_action("2S"),        # a spade before spades are broken
-    card_action("2C"),        # a card the seat does not hold
-    np.int64(card_action("2C")),
-    54,                       # a bid during play
-    90, 1000, -1,             # outside the action space
-    None,
-    float(card_action("AH")),  # a float equal to a legal action
-    np.float64(card_action("AH")),
-    True,
-    "AH",
-], ids=repr)
+@pytest.mark.parametrize(
+    "action",
+    [
+        card_action("2S"),  # a spade before spades are broken
+        card_action("2C"),  # a card the seat does not hold
+        np.int64(card_action("2C")),
+        54,  # a bid during play
+        90,
+        1000,
+        -1,  # outside the action space
+        None,
+        float(card_action("AH")),  # a float equal to a legal action
+        np.float64(card_action("AH")),
+        True,
+        "AH",
+    ],
+    ids=repr,
+)
 def test_illegal_play_action_raises_and_leaves_state_unchanged(action):
     env = mixed_play_env()
     before = snapshot(env)
@@ -122,7 +128,7 @@ def test_wrapped_env_legal_play_goes_through():
     env = spades_env.env(episode="hand")
     env.reset(seed=2)
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
         if termination or truncation:
             env.step(None)

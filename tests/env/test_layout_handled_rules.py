@@ -9,17 +9,20 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.obs import decode, encode, features, tracker
 from spades_env.core.rules import Rules
+from spades_env.obs import decode, encode, features, tracker
 from spades_env.obs.layout import OBSERVATION, STATE
 
 RULES_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules))
 
 
-@pytest.mark.parametrize("side, handled", [
-    ("encoder", features.ENCODER_HANDLED_RULES),
-    ("decoder", features.DECODER_HANDLED_RULES),
-])
+@pytest.mark.parametrize(
+    "side, handled",
+    [
+        ("encoder", features.ENCODER_HANDLED_RULES),
+        ("decoder", features.DECODER_HANDLED_RULES),
+    ],
+)
 def test_every_rules_option_is_handled_by_the_encoder_and_the_decoder(side, handled):
     missing = sorted(RULES_FIELDS - handled)
     assert not missing, f"Rules fields the {side} does not account for (add them to its HANDLED_RULES): {missing}"
@@ -30,15 +33,36 @@ def test_every_rules_option_is_handled_by_the_encoder_and_the_decoder(side, hand
 NO_BLIND_NIL = {"blind_nil": False}  # nil off and mirror both require blind nil off
 
 
-@pytest.mark.parametrize("field, value, base_changes", [
-    ("nil", False, NO_BLIND_NIL), ("mirror", True, NO_BLIND_NIL),
-] + [(field, value, {}) for field, value in [
-    ("jokers", True), ("nil_value", 50), ("blind_nil_value", 150), ("blind_nil_requires_deficit", 200),
-    ("nil_tricks_count_for_partner", True), ("max_team_bid", 12), ("ten_for_200", True), ("blind_bids", True),
-    ("suicide", True), ("bids_may_total_tricks", False), ("first_trick", "lowest_club"),
-    ("dealer_leads_any", True), ("bag_value", 5), ("bag_limit", 5), ("bag_penalty", 50), ("boston_bonus", 200),
-    ("lose_score", -500), ("deuce_of_spades_high", True),
-]])
+@pytest.mark.parametrize(
+    "field, value, base_changes",
+    [
+        ("nil", False, NO_BLIND_NIL),
+        ("mirror", True, NO_BLIND_NIL),
+    ]
+    + [
+        (field, value, {})
+        for field, value in [
+            ("jokers", True),
+            ("nil_value", 50),
+            ("blind_nil_value", 150),
+            ("blind_nil_requires_deficit", 200),
+            ("nil_tricks_count_for_partner", True),
+            ("max_team_bid", 12),
+            ("ten_for_200", True),
+            ("blind_bids", True),
+            ("suicide", True),
+            ("bids_may_total_tricks", False),
+            ("first_trick", "lowest_club"),
+            ("dealer_leads_any", True),
+            ("bag_value", 5),
+            ("bag_limit", 5),
+            ("bag_penalty", 50),
+            ("boston_bonus", 200),
+            ("lose_score", -500),
+            ("deuce_of_spades_high", True),
+        ]
+    ],
+)
 def test_an_encoded_rules_option_changes_the_rules_block(field, value, base_changes):
     assert field in features.ENCODER_HANDLED_RULES
     base = spades_env.load_rules("standard").replace(**base_changes)
@@ -53,8 +77,9 @@ def test_compatibility_names_are_views_of_the_layout_object():
 
 def test_tracker_buffer_starts_with_the_observation_layout():
     blocks = list(tracker.TRACKER_BUFFER.blocks.values())
-    assert [(b.name, b.start, b.size) for b in blocks[:len(OBSERVATION)]] == \
-        [(b.name, b.start, b.size) for b in OBSERVATION.blocks.values()]
+    assert [(b.name, b.start, b.size) for b in blocks[: len(OBSERVATION)]] == [
+        (b.name, b.start, b.size) for b in OBSERVATION.blocks.values()
+    ]
 
 
 @pytest.mark.parametrize("rules_name", ["standard", "cutthroat3", "pagat"])

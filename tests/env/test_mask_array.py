@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spades_env.core.actions import mask_array
-from spades_env.core.actions import NUM_ACTIONS
+from spades_env.core.actions import NUM_ACTIONS, mask_array
 
 
 def test_a_mask_has_exactly_the_legal_bits_whether_built_or_cached():

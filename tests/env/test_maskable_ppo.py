@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import sb3_contrib  # in the dev extra: the test must run in CI, so no importorskip
 
 from spades_env import SingleAgentSpadesEnv
@@ -12,7 +11,13 @@ from spades_env import SingleAgentSpadesEnv
 def test_maskable_ppo_learns_and_predicts_legal_actions(one_torch_thread):
     env = SingleAgentSpadesEnv(episode="hand")
     model = sb3_contrib.MaskablePPO(
-        "MlpPolicy", env, n_steps=256, batch_size=64, n_epochs=4, seed=0, device="cpu",
+        "MlpPolicy",
+        env,
+        n_steps=256,
+        batch_size=64,
+        n_epochs=4,
+        seed=0,
+        device="cpu",
         policy_kwargs={"net_arch": [32]},
     )
     model.learn(total_timesteps=2048)

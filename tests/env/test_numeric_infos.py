@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.core.scoring import Bid
 from spades_env.aec import PHASE_NAMES
 from spades_env.core.hand import Phase
-from spades_env.core.scoring import BidKind
+from spades_env.core.scoring import Bid, BidKind
 
 from .helpers import PRESET_NAMES
 
@@ -28,8 +27,9 @@ def shapes(info):
 
 @pytest.mark.parametrize("rules", PRESET_NAMES)
 def test_every_step_has_the_same_numeric_keys(rules):
-    env = spades_env.raw_env(rules=spades_env.load_rules(rules).replace(max_hands=2), episode="game",
-                             info_format="numeric")
+    env = spades_env.raw_env(
+        rules=spades_env.load_rules(rules).replace(max_hands=2), episode="game", info_format="numeric"
+    )
     env.reset(seed=1)
     first = shapes(env.infos["player_0"])
     rng = np.random.default_rng(1)
@@ -110,8 +110,11 @@ def test_observation_key_renames_the_observation_entry():
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("kwargs", [{"info_format": "numeric"}, {"observation_key": "observations"},
-                                    {"render_mode": "rgb_array"}], ids=["numeric", "observations", "rgb_array"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"info_format": "numeric"}, {"observation_key": "observations"}, {"render_mode": "rgb_array"}],
+    ids=["numeric", "observations", "rgb_array"],
+)
 def test_pettingzoo_api_and_seed_tests_pass_with_the_options(kwargs):
     from pettingzoo.test import api_test, seed_test
 

@@ -35,12 +35,30 @@ def test_slices_are_contiguous_and_cover_the_array(slices, size):
     assert all(s.stop > s.start for s in ordered)
 
 
-@pytest.mark.parametrize("name, size", [
-    ("phase", 5), ("to_act", 4), ("dealer", 4), ("trick_leader", 4), ("bids", 4 * 26), ("tricks_won", 4),
-    ("spades_broken", 1), ("scores", 4), ("bags", 4), ("target_score", 1), ("rules", 26), ("hand", 54),
-    ("trick", 4 * 54), ("played", 4 * 54), ("passed", 54), ("received", 54), ("led", 54), ("played_trick", 54),
-    ("voids", 4 * 4),
-])
+@pytest.mark.parametrize(
+    "name, size",
+    [
+        ("phase", 5),
+        ("to_act", 4),
+        ("dealer", 4),
+        ("trick_leader", 4),
+        ("bids", 4 * 26),
+        ("tricks_won", 4),
+        ("spades_broken", 1),
+        ("scores", 4),
+        ("bags", 4),
+        ("target_score", 1),
+        ("rules", 26),
+        ("hand", 54),
+        ("trick", 4 * 54),
+        ("played", 4 * 54),
+        ("passed", 54),
+        ("received", 54),
+        ("led", 54),
+        ("played_trick", 54),
+        ("voids", 4 * 4),
+    ],
+)
 def test_block_sizes_match_the_documented_table(name, size):
     sl = OBS_SLICES[name]
     assert sl.stop - sl.start == size
@@ -215,12 +233,12 @@ def test_blind_nil_bidder_sees_its_hand_after_bidding():
 
 def test_passed_and_received_blocks_after_pagat_exchange():
     env = mixed_env(rules="pagat", scores=[0, 200], dealer=3)
-    env.step(BLIND_NIL)        # seat 0
-    env.step(bid_action(3))    # seat 1
+    env.step(BLIND_NIL)  # seat 0
+    env.step(bid_action(3))  # seat 1
     assert env.hand.phase == Phase.BLIND  # seat 2 is behind too
     env.step(SEE_CARDS)
-    env.step(bid_action(4))    # seat 2
-    env.step(bid_action(3))    # seat 3
+    env.step(bid_action(4))  # seat 2
+    env.step(bid_action(3))  # seat 3
     assert env.hand.phase == Phase.EXCHANGE and env.agent_selection == "player_0"
     assert env.infos["player_0"]["phase"] == Phase.EXCHANGE
     assert one_hot_slot(obs_of(env, 0), "phase") == Phase.EXCHANGE
@@ -250,12 +268,15 @@ def test_passed_and_received_blocks_after_pagat_exchange():
     assert mask_of(env, 2) == {card_action("2C")}
 
 
-@pytest.mark.parametrize("rules, scores, bags, observer, exp_scores, exp_bags", [
-    ("standard", [120, -40], [3, 7], 0, [120, -40, 120, -40], [3, 7, 3, 7]),
-    ("standard", [120, -40], [3, 7], 1, [-40, 120, -40, 120], [7, 3, 7, 3]),
-    ("cutthroat", [10, 20, 30, 40], [1, 2, 3, 4], 1, [20, 30, 40, 10], [2, 3, 4, 1]),
-    ("cutthroat3", [10, 20, 30], [1, 2, 3], 2, [30, 10, 20, 0], [3, 1, 2, 0]),
-])
+@pytest.mark.parametrize(
+    "rules, scores, bags, observer, exp_scores, exp_bags",
+    [
+        ("standard", [120, -40], [3, 7], 0, [120, -40, 120, -40], [3, 7, 3, 7]),
+        ("standard", [120, -40], [3, 7], 1, [-40, 120, -40, 120], [7, 3, 7, 3]),
+        ("cutthroat", [10, 20, 30, 40], [1, 2, 3, 4], 1, [20, 30, 40, 10], [2, 3, 4, 1]),
+        ("cutthroat3", [10, 20, 30], [1, 2, 3], 2, [30, 10, 20, 0], [3, 1, 2, 0]),
+    ],
+)
 def test_scores_and_bags_are_scaled_per_slot(rules, scores, bags, observer, exp_scores, exp_bags):
     env = spades_env.raw_env(rules=rules)
     env.reset(seed=0, options={"scores": scores, "bags": bags})
@@ -288,17 +309,35 @@ def test_rule_features_differ_between_presets():
     assert tuple(block(first_obs("crazy"), "rules")) == blocks["standard"]
 
 
-@pytest.mark.parametrize("rules, feature, value", [
-    ("pagat", "nil_value", 50), ("pagat", "blind_nil_exchange", 2), ("pagat", "first_trick_lowest_club", 1),
-    ("pagat", "nil_tricks_count_for_partner", 1), ("standard", "nil_value", 100),
-    ("standard", "first_trick_lowest_club", 0), ("standard", "blind_nil_requires_deficit", 100),
-    ("online", "blind_nil_always", 1), ("online", "ten_for_200", 1),
-    ("openspiel", "max_team_bid", 13), ("openspiel", "lose_score", -350), ("openspiel", "blind_nil", 0),
-    ("jokers", "jokers", 1), ("barmore", "deuce_of_spades_high", 1), ("barmore", "blind_bids", 1),
-    ("barmore", "dealer_leads_any", 1), ("barmore", "nil", 0), ("barmore", "blind_bid_min", 7),
-    ("cutthroat", "partnerships", 0), ("cutthroat3", "three_players", 1), ("mirror", "mirror", 1),
-    ("suicide", "suicide", 1), ("standard", "partnerships", 1), ("standard", "bag_limit", 10),
-])
+@pytest.mark.parametrize(
+    "rules, feature, value",
+    [
+        ("pagat", "nil_value", 50),
+        ("pagat", "blind_nil_exchange", 2),
+        ("pagat", "first_trick_lowest_club", 1),
+        ("pagat", "nil_tricks_count_for_partner", 1),
+        ("standard", "nil_value", 100),
+        ("standard", "first_trick_lowest_club", 0),
+        ("standard", "blind_nil_requires_deficit", 100),
+        ("online", "blind_nil_always", 1),
+        ("online", "ten_for_200", 1),
+        ("openspiel", "max_team_bid", 13),
+        ("openspiel", "lose_score", -350),
+        ("openspiel", "blind_nil", 0),
+        ("jokers", "jokers", 1),
+        ("barmore", "deuce_of_spades_high", 1),
+        ("barmore", "blind_bids", 1),
+        ("barmore", "dealer_leads_any", 1),
+        ("barmore", "nil", 0),
+        ("barmore", "blind_bid_min", 7),
+        ("cutthroat", "partnerships", 0),
+        ("cutthroat3", "three_players", 1),
+        ("mirror", "mirror", 1),
+        ("suicide", "suicide", 1),
+        ("standard", "partnerships", 1),
+        ("standard", "bag_limit", 10),
+    ],
+)
 def test_rule_features_decode_to_the_preset_values(rules, feature, value):
     assert decode_observation(first_obs(rules)).rules[feature] == value
 
@@ -350,10 +389,17 @@ def check_view(env, seat: int) -> None:
     assert view.received == hand.received[seat]
 
 
-@pytest.mark.parametrize("rules, scores", [
-    ("standard", None), ("pagat", [0, 250]), ("online", [60, 0]), ("barmore", None),
-    ("cutthroat3", [0, 120, 40]), ("crazy", [-30, 70]),
-])
+@pytest.mark.parametrize(
+    "rules, scores",
+    [
+        ("standard", None),
+        ("pagat", [0, 250]),
+        ("online", [60, 0]),
+        ("barmore", None),
+        ("cutthroat3", [0, 120, 40]),
+        ("crazy", [-30, 70]),
+    ],
+)
 def test_decode_observation_round_trips(rules, scores):
     env = spades_env.raw_env(rules=rules, episode="hand")
     env.reset(seed=11, options={} if scores is None else {"scores": scores})
@@ -422,4 +468,3 @@ def test_state_shows_hands_during_blind_decision():
     env = mixed_env(scores=[0, 200], dealer=3)
     hands = env.state()[STATE_SLICES["hands"]].reshape(4, 54)
     assert [block_cards(hands[s]) for s in range(4)] == [set(h) for h in MIXED_DEAL]
-

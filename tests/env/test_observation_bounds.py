@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.obs.bounds import START_SCORE_TARGETS, observation_bounds, score_bound, space_bounds
 from spades_env.core.scoring import hand_points_bound
+from spades_env.obs.bounds import START_SCORE_TARGETS, observation_bounds, score_bound, space_bounds
 from spades_env.obs.layout import OBSERVATION, STATE
 
 from .helpers import PRESET_NAMES
@@ -72,8 +72,8 @@ def test_scores_can_go_below_zero_and_past_the_target():
 def test_state_bounds_extend_the_observation_bounds():
     env = spades_env.raw_env(rules="crazy")
     low, high = space_bounds(env.rules, STATE)
-    np.testing.assert_array_equal(low[:OBSERVATION.size], env.observation_space("player_0")["observation"].low)
-    np.testing.assert_array_equal(high[OBSERVATION.size:], 1.0)
+    np.testing.assert_array_equal(low[: OBSERVATION.size], env.observation_space("player_0")["observation"].low)
+    np.testing.assert_array_equal(high[OBSERVATION.size :], 1.0)
 
 
 @pytest.mark.parametrize("rules", ["standard", "two_player", "crazy"])

@@ -19,18 +19,41 @@ DIVISOR = dict(RULE_FEATURES)
 
 # The standard rules' features, unscaled, worked out from RULES.md and the rules table by hand.
 STANDARD_FEATURES = {
-    "partnerships": 1, "three_players": 0, "jokers": 0, "deuce_of_spades_high": 0, "nil": 1, "blind_nil": 1,
-    "blind_nil_always": 0, "nil_tricks_count_for_partner": 0, "ten_for_200": 0, "blind_bids": 0, "mirror": 0,
-    "suicide": 0, "no_hook": 0, "first_trick_lowest_club": 0, "dealer_leads_any": 0, "nil_value": 100,
-    "blind_nil_points": 200, "blind_nil_requires_deficit": 100, "blind_nil_exchange": 0, "max_team_bid": 0,
-    "blind_bid_min": 0, "bag_value": 1, "bag_limit": 10, "bag_penalty": 100, "boston_bonus": 0, "lose_score": 0,
+    "partnerships": 1,
+    "three_players": 0,
+    "jokers": 0,
+    "deuce_of_spades_high": 0,
+    "nil": 1,
+    "blind_nil": 1,
+    "blind_nil_always": 0,
+    "nil_tricks_count_for_partner": 0,
+    "ten_for_200": 0,
+    "blind_bids": 0,
+    "mirror": 0,
+    "suicide": 0,
+    "no_hook": 0,
+    "first_trick_lowest_club": 0,
+    "dealer_leads_any": 0,
+    "nil_value": 100,
+    "blind_nil_points": 200,
+    "blind_nil_requires_deficit": 100,
+    "blind_nil_exchange": 0,
+    "max_team_bid": 0,
+    "blind_bid_min": 0,
+    "bag_value": 1,
+    "bag_limit": 10,
+    "bag_penalty": 100,
+    "boston_bonus": 0,
+    "lose_score": 0,
 }
 
 # (custom options, features that differ from the standard ones), each value by hand.
 CUSTOM_RULES = [
     # blind nil off: "always allowed" cannot hold, whatever the deficit option says
-    ({"blind_nil": False, "blind_nil_requires_deficit": None},
-     {"blind_nil": 0, "blind_nil_always": 0, "blind_nil_requires_deficit": 0}),
+    (
+        {"blind_nil": False, "blind_nil_requires_deficit": None},
+        {"blind_nil": 0, "blind_nil_always": 0, "blind_nil_requires_deficit": 0},
+    ),
     ({"blind_nil": False}, {"blind_nil": 0}),
     ({"blind_nil_requires_deficit": None}, {"blind_nil_always": 1, "blind_nil_requires_deficit": 0}),
     ({"blind_nil_requires_deficit": 250}, {"blind_nil_requires_deficit": 250}),
@@ -43,14 +66,30 @@ CUSTOM_RULES = [
     ({"blind_bid_min": 5}, {}),
     ({"blind_bids": True, "blind_bid_min": 5}, {"blind_bids": 1, "blind_bid_min": 5}),
     ({"ten_for_200": True, "max_team_bid": 11}, {"ten_for_200": 1, "max_team_bid": 11}),
-    ({"bag_value": -2, "bag_limit": None, "bag_penalty": 50, "boston_bonus": 250, "lose_score": -400},
-     {"bag_value": -2, "bag_limit": 0, "bag_penalty": 50, "boston_bonus": 250, "lose_score": -400}),
-    ({"jokers": True, "deuce_of_spades_high": True, "first_trick": "lowest_club", "blind_nil_exchange": 3,
-      "nil_tricks_count_for_partner": True},
-     {"jokers": 1, "deuce_of_spades_high": 1, "first_trick_lowest_club": 1, "blind_nil_exchange": 3,
-      "nil_tricks_count_for_partner": 1}),
-    ({"partnerships": False, "num_players": 3, "bids_may_total_tricks": False},
-     {"partnerships": 0, "three_players": 1, "no_hook": 1}),
+    (
+        {"bag_value": -2, "bag_limit": None, "bag_penalty": 50, "boston_bonus": 250, "lose_score": -400},
+        {"bag_value": -2, "bag_limit": 0, "bag_penalty": 50, "boston_bonus": 250, "lose_score": -400},
+    ),
+    (
+        {
+            "jokers": True,
+            "deuce_of_spades_high": True,
+            "first_trick": "lowest_club",
+            "blind_nil_exchange": 3,
+            "nil_tricks_count_for_partner": True,
+        },
+        {
+            "jokers": 1,
+            "deuce_of_spades_high": 1,
+            "first_trick_lowest_club": 1,
+            "blind_nil_exchange": 3,
+            "nil_tricks_count_for_partner": 1,
+        },
+    ),
+    (
+        {"partnerships": False, "num_players": 3, "bids_may_total_tricks": False},
+        {"partnerships": 0, "three_players": 1, "no_hook": 1},
+    ),
     ({"partnerships": False, "dealer_leads_any": True}, {"partnerships": 0, "dealer_leads_any": 1}),
     ({"suicide": True}, {"suicide": 1}),
     ({"mirror": True, "blind_nil": False}, {"mirror": 1, "blind_nil": 0}),
@@ -72,8 +111,11 @@ def rules_block(obs: np.ndarray) -> np.ndarray:
 def check_rules_block(obs: np.ndarray, changes: dict) -> None:
     expected = expected_block(changes)
     got = rules_block(obs)
-    wrong = {name: (float(g) * DIVISOR[name], float(e) * DIVISOR[name])
-             for (name, _), g, e in zip(RULE_FEATURES, got, expected) if not np.isclose(g, e)}
+    wrong = {
+        name: (float(g) * DIVISOR[name], float(e) * DIVISOR[name])
+        for (name, _), g, e in zip(RULE_FEATURES, got, expected)
+        if not np.isclose(g, e)
+    }
     assert not wrong, f"feature: (observed, expected) {wrong}"
 
 
@@ -131,15 +173,17 @@ def check_bids(env, expected: dict[int, tuple[list[int], list[int]]]) -> None:
 def test_ten_for_200_cancels_the_partners_bid_which_keeps_its_value(first_bid, value):
     # seat 1 bids, seat 2 bids 2, seat 3 (seat 1's partner) bids 10 for 200
     env = after = env_after([bid_action(first_bid), bid_action(2), TEN_FOR_200])
-    check_bids(after, {
-        1: ([BidKind.CANCELLED], [value]),
-        2: ([BidKind.NUMBER], [2]),
-        3: ([BidKind.TEN_FOR_200], [10]),
-        0: ([BidKind.NONE], []),
-    })
+    check_bids(
+        after,
+        {
+            1: ([BidKind.CANCELLED], [value]),
+            2: ([BidKind.NUMBER], [2]),
+            3: ([BidKind.TEN_FOR_200], [10]),
+            0: ([BidKind.NONE], []),
+        },
+    )
     env.step(bid_action(3))  # seat 0 bids; bidding ends and the cancelled bid still shows its value
-    check_bids(env, {1: ([BidKind.CANCELLED], [value]), 3: ([BidKind.TEN_FOR_200], [10]),
-                     0: ([BidKind.NUMBER], [3])})
+    check_bids(env, {1: ([BidKind.CANCELLED], [value]), 3: ([BidKind.TEN_FOR_200], [10]), 0: ([BidKind.NUMBER], [3])})
 
 
 def test_ten_for_200_before_the_partner_bids_skips_it_without_a_value():

@@ -20,7 +20,7 @@ from spades_env.core.position import build_position
 from spades_env.core.scoring import BidKind
 from spades_env.obs.decode import decode_observation
 from spades_env.obs.encode import OBS_SLICES, encode_observation
-from spades_env.obs.layout import LayoutError, OBSERVATION, OBSERVATION_V0, OBSERVATION_V1, ObservationLayout
+from spades_env.obs.layout import OBSERVATION, OBSERVATION_V0, OBSERVATION_V1, LayoutError, ObservationLayout
 
 from .helpers import PRESET_NAMES, done, random_policy
 
@@ -33,9 +33,16 @@ HERE = Path(__file__).resolve().parent
 def position(rules, hands, leader=0, won=None):
     """A play position at the start of a trick with literal hands (fewer cards than a deal: not validated)."""
     n = rules.num_players
-    return build_position(rules, (leader - 1) % n, [mask_of(parse_cards(h.split())) for h in hands],
-                          bid_kinds=[BidKind.NUMBER] * n, bid_values=[3] * n, tricks_won=won or [0] * n,
-                          leader=leader, validate=False)
+    return build_position(
+        rules,
+        (leader - 1) % n,
+        [mask_of(parse_cards(h.split())) for h in hands],
+        bid_kinds=[BidKind.NUMBER] * n,
+        bid_values=[3] * n,
+        tricks_won=won or [0] * n,
+        leader=leader,
+        validate=False,
+    )
 
 
 def play(state, text: str) -> None:
@@ -137,10 +144,11 @@ def test_public_voids_are_true_and_the_history_is_the_tricks_played(rules):
                 if view.voids[slot] >> suit & 1:
                     assert not hand.hands[seat] & SUIT_MASKS[suit], (rules, seat, suit)
                     checked.append(suit)
-        plays = hand.history[len(hand.history) - sum(m.bit_count() for m in hand.played):]
-        tricks = {t: plays[n * t:n * t + n] for t in range(hand.trick_index)}
-        assert trick_history(view) == {t: (tuple((s - me) % n for s, _ in tr), tuple(c for _, c in tr))
-                                       for t, tr in tricks.items()}
+        plays = hand.history[len(hand.history) - sum(m.bit_count() for m in hand.played) :]
+        tricks = {t: plays[n * t : n * t + n] for t in range(hand.trick_index)}
+        assert trick_history(view) == {
+            t: (tuple((s - me) % n for s, _ in tr), tuple(c for _, c in tr)) for t, tr in tricks.items()
+        }
         for i, (_, c) in enumerate(plays):
             assert view.played_trick[c] == i // n and bool(view.led >> c & 1) == (i % n == 0)
         assert sum(t != NOT_PLAYED for t in view.played_trick) == len(plays)
@@ -211,10 +219,13 @@ def test_a_block_subset_in_another_order_projects_to_its_columns():
     assert list(columns) == list(range(OBSERVATION["voids"].start, OBSERVATION["voids"].stop)) + list(range(5))
 
 
-@pytest.mark.parametrize("blocks, problem", [
-    ([("phase", 1, 6)], "'phase' is 1 x 6, here 1 x 5"),
-    ([("phase", 1, 5), ("kitty", 1, 13)], "'kitty'"),
-])
+@pytest.mark.parametrize(
+    "blocks, problem",
+    [
+        ([("phase", 1, 6)], "'phase' is 1 x 6, here 1 x 5"),
+        ([("phase", 1, 5), ("kitty", 1, 13)], "'kitty'"),
+    ],
+)
 def test_a_layout_that_is_not_a_part_is_refused_naming_both(blocks, problem):
     other = ObservationLayout("spades_obs_v7", blocks)
     with pytest.raises(LayoutError, match=rf"spades_obs_v7.*{OBSERVATION.name}.*{re.escape(problem)}"):
@@ -249,8 +260,8 @@ def test_the_v0_policy_reads_only_its_columns():
     obs = rng.random((16, OBSERVATION.size), dtype=np.float32)
     with torch.no_grad():
         a = policy(torch.as_tensor(obs))
-        b = plain(torch.as_tensor(obs[:, :OBSERVATION_V0.size]))
-        obs[:, OBSERVATION_V0.size:] = rng.random((16, OBSERVATION.size - OBSERVATION_V0.size), dtype=np.float32)
+        b = plain(torch.as_tensor(obs[:, : OBSERVATION_V0.size]))
+        obs[:, OBSERVATION_V0.size :] = rng.random((16, OBSERVATION.size - OBSERVATION_V0.size), dtype=np.float32)
         c = policy(torch.as_tensor(obs))
     assert torch.equal(a, b) and torch.equal(a, c)  # the history blocks do not reach a v0 network
 

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import math
 
+import numpy as np
 import pytest
 import torch
 
-import spades_env.nn as nn_module
-from spades_env.agents.policy import RELEASED_POLICY
-import json
-
-import numpy as np
-
 import spades_env
+import spades_env.nn as nn_module
 from spades_env.agents import make_agent
+from spades_env.agents.policy import RELEASED_POLICY
 from spades_env.core.actions import DISCARD, KEEP, NUM_ACTIONS, NUM_ACTIONS_V2
-from spades_env.obs.layout import LayoutError, OBSERVATION, OBSERVATION_V0, OBSERVATION_V1, STATE
 from spades_env.nn import (
     CheckpointError,
     PolicyFileError,
@@ -26,6 +23,7 @@ from spades_env.nn import (
     load_policy,
     save_policy,
 )
+from spades_env.obs.layout import OBSERVATION, OBSERVATION_V0, OBSERVATION_V1, STATE, LayoutError
 
 from .ppo_v0_fixture import V0_POLICY
 from .ppo_v1_fixture import FIXTURE as V1_FIXTURE
@@ -111,18 +109,25 @@ def _never_built(*args, **kwargs):
     raise AssertionError("a network was allocated before the file was checked")
 
 
-@pytest.mark.parametrize("hidden, message", [
-    ([], "non-empty"),
-    ([12000, 12000], rf"body.0.weight has shape \(16, {OBSERVATION.size}\), the description needs "
-                     rf"\(12000, {OBSERVATION.size}\)"),
-    ([16], "unexpected"),
-    ([16, 8, 4], "missing"),
-    ([16, 0], "positive integers"),
-    ("16,8", "non-empty list"),
-    ([16.0, 8], "positive integers"),
-])
+@pytest.mark.parametrize(
+    "hidden, message",
+    [
+        ([], "non-empty"),
+        (
+            [12000, 12000],
+            rf"body.0.weight has shape \(16, {OBSERVATION.size}\), the description needs "
+            rf"\(12000, {OBSERVATION.size}\)",
+        ),
+        ([16], "unexpected"),
+        ([16, 8, 4], "missing"),
+        ([16, 0], "positive integers"),
+        ("16,8", "non-empty list"),
+        ([16.0, 8], "positive integers"),
+    ],
+)
 def test_a_network_description_that_does_not_fit_the_weights_is_refused_before_allocating(
-        policy_file, monkeypatch, hidden, message):
+    policy_file, monkeypatch, hidden, message
+):
     rewrite(policy_file, lambda p: p.update(hidden=hidden))
     monkeypatch.setattr(nn_module, "PolicyNet", _never_built)
     with pytest.raises(PolicyFileError, match=message) as info:
@@ -130,8 +135,9 @@ def test_a_network_description_that_does_not_fit_the_weights_is_refused_before_a
     assert str(policy_file) in str(info.value)
 
 
-@pytest.mark.parametrize("field, value", [("obs_size", 700), ("num_actions", 52), ("num_actions", 88.0),
-                                          ("num_actions", None)])
+@pytest.mark.parametrize(
+    "field, value", [("obs_size", 700), ("num_actions", 52), ("num_actions", 88.0), ("num_actions", None)]
+)
 def test_observation_size_and_actions_must_be_this_versions(policy_file, field, value):
     rewrite(policy_file, lambda p: p.update({field: value}))
     with pytest.raises(PolicyFileError, match=f"this version has {OBSERVATION.size} and 90"):
@@ -146,14 +152,17 @@ def test_non_finite_weights_are_refused_even_with_a_valid_hash(policy_file, monk
         load_policy(policy_file)
 
 
-@pytest.mark.parametrize("prior, message", [
-    ({"weight": math.inf, "on_bids": False}, "finite"),
-    ({"weight": math.nan, "on_bids": False}, "finite"),
-    ({"weight": -1.0, "on_bids": False}, ">= 0"),
-    ({"weight": "8", "on_bids": False}, "must be a number"),
-    ({"weight": 1.0, "on_bids": "yes"}, "on_bids"),
-    ({"weight": 1.0}, "heuristic_prior"),
-])
+@pytest.mark.parametrize(
+    "prior, message",
+    [
+        ({"weight": math.inf, "on_bids": False}, "finite"),
+        ({"weight": math.nan, "on_bids": False}, "finite"),
+        ({"weight": -1.0, "on_bids": False}, ">= 0"),
+        ({"weight": "8", "on_bids": False}, "must be a number"),
+        ({"weight": 1.0, "on_bids": "yes"}, "on_bids"),
+        ({"weight": 1.0}, "heuristic_prior"),
+    ],
+)
 def test_a_bad_prior_weight_is_refused(policy_file, prior, message):
     rewrite(policy_file, lambda p: p.update(heuristic_prior=prior))
     with pytest.raises(PolicyFileError, match=message):
@@ -164,10 +173,13 @@ def test_policy_file_error_is_a_checkpoint_and_value_error():
     assert issubclass(PolicyFileError, CheckpointError) and issubclass(PolicyFileError, ValueError)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"hidden": ()}, "at least one hidden layer"),
-    ({"hidden": (8,), "prior_weight": math.inf}, "finite"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"hidden": ()}, "at least one hidden layer"),
+        ({"hidden": (8,), "prior_weight": math.inf}, "finite"),
+    ],
+)
 def test_policy_net_refuses_a_description_that_cannot_be_a_network(kwargs, message):
     with pytest.raises(ValueError, match=message):
         PolicyNet(**kwargs)
@@ -214,7 +226,7 @@ def test_a_file_of_88_actions_gives_the_same_logits_and_none_to_the_drawing_acti
     obs = torch.rand(5, OBSERVATION.size)
     with torch.no_grad():
         logits = policy(obs)
-        direct = old.head(torch.relu(old.body(obs[:, :OBSERVATION_V1.size])))
+        direct = old.head(torch.relu(old.body(obs[:, : OBSERVATION_V1.size])))
     assert logits.shape == (5, NUM_ACTIONS)
     assert torch.equal(logits[:, :NUM_ACTIONS_V2], direct)
     assert (logits[:, [KEEP, DISCARD]] <= -1e8).all()
@@ -234,11 +246,14 @@ def test_a_policy_of_88_actions_refuses_a_drawing_turn_naming_its_file():
     assert obs["action_mask"][int(agent.act(obs))]
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda p: p.update(meta="not a mapping"), "'meta' must be a mapping"),
-    (lambda p: p.update(meta=[1, 2]), "'meta' must be a mapping"),
-    (lambda p: p["state_dict"].update({"head.bias": p["state_dict"]["head.bias"].to_sparse()}), "not plain dense"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda p: p.update(meta="not a mapping"), "'meta' must be a mapping"),
+        (lambda p: p.update(meta=[1, 2]), "'meta' must be a mapping"),
+        (lambda p: p["state_dict"].update({"head.bias": p["state_dict"]["head.bias"].to_sparse()}), "not plain dense"),
+    ],
+)
 def test_item14_a_crafted_meta_or_sparse_weights_get_the_loaders_own_error(tmp_path, capsys, edit, message):
     """Issue 30, item 14: PolicyFileError naming the problem (not TypeError or RuntimeError), and spades-play
     exits 2 with it."""

@@ -94,13 +94,16 @@ def test_save_and_load_record_round_trip(pagat_game, tmp_path):
     assert_replay_matches(loaded, env, log, final)
 
 
-@pytest.mark.parametrize("rules, episode, reward, options", [
-    ("standard", "hand", "hand_points", None),
-    ("cutthroat3", "hand", "win_loss", {"scores": [0, 150, 20]}),
-    ("crazy", "game", "hand_points", {"dealer": 2}),
-    ("online", "game", "win_loss", {"scores": [0, 300]}),
-    ("barmore", "hand", "hand_points", {"scores": [0, 0]}),
-])
+@pytest.mark.parametrize(
+    "rules, episode, reward, options",
+    [
+        ("standard", "hand", "hand_points", None),
+        ("cutthroat3", "hand", "win_loss", {"scores": [0, 150, 20]}),
+        ("crazy", "game", "hand_points", {"dealer": 2}),
+        ("online", "game", "win_loss", {"scores": [0, 300]}),
+        ("barmore", "hand", "hand_points", {"scores": [0, 0]}),
+    ],
+)
 def test_replay_for_other_variants(rules, episode, reward, options):
     r = spades_env.load_rules(rules).replace(max_hands=3)
     env, log, final = play_recorded(r, episode=episode, reward=reward, seed=5, options=options)
@@ -153,17 +156,20 @@ def test_malformed_file_raises_record_error(tmp_path, text):
         load_record(path)
 
 
-@pytest.mark.parametrize("key, value", [
-    ("deals", [["XX"]]),
-    ("deals", "nope"),
-    ("rules", {"no_such_option": 1}),
-    ("rules", "standard?"),
-    ("episode", "match"),
-    ("actions", None),
-    ("actions", ["x"]),
-    ("dealer", 9),
-    ("scores", [0]),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("deals", [["XX"]]),
+        ("deals", "nope"),
+        ("rules", {"no_such_option": 1}),
+        ("rules", "standard?"),
+        ("episode", "match"),
+        ("actions", None),
+        ("actions", ["x"]),
+        ("dealer", 9),
+        ("scores", [0]),
+    ],
+)
 def test_malformed_record_content_raises_record_error(key, value):
     env = spades_env.raw_env(episode="hand")
     env.reset(seed=1)

@@ -20,8 +20,8 @@ def started(render_mode, **options):
 
 def test_ansi_render_returns_a_table_with_bids_and_scores():
     env = started("ansi")
-    env.step(bid_action(4))   # seat 1
-    env.step(bid_action(0))   # seat 2: nil
+    env.step(bid_action(4))  # seat 1
+    env.step(bid_action(0))  # seat 2: nil
     text = env.render()
     assert isinstance(text, str)
     lines = text.splitlines()

@@ -46,8 +46,9 @@ def test_aec_frame_shape_dtype_and_it_changes_as_the_game_goes_on(rules):
 def test_aec_frame_is_the_spectators_view_of_every_hand():
     env = spades_env.raw_env(render_mode="rgb_array")
     env.reset(seed=2)
-    np.testing.assert_array_equal(env.render(), table_image(env.hand, env.game.scores, env.game.bags, env.rules,
-                                                            names=env.possible_agents))
+    np.testing.assert_array_equal(
+        env.render(), table_image(env.hand, env.game.scores, env.game.bags, env.rules, names=env.possible_agents)
+    )
 
 
 def test_gym_frame_is_the_learners_view():
@@ -89,6 +90,7 @@ def clip_stand_in(monkeypatch):
 
     try:
         import moviepy  # noqa: F401
+
         return None
     except ImportError:
         pass
@@ -100,8 +102,11 @@ def clip_stand_in(monkeypatch):
 
 
 def test_record_video_records_the_episode(tmp_path, clip_stand_in):
-    env = gymnasium.wrappers.RecordVideo(gymnasium.make(GYM_ENV_ID, render_mode="rgb_array"), str(tmp_path / "videos"),
-                                         episode_trigger=lambda episode: True)
+    env = gymnasium.wrappers.RecordVideo(
+        gymnasium.make(GYM_ENV_ID, render_mode="rgb_array"),
+        str(tmp_path / "videos"),
+        episode_trigger=lambda episode: True,
+    )
     env.reset(seed=0)
     steps, done = 0, False
     while not done:
@@ -121,8 +126,12 @@ def test_sb3_vec_video_recorder_takes_frames(tmp_path, clip_stand_in):
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecVideoRecorder
 
-    venv = VecVideoRecorder(make_vec_env(GYM_ENV_ID, n_envs=2, seed=0), str(tmp_path / "videos"),
-                            record_video_trigger=lambda step: step == 0, video_length=5)
+    venv = VecVideoRecorder(
+        make_vec_env(GYM_ENV_ID, n_envs=2, seed=0),
+        str(tmp_path / "videos"),
+        record_video_trigger=lambda step: step == 0,
+        video_length=5,
+    )
     venv.reset()
     for _ in range(6):
         masks = np.stack(venv.env_method("action_masks"))

@@ -122,30 +122,34 @@ def joker_deal():
     return deal
 
 
-@pytest.mark.parametrize("options", [
-    {"deal": dup_deal()},
-    {"deal": short_deal()},
-    {"deal": MIXED_DEAL[:3]},
-    {"deal": bad_card_deal()},
-    {"deal": joker_deal()},
-    {"deal": "AS KS"},
-    {"deal": None},
-    {"deals": [MIXED_DEAL, dup_deal()]},
-    {"deals": "nope"},
-    {"deal": MIXED_DEAL, "deals": [MIXED_DEAL]},
-    {"dealer": 4},
-    {"dealer": -1},
-    {"dealer": True},
-    {"dealer": "1"},
-    {"dealer": 1.0},
-    {"scores": [0, 0, 0]},
-    {"scores": [0]},
-    {"scores": 5},
-    {"scores": [0, "10"]},
-    {"bags": [1]},
-    {"bags": [-1, 0]},
-    {"bags": [0.5, 0]},
-], ids=lambda o: repr(o)[:40])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"deal": dup_deal()},
+        {"deal": short_deal()},
+        {"deal": MIXED_DEAL[:3]},
+        {"deal": bad_card_deal()},
+        {"deal": joker_deal()},
+        {"deal": "AS KS"},
+        {"deal": None},
+        {"deals": [MIXED_DEAL, dup_deal()]},
+        {"deals": "nope"},
+        {"deal": MIXED_DEAL, "deals": [MIXED_DEAL]},
+        {"dealer": 4},
+        {"dealer": -1},
+        {"dealer": True},
+        {"dealer": "1"},
+        {"dealer": 1.0},
+        {"scores": [0, 0, 0]},
+        {"scores": [0]},
+        {"scores": 5},
+        {"scores": [0, "10"]},
+        {"bags": [1]},
+        {"bags": [-1, 0]},
+        {"bags": [0.5, 0]},
+    ],
+    ids=lambda o: repr(o)[:40],
+)
 def test_invalid_options_raise_value_error_and_leave_env_unchanged(options):
     env = spades_env.raw_env()
     env.reset(seed=5, options={"scores": [10, 20]})

@@ -124,17 +124,25 @@ def test_win_loss_in_hand_mode_rewards_the_hand_winner():
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0}
 
 
-@pytest.mark.parametrize("points, winner", [([10, 5], 0), ([5, 10], 1), ([7, 7], -1), ([1, 9, 9, 0], -1),
-                                            ([1, 9, 3, 0], 1), ([-50, -20, -30], 1)])
+@pytest.mark.parametrize(
+    "points, winner",
+    [([10, 5], 0), ([5, 10], 1), ([7, 7], -1), ([1, 9, 9, 0], -1), ([1, 9, 3, 0], 1), ([-50, -20, -30], 1)],
+)
 def test_hand_winner(points, winner):
     assert int(hand_winner(np.array(points))) == winner
 
 
-@pytest.mark.parametrize("rules_name, winner, expected", [
-    ("standard", 0, [1, -1, 1, -1]), ("standard", 1, [-1, 1, -1, 1]), ("standard", -1, [0, 0, 0, 0]),
-    ("cutthroat", 2, [-1 / 3, -1 / 3, 1, -1 / 3]), ("cutthroat3", 0, [1, -0.5, -0.5]),
-    ("cutthroat3", -1, [0, 0, 0]),
-])
+@pytest.mark.parametrize(
+    "rules_name, winner, expected",
+    [
+        ("standard", 0, [1, -1, 1, -1]),
+        ("standard", 1, [-1, 1, -1, 1]),
+        ("standard", -1, [0, 0, 0, 0]),
+        ("cutthroat", 2, [-1 / 3, -1 / 3, 1, -1 / 3]),
+        ("cutthroat3", 0, [1, -0.5, -0.5]),
+        ("cutthroat3", -1, [0, 0, 0]),
+    ],
+)
 def test_win_loss_episode_end_table(rules_name, winner, expected):
     out = WinLoss().episode_end(preset(rules_name), np.array(winner))
     assert out.tolist() == pytest.approx(expected)

@@ -67,8 +67,11 @@ def test_incremental_observation_equals_reference_in_hand_mode(rules_name, seed)
 @pytest.mark.parametrize("rules_name", ["pagat", "standard", "online"])
 def test_incremental_observation_through_blind_nil_exchanges(rules_name):
     """Blind nil chosen whenever legal (once per side), so exchanges (pagat) and blind decisions are covered."""
-    rules = spades_env.load_rules(rules_name).replace(blind_nil_exchange=3) if rules_name == "standard" \
+    rules = (
+        spades_env.load_rules(rules_name).replace(blind_nil_exchange=3)
+        if rules_name == "standard"
         else spades_env.load_rules(rules_name)
+    )
     env = spades_env.raw_env(rules=rules, episode="hand")
     exchanged = 0
     for seed in range(4):

@@ -80,13 +80,16 @@ def test_the_state_shows_every_discard_and_the_stock_in_order():
     assert (stock > 0).sum() == 50
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"stock": STOCK[:51]}, "51 cards"),
-    ({"stock": STOCK[:51] + ["AS"]}, "twice"),
-    ({"deal": [[], []]}, "stock"),
-    ({"stock": STOCK, "deal": [[], []]}, "not"),
-    ({"stocks": "AS"}, "list"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"stock": STOCK[:51]}, "51 cards"),
+        ({"stock": STOCK[:51] + ["AS"]}, "twice"),
+        ({"deal": [[], []]}, "stock"),
+        ({"stock": STOCK, "deal": [[], []]}, "not"),
+        ({"stocks": "AS"}, "list"),
+    ],
+)
 def test_bad_stock_options_are_refused_and_change_nothing(options, message):
     env = fresh()
     env.step(KEEP)
@@ -145,8 +148,9 @@ def test_the_gym_wrapper_plays_two_player_hands():
 def test_a_person_draws_bids_and_plays_at_the_terminal():
     moves = ["keep", "discard"] * 6 + ["keep"] + ["2", "hint"]
     table = io.StringIO()
-    play_main(["--rules", "two_player", "--seed", "2", "--ascii"], stdin=io.StringIO("\n".join(moves) + "\n"),
-              stdout=table)
+    play_main(
+        ["--rules", "two_player", "--seed", "2", "--ascii"], stdin=io.StringIO("\n".join(moves) + "\n"), stdout=table
+    )
     text = table.getvalue()
     assert text.count("on offer:") >= 13 and "legal: keep, discard" in text
     assert "bidding" in text and "your hand:" in text and "hint (" in text

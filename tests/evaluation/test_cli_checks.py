@@ -52,8 +52,15 @@ SCRIPT = textwrap.dedent("""
 def run_cli(args: list[str]) -> subprocess.CompletedProcess:
     """The command line in a fresh process group; a run past the timeout is killed with its workers."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, *args],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -73,10 +80,14 @@ def test_unknown_agent_exits_2_before_any_worker_starts(workers):
     assert "unknown agent 'nosuchagent'" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("args,message", [
-    (["starts_only_in_main", "random"], "this agent cannot start in a worker"),
-    (["dies_in_worker", "random"], "worker process died"),
-], ids=["worker cannot start", "worker dies mid-run"])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["starts_only_in_main", "random"], "this agent cannot start in a worker"),
+        (["dies_in_worker", "random"], "worker process died"),
+    ],
+    ids=["worker cannot start", "worker dies mid-run"],
+)
 def test_a_failing_worker_ends_the_run_with_its_error(args, message):
     done = run_cli([*args, *QUICK, "--workers", "2"])
     assert done.returncode == 1
@@ -87,19 +98,33 @@ def never_play(*args, **kwargs):
     raise AssertionError("the evaluation started playing")
 
 
-@pytest.mark.parametrize("args,message", [
-    (["heuristic", "random", "--json", "{tmp}/missing/r.json"], "does not exist"),
-    (["heuristic", "random", "--json", "{tmp}"], "is a directory"),
-    (["heuristic", "random", "--png", "{tmp}/missing/r.png"], "does not exist"),
-    (["heuristic", "random", "--png", "{tmp}/r.notachart"], "cannot write 'notachart' files"),
-    (["heuristic", "random", "--a-opt", "nosuch=1"], "nosuch"),
-    (["heuristic", "random", "--a-opt", "novalue"], "must look like key=value"),
-    (["random", "nosuchagent"], "agent B 'nosuchagent'"),
-    (["heuristic", "random", "--rules", "nosuchpreset"], "unknown rules preset 'nosuchpreset'"),
-    (["heuristic", "random", "--cross-play", "--partner", "nosuchagent"], "agent P 'nosuchagent'"),
-    (["heuristic", "random", "--cross-play", "--rules", "cutthroat"], "needs partnership rules"),
-], ids=["json folder missing", "json is a folder", "png folder missing", "png unknown type", "bad agent option",
-        "malformed agent option", "unknown agent B", "unknown rules", "unknown partner", "cross-play cutthroat"])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["heuristic", "random", "--json", "{tmp}/missing/r.json"], "does not exist"),
+        (["heuristic", "random", "--json", "{tmp}"], "is a directory"),
+        (["heuristic", "random", "--png", "{tmp}/missing/r.png"], "does not exist"),
+        (["heuristic", "random", "--png", "{tmp}/r.notachart"], "cannot write 'notachart' files"),
+        (["heuristic", "random", "--a-opt", "nosuch=1"], "nosuch"),
+        (["heuristic", "random", "--a-opt", "novalue"], "must look like key=value"),
+        (["random", "nosuchagent"], "agent B 'nosuchagent'"),
+        (["heuristic", "random", "--rules", "nosuchpreset"], "unknown rules preset 'nosuchpreset'"),
+        (["heuristic", "random", "--cross-play", "--partner", "nosuchagent"], "agent P 'nosuchagent'"),
+        (["heuristic", "random", "--cross-play", "--rules", "cutthroat"], "needs partnership rules"),
+    ],
+    ids=[
+        "json folder missing",
+        "json is a folder",
+        "png folder missing",
+        "png unknown type",
+        "bad agent option",
+        "malformed agent option",
+        "unknown agent B",
+        "unknown rules",
+        "unknown partner",
+        "cross-play cutthroat",
+    ],
+)
 def test_bad_input_exits_2_before_playing(monkeypatch, tmp_path, capsys, args, message):
     monkeypatch.setattr(duplicate, "_run_all", never_play)
     with pytest.raises(SystemExit) as exit_info:
@@ -109,10 +134,14 @@ def test_bad_input_exits_2_before_playing(monkeypatch, tmp_path, capsys, args, m
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
-@pytest.mark.parametrize("options,message", [
-    ({"nosuch": 1}, "unknown option(s) ['nosuch']"),
-    ({"bias": "high"}, "bid parameter bias must be a number, got 'high'"),
-], ids=["unknown option", "option of the wrong type"])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"nosuch": 1}, "unknown option(s) ['nosuch']"),
+        ({"bias": "high"}, "bid parameter bias must be a number, got 'high'"),
+    ],
+    ids=["unknown option", "option of the wrong type"],
+)
 def test_evaluate_names_a_bad_agent_option_before_playing(monkeypatch, options, message):
     monkeypatch.setattr(duplicate, "_run_all", never_play)
     with pytest.raises(ConfigError, match=re.escape(f"agent A 'heuristic' with options {options}")) as info:

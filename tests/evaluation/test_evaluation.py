@@ -13,10 +13,10 @@ from spades_env.agents import HeuristicAgent, registry
 from spades_env.agents.registry import register_agent
 from spades_env.core import BidKind, HandState, make_deal, preset, score_hand
 from spades_env.core.scoring import Bid
-from spades_env.obs.decode import decode_observation
 from spades_env.evaluation import EvalConfig, evaluate, mean_interval, orientations, tally_hand, win_interval
 from spades_env.evaluation.__main__ import main, parse_options
 from spades_env.evaluation.duplicate import deal_context
+from spades_env.obs.decode import decode_observation
 
 SHORT = preset("standard").replace(target_score=150)
 
@@ -60,10 +60,11 @@ def test_tally_hand_on_a_scripted_hand():
     side1 = tally_hand(rules, result, 1).summary()
     assert side1["set_rate"] == 0.0 and side1["exact_bid_rate"] == 0.0 and side1["bags_per_hand"] == 5
     assert side1["mean_bid"] == 4 and side1["mean_contract"] == 8
-    exact = SimpleNamespace(bids=(Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 4),
-                                  Bid(BidKind.NUMBER, 1)), tricks=(4, 4, 4, 1),
-                            score=score_hand(rules, [Bid(BidKind.NUMBER, v) for v in (4, 4, 4, 1)], (4, 4, 4, 1),
-                                             [0, 0]))
+    exact = SimpleNamespace(
+        bids=(Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 4), Bid(BidKind.NUMBER, 1)),
+        tricks=(4, 4, 4, 1),
+        score=score_hand(rules, [Bid(BidKind.NUMBER, v) for v in (4, 4, 4, 1)], (4, 4, 4, 1), [0, 0]),
+    )
     assert tally_hand(rules, exact, 0).exact == 1 and tally_hand(rules, exact, 1).exact == 1
 
 
@@ -101,6 +102,7 @@ def spies(monkeypatch):
             agent.seen = []
             made[role] = agent
             return agent
+
         return make
 
     register_agent("spy_a", factory("A"))
@@ -122,8 +124,7 @@ def test_duplicate_deals_give_each_agent_every_hand(spies):
 def test_identical_agents_are_even_in_cutthroat_and_games():
     report = evaluate(EvalConfig("heuristic", "heuristic", rules="cutthroat3", deals=2, workers=1, progress=False))
     assert report["deals"]["per_deal_diff"] == pytest.approx([0.0, 0.0], abs=1e-9)
-    report = evaluate(EvalConfig("heuristic", "heuristic", rules=SHORT, deals=0, games=2, workers=1,
-                                 progress=False))
+    report = evaluate(EvalConfig("heuristic", "heuristic", rules=SHORT, deals=0, games=2, workers=1, progress=False))
     g = report["games"]
     assert g["a_wins"] == g["b_wins"] and g["n_games"] == 4
 
@@ -142,8 +143,18 @@ def test_same_seed_same_numbers_whatever_the_workers():
 
 
 def test_cross_play_and_sampled_contexts():
-    report = evaluate(EvalConfig("random", "random", a_options={"seed": 1}, deals=2, cross_play=True,
-                                 context="sampled", workers=1, progress=False))
+    report = evaluate(
+        EvalConfig(
+            "random",
+            "random",
+            a_options={"seed": 1},
+            deals=2,
+            cross_play=True,
+            context="sampled",
+            workers=1,
+            progress=False,
+        )
+    )
     assert report["config"]["orientations"] == ["ABPP", "BAPP", "PPAB", "PPBA"]
     assert report["config"]["partner"] == "heuristic"
     ctx = deal_context(preset("standard"), 123, "sampled")
@@ -156,9 +167,29 @@ def test_cli_writes_table_json_and_png(tmp_path, capsys):
     out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
     rules_path = tmp_path / "short.yaml"
     rules_path.write_text("base: standard\ntarget_score: 150\n")
-    code = main(["heuristic", "random", "--deals", "3", "--games", "1", "--rules", str(rules_path), "--seed", "2",
-                 "--workers", "1", "--json", str(out_json), "--png", str(out_png), "--no-progress",
-                 "--b-opt", "seed=4"])
+    code = main(
+        [
+            "heuristic",
+            "random",
+            "--deals",
+            "3",
+            "--games",
+            "1",
+            "--rules",
+            str(rules_path),
+            "--seed",
+            "2",
+            "--workers",
+            "1",
+            "--json",
+            str(out_json),
+            "--png",
+            str(out_png),
+            "--no-progress",
+            "--b-opt",
+            "seed=4",
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "points per deal, A - B" in text and "A win rate" in text and "set rate" in text
@@ -171,7 +202,11 @@ def test_cli_writes_table_json_and_png(tmp_path, capsys):
 
 def test_parse_options():
     assert parse_options(["samples=4", "time_limit=0.5", "name=abc", "flag=true"]) == {
-        "samples": 4, "time_limit": 0.5, "name": "abc", "flag": True}
+        "samples": 4,
+        "time_limit": 0.5,
+        "name": "abc",
+        "flag": True,
+    }
     with pytest.raises(SystemExit):
         parse_options(["oops"])
 

@@ -11,8 +11,8 @@ import pytest
 
 import spades_env.evaluation.__main__ as cli
 import spades_env.evaluation.league as league_module
-from spades_env.evaluation.league import resolve_entries
 from spades_env import play
+from spades_env.evaluation.league import resolve_entries
 
 
 def no_match(*args, **kwargs):
@@ -91,13 +91,16 @@ def test_item5_labels_never_collide(tmp_path):
     assert len(set(labels)) == len(labels)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--workers", "0"], "--workers"),
-    (["--deals", "-2"], "--deals"),
-    (["--deals", "0", "--games", "0"], "nothing to evaluate"),
-    (["--rules", "nosuch"], "--rules 'nosuch'"),
-    (["--seed", "-1"], "--seed"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--workers", "0"], "--workers"),
+        (["--deals", "-2"], "--deals"),
+        (["--deals", "0", "--games", "0"], "nothing to evaluate"),
+        (["--rules", "nosuch"], "--rules 'nosuch'"),
+        (["--seed", "-1"], "--seed"),
+    ],
+)
 def test_item7_league_arguments_get_clean_messages(argv, message, capsys, monkeypatch):
     monkeypatch.setattr(league_module, "play_league", no_match)
     err = exits_2(league_module.main, ["--league", "random", "heuristic", *argv], capsys)
@@ -187,9 +190,25 @@ def test_item23_sigterm_stops_the_worker_processes():
     import sys
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "spades_env.evaluation", "heuristic", "heuristic", "--deals",
-                             "5000", "--games", "0", "--workers", "2", "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "spades_env.evaluation",
+            "heuristic",
+            "heuristic",
+            "--deals",
+            "5000",
+            "--games",
+            "0",
+            "--workers",
+            "2",
+            "--no-progress",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:  # the pool's workers are up
@@ -201,8 +220,11 @@ def test_item23_sigterm_stops_the_worker_processes():
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
         time.sleep(0.5)
-        alive = [p for p in workers if os.path.exists(f"/proc/{p}") and "Z" not in open(f"/proc/{p}/stat").read()
-                 .rsplit(")", 1)[1].split()[0]]
+        alive = [
+            p
+            for p in workers
+            if os.path.exists(f"/proc/{p}") and "Z" not in open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0]
+        ]
         assert not alive, f"worker processes still running: {alive}"
     finally:
         if proc.poll() is None:
@@ -220,16 +242,27 @@ def test_item27_cross_play_games_are_credited_to_the_role_not_the_partner():
     assert [winner_role(rules, o, 1) for o in orients] == ["B", "A", "B", "A"]
     assert winner_role(rules, orients[0], None) is None
     rules = rules.replace(target_score=100, max_hands=3)
-    report = evaluate(EvalConfig(agent_a="heuristic", agent_b="random", rules=rules, deals=0, games=2, workers=1,
-                                 cross_play=True, progress=False))
+    report = evaluate(
+        EvalConfig(
+            agent_a="heuristic",
+            agent_b="random",
+            rules=rules,
+            deals=0,
+            games=2,
+            workers=1,
+            cross_play=True,
+            progress=False,
+        )
+    )
     g = report["games"]
     assert g["n_games"] == 8 and g["a_wins"] + g["b_wins"] + g["undecided"] == 8  # no game lost as a "P" win
     assert all(w in ("A", "B", None) for seed in g["per_game_winners"] for w in seed)
 
 
 def synthetic_games(winners_by_seed):
-    return [{"seed": k, "orientations": [{"winner": w, "hands": 10} for w in ws]}
-            for k, ws in enumerate(winners_by_seed)]
+    return [
+        {"seed": k, "orientations": [{"winner": w, "hands": 10} for w in ws]} for k, ws in enumerate(winners_by_seed)
+    ]
 
 
 def test_item30_an_undecided_game_is_a_fair_share_of_a_win_in_the_evaluation_as_in_the_league():
@@ -261,9 +294,9 @@ def test_item31_the_win_rate_is_also_given_clustered_by_seed():
 def test_item28_the_bag_cost_is_counted_once_in_training_evaluation_and_search():
     """Issue 30, item 28: bid 4, take 6 with 9 bags carried: 42 points, then the penalty (-100) at the 11th bag.
     Charging each new bag 10 and refunding the penalty gives +22 everywhere (the evaluation said -78 before)."""
-    import numpy as np
-
     from types import SimpleNamespace
+
+    import numpy as np
 
     from spades_env.agents.pimc import position_utility
     from spades_env.core import preset

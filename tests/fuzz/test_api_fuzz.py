@@ -29,9 +29,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import spades_env
+from spades_env.aec import EnvStateError
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.aec import EnvStateError
 from spades_env.core.rules import PRESETS
 
 # IllegalActionError, RulesError, GameError are ValueErrors; EnvStateError (a RuntimeError) is a call
@@ -47,48 +47,80 @@ CALLS = 40  # calls per example (the slow run draws as many; it differs in examp
 
 # ------------------------------------------------------------------ strategies
 preset_names = st.sampled_from(sorted(PRESETS))
-rule_options = st.fixed_dictionaries({}, optional={
-    "target_score": st.one_of(st.integers(-10, 20_000), st.just("500")),
-    "max_hands": st.integers(0, 3),
-    "nil": st.booleans(), "blind_nil": st.booleans(), "ten_for_200": st.booleans(),
-    "blind_nil_requires_deficit": st.one_of(st.none(), st.integers(-1, 300)),
-    "max_team_bid": st.one_of(st.none(), st.integers(-1, 14)),
-    "jokers": st.booleans(), "bags_limit": st.just(3),  # an unknown key, refused
-})
+rule_options = st.fixed_dictionaries(
+    {},
+    optional={
+        "target_score": st.one_of(st.integers(-10, 20_000), st.just("500")),
+        "max_hands": st.integers(0, 3),
+        "nil": st.booleans(),
+        "blind_nil": st.booleans(),
+        "ten_for_200": st.booleans(),
+        "blind_nil_requires_deficit": st.one_of(st.none(), st.integers(-1, 300)),
+        "max_team_bid": st.one_of(st.none(), st.integers(-1, 14)),
+        "jokers": st.booleans(),
+        "bags_limit": st.just(3),  # an unknown key, refused
+    },
+)
 # A valid preset name, a custom mapping (maybe invalid), a junk value.
-rules_arg = st.one_of(preset_names, preset_names, rule_options.map(lambda d: ("custom", d)),
-                      st.sampled_from(["nosuch", 42, None, ["standard"]]))
+rules_arg = st.one_of(
+    preset_names,
+    preset_names,
+    rule_options.map(lambda d: ("custom", d)),
+    st.sampled_from(["nosuch", 42, None, ["standard"]]),
+)
 
 legal_marker = st.just("LEGAL")  # replaced by a legal action of the seat to act, when there is one
 action_values = st.one_of(
-    legal_marker, legal_marker, legal_marker, legal_marker,
+    legal_marker,
+    legal_marker,
+    legal_marker,
+    legal_marker,
     st.integers(0, NUM_ACTIONS - 1),
     st.integers(-3, NUM_ACTIONS + 3),
-    st.sampled_from([2 ** 63, 2 ** 64 + 3, -(2 ** 63), 10 ** 30, -(10 ** 30)]),
-    st.integers(0, NUM_ACTIONS - 1).map(np.int64), st.integers(0, NUM_ACTIONS - 1).map(np.uint8),
+    st.sampled_from([2**63, 2**64 + 3, -(2**63), 10**30, -(10**30)]),
+    st.integers(0, NUM_ACTIONS - 1).map(np.int64),
+    st.integers(0, NUM_ACTIONS - 1).map(np.uint8),
     st.integers(0, NUM_ACTIONS - 1).map(np.int16),
-    st.sampled_from([np.uint64(2 ** 64 - 1), np.int64(-1), np.int8(-128)]),
-    st.floats(allow_nan=True, allow_infinity=True), st.just(3.0),
-    st.booleans(), st.none(),
+    st.sampled_from([np.uint64(2**64 - 1), np.int64(-1), np.int8(-128)]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.just(3.0),
+    st.booleans(),
+    st.none(),
     st.sampled_from(["3", "AS", "bid 4", "", "nil", "LEGAL?"]),
     st.sampled_from([[1], (2,), {"a": 1}, b"\x01", np.array([1, 2])]),
 )
-seed_values = st.one_of(st.none(), st.integers(0, 2 ** 32), st.integers(-5, -1), st.just(2 ** 130),
-                        st.sampled_from(["7", 1.5, [1]]))
+seed_values = st.one_of(
+    st.none(), st.integers(0, 2**32), st.integers(-5, -1), st.just(2**130), st.sampled_from(["7", 1.5, [1]])
+)
 
 
 def options_for(num_players: int, num_sides: int):
     """Reset options: valid ones, invalid ones and junk."""
-    scores = st.one_of(st.lists(st.integers(-600, 600), min_size=num_sides, max_size=num_sides),
-                       st.lists(st.integers(-5, 5), max_size=5),
-                       st.sampled_from([5, "0,0", [0.5] * num_sides, [True] * num_sides, [None] * num_sides]))
-    bags = st.one_of(st.lists(st.integers(0, 9), min_size=num_sides, max_size=num_sides),
-                     st.lists(st.integers(-3, 200), max_size=5), st.sampled_from([3, ["1"] * num_sides]))
+    scores = st.one_of(
+        st.lists(st.integers(-600, 600), min_size=num_sides, max_size=num_sides),
+        st.lists(st.integers(-5, 5), max_size=5),
+        st.sampled_from([5, "0,0", [0.5] * num_sides, [True] * num_sides, [None] * num_sides]),
+    )
+    bags = st.one_of(
+        st.lists(st.integers(0, 9), min_size=num_sides, max_size=num_sides),
+        st.lists(st.integers(-3, 200), max_size=5),
+        st.sampled_from([3, ["1"] * num_sides]),
+    )
     dealer = st.one_of(st.integers(-2, num_players + 1), st.sampled_from([True, 1.0, "1", None, np.int64(1)]))
-    deal = st.sampled_from([[["AS"]], "AS", [[0] * 13] * num_players, [list(range(13 * k, 13 * k + 13))
-                                                                       for k in range(num_players)]])
-    mapping = st.fixed_dictionaries({}, optional={"scores": scores, "bags": bags, "dealer": dealer, "deal": deal,
-                                                  "deals": st.sampled_from([[], 3]), "nosuch": st.just(1)})
+    deal = st.sampled_from(
+        [[["AS"]], "AS", [[0] * 13] * num_players, [list(range(13 * k, 13 * k + 13)) for k in range(num_players)]]
+    )
+    mapping = st.fixed_dictionaries(
+        {},
+        optional={
+            "scores": scores,
+            "bags": bags,
+            "dealer": dealer,
+            "deal": deal,
+            "deals": st.sampled_from([[], 3]),
+            "nosuch": st.just(1),
+        },
+    )
     return st.one_of(st.none(), mapping, mapping, st.sampled_from([[1], "x", 3]))
 
 
@@ -116,8 +148,13 @@ def make_or_refuse(factory, choice):
 def same(a: Any, b: Any) -> bool:
     """Deep equality for snapshots (arrays compared exactly, NaN never appears)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape \
-            and a.dtype == b.dtype and bool(np.array_equal(a, b))
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and a.dtype == b.dtype
+            and bool(np.array_equal(a, b))
+        )
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)):
@@ -147,11 +184,17 @@ def aec_snapshot(raw) -> dict[str, Any]:
         "state": raw.state(),
         "agent_selection": raw.agent_selection,
         "agents": list(raw.agents),
-        "scores": list(raw.game.scores), "bags": list(raw.game.bags), "dealer": raw.game.dealer,
-        "history": list(raw.hand.history), "hand_index": raw.game.hand_index,
-        "rewards": dict(raw.rewards), "cumulative": dict(raw._cumulative_rewards),
-        "terminations": dict(raw.terminations), "truncations": dict(raw.truncations),
-        "infos": copy.deepcopy(raw.infos), "actions": len(raw.game_record()["actions"]),
+        "scores": list(raw.game.scores),
+        "bags": list(raw.game.bags),
+        "dealer": raw.game.dealer,
+        "history": list(raw.hand.history),
+        "hand_index": raw.game.hand_index,
+        "rewards": dict(raw.rewards),
+        "cumulative": dict(raw._cumulative_rewards),
+        "terminations": dict(raw.terminations),
+        "truncations": dict(raw.truncations),
+        "infos": copy.deepcopy(raw.infos),
+        "actions": len(raw.game_record()["actions"]),
     }
 
 
@@ -211,12 +254,14 @@ def run_aec(data, wrapped: bool) -> None:
             except errors as exc:
                 assert same(aec_snapshot(raw), before), f"step({action!r}) failed and changed the env"
                 assert len(str(exc)) < MESSAGE_BOUND
-                assert not (has_reset and not over and is_action_int(action) and int(action) in legal), \
+                assert not (has_reset and not over and is_action_int(action) and int(action) in legal), (
                     f"legal action {action!r} refused: {exc}"
+                )
                 if wrapped and isinstance(exc, AssertionError):
                     in_space = raw.action_space(raw.agent_selection).contains(action) if has_reset else True
-                    assert not in_space or not has_reset or (over and action is not None), \
+                    assert not in_space or not has_reset or (over and action is not None), (
                         f"AssertionError for an in-space action {action!r}: {exc}"
+                    )
                 continue
             assert has_reset, "step before reset succeeded"
             if over:
@@ -235,7 +280,10 @@ def run_aec(data, wrapped: bool) -> None:
                 assert agent not in raw.possible_agents or not has_reset
                 assert same(aec_snapshot(raw), before)
                 continue
-            assert agent in raw.possible_agents and obs["observation"].shape == raw.observation_space(agent)["observation"].shape
+            assert (
+                agent in raw.possible_agents
+                and obs["observation"].shape == raw.observation_space(agent)["observation"].shape
+            )
         elif kind == "last":
             try:
                 obs, reward, terminated, truncated, info = env.last()
@@ -306,8 +354,10 @@ def run_gym(data) -> None:
     illegal_mode = data.draw(st.sampled_from(["terminate", "raise"]))
     seat = data.draw(st.one_of(st.integers(0, 3), st.integers(-1, 4), st.sampled_from(["random", True, 1.5])))
     episode = data.draw(st.sampled_from(["hand", "game"]))
-    env = make_or_refuse(lambda r: spades_env.SingleAgentSpadesEnv(
-        rules=r, episode=episode, seat=seat, illegal_action=illegal_mode), data.draw(rules_arg))
+    env = make_or_refuse(
+        lambda r: spades_env.SingleAgentSpadesEnv(rules=r, episode=episode, seat=seat, illegal_action=illegal_mode),
+        data.draw(rules_arg),
+    )
     if env is None:
         return
     raw = env.aec
@@ -326,7 +376,7 @@ def run_gym(data) -> None:
                 env.step(int(np.flatnonzero(env.action_masks())[0]))
         elif kind == "reset":
             # gymnasium checks seeds itself; the first reset is seeded so that examples replay exactly
-            seed = data.draw(st.one_of(st.none(), st.integers(0, 2 ** 32)) if has_reset else st.integers(0, 2 ** 32))
+            seed = data.draw(st.one_of(st.none(), st.integers(0, 2**32)) if has_reset else st.integers(0, 2**32))
             opts = data.draw(options)
             try:
                 obs, info = env.reset(seed=seed, options=opts)
@@ -348,15 +398,18 @@ def run_gym(data) -> None:
             except DOCUMENTED_ERRORS as exc:
                 event("gym: step raised")
                 assert same(gym_snapshot(env), before), f"step({action!r}) failed and changed the env"
-                assert illegal_mode == "raise" and not (is_gym_action(action) and int(action) in legal), \
+                assert illegal_mode == "raise" and not (is_gym_action(action) and int(action) in legal), (
                     f"step({action!r}) raised {exc!r}"
+                )
                 continue
             event(f"gym: step returned, illegal={bool(info.get('illegal_action'))}")
             if is_gym_action(action) and int(action) in legal:
                 assert not info.get("illegal_action")
             else:
                 assert illegal_mode == "terminate", f"illegal {action!r} accepted in raise mode"
-                assert terminated and reward == -1 and info["illegal_action"] and env.action_masks().all()  # v1: any action once over
+                assert (
+                    terminated and reward == -1 and info["illegal_action"] and env.action_masks().all()
+                )  # v1: any action once over
 
 
 @FAST
@@ -375,17 +428,25 @@ def test_gym_env_calls_advance_legally_or_fail_cleanly_long(data):
 # -------------------------------------------------------------- batch engine
 def batch_snapshot(env) -> dict[str, Any]:
     return {
-        "scores": env.scores.copy(), "bags": env.bags.copy(), "phase": env.phase.copy(), "cur": env.cur.copy(),
-        "hand_index": env.hand_index.copy(), "dealer": env.dealer.copy(), "masks": env.action_masks(),
-        "state": env.state(), "obs": [env.observe(np.full(env.num_envs, s)) for s in range(env.num_players)],
-        "kinds": env.bid_kind.copy(), "values": env.bid_value.copy(), "won": env.tricks_won.copy(),
+        "scores": env.scores.copy(),
+        "bags": env.bags.copy(),
+        "phase": env.phase.copy(),
+        "cur": env.cur.copy(),
+        "hand_index": env.hand_index.copy(),
+        "dealer": env.dealer.copy(),
+        "masks": env.action_masks(),
+        "state": env.state(),
+        "obs": [env.observe(np.full(env.num_envs, s)) for s in range(env.num_players)],
+        "kinds": env.bid_kind.copy(),
+        "values": env.bid_value.copy(),
+        "won": env.tricks_won.copy(),
     }
 
 
 def run_batch(data) -> None:
     num_envs = data.draw(st.one_of(st.integers(1, 3), st.integers(1, 3), st.sampled_from([0, -1, True, 2.0, "2"])))
     episode = data.draw(st.sampled_from(["hand", "game", "hand", "game", "match"]))
-    seed = data.draw(st.one_of(st.integers(0, 2 ** 32), st.integers(0, 9), st.sampled_from([-1, "x"])))
+    seed = data.draw(st.one_of(st.integers(0, 2**32), st.integers(0, 9), st.sampled_from([-1, "x"])))
     env = make_or_refuse(lambda r: BatchEnv(num_envs, rules=r, episode=episode, seed=seed), data.draw(rules_arg))
     if env is None:
         return
@@ -396,12 +457,13 @@ def run_batch(data) -> None:
         legal = [env.legal_actions(t) for t in range(N)]
         if kind == "advance":
             for _ in range(data.draw(st.integers(1, 60))):
-                _, mask, to_act, rewards, dones, _ = env.step([row[-1] for row in
-                                                               (env.legal_actions(t) for t in range(N))])
+                _, mask, to_act, rewards, dones, _ = env.step(
+                    [row[-1] for row in (env.legal_actions(t) for t in range(N))]
+                )
                 check_batch_step(env, rewards)
         elif kind == "reset":
             try:
-                env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2 ** 32), st.sampled_from([-1, "x", 1.5]))))
+                env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**32), st.sampled_from([-1, "x", 1.5]))))
             except DOCUMENTED_ERRORS:
                 assert same(batch_snapshot(env), before)
                 continue
@@ -417,13 +479,20 @@ def run_batch(data) -> None:
             shape = data.draw(st.sampled_from(["list", "list", "list", "array", "short", "scalar"]))
             every_legal = data.draw(st.booleans())  # else one random value per table: mostly refused
             values = [resolve("LEGAL" if every_legal else data.draw(action_values), legal[t], data) for t in range(N)]
-            actions = {"list": values, "array": np.array(values, dtype=object) if shape == "array" else None,
-                       "short": values[:-1], "scalar": values[0]}[shape]
+            actions = {
+                "list": values,
+                "array": np.array(values, dtype=object) if shape == "array" else None,
+                "short": values[:-1],
+                "scalar": values[0],
+            }[shape]
             try:
                 with np.errstate(all="ignore"):
                     as_array = np.asarray(actions)
-                expected_ok = (as_array.shape == (N,) and as_array.dtype.kind in "iu"
-                               and all(0 <= int(a) < NUM_ACTIONS and int(a) in legal[t] for t, a in enumerate(as_array)))
+                expected_ok = (
+                    as_array.shape == (N,)
+                    and as_array.dtype.kind in "iu"
+                    and all(0 <= int(a) < NUM_ACTIONS and int(a) in legal[t] for t, a in enumerate(as_array))
+                )
             except (ValueError, TypeError, OverflowError):
                 expected_ok = False
             try:
@@ -479,8 +548,9 @@ def test_small_numpy_integer_card_actions_are_played_like_ints(dtype):
     assert same(aec_snapshot(env), aec_snapshot(reference))
 
 
-@pytest.mark.parametrize("value", [float("inf"), float("-inf"), 3.7, 10 ** 5000, "AS"],
-                         ids=["inf", "-inf", "float", "huge-int", "str"])
+@pytest.mark.parametrize(
+    "value", [float("inf"), float("-inf"), 3.7, 10**5000, "AS"], ids=["inf", "-inf", "float", "huge-int", "str"]
+)
 def test_a_non_integer_or_huge_action_is_an_illegal_action_with_a_short_message(value):
     env = card_phase_env()
     before = aec_snapshot(env)
@@ -524,8 +594,11 @@ def test_gym_failed_reset_keeps_the_learners_seat_and_opponents():
         assert env.seat == seat and env.opponents == opponents
 
 
-@pytest.mark.parametrize("call", [lambda e: e.observe("player_0"), lambda e: e.state(),
-                                  lambda e: e.step(54), lambda e: e.last()], ids=["observe", "state", "step", "last"])
+@pytest.mark.parametrize(
+    "call",
+    [lambda e: e.observe("player_0"), lambda e: e.state(), lambda e: e.step(54), lambda e: e.last()],
+    ids=["observe", "state", "step", "last"],
+)
 def test_raw_env_calls_before_reset_raise_env_state_error_naming_reset(call):
     with pytest.raises(EnvStateError, match="reset"):
         call(spades_env.raw_env())

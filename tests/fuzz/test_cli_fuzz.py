@@ -29,10 +29,34 @@ from training import train as train_cli
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "golden", "standard_seed7.json")
 NUMBERS = ["0", "1", "2", "-1", "-2", "3", "10", "99999999999999999999", "2.5", "nan", "inf", "x", ""]
-PATHS = ["missing_folder/out.json", ".", "out.json", "out.png", "out.txt", GOLDEN, "/dev/null", "nosuch.yaml",
-         "bad.yaml", "text.pt"]
-NAMES = ["random", "heuristic", "pimc", "bogus", "nosuch.pt", GOLDEN, "", "two_player", "standard", "cutthroat",
-         "x=random", "=random", "bad.yaml", "text.pt"]
+PATHS = [
+    "missing_folder/out.json",
+    ".",
+    "out.json",
+    "out.png",
+    "out.txt",
+    GOLDEN,
+    "/dev/null",
+    "nosuch.yaml",
+    "bad.yaml",
+    "text.pt",
+]
+NAMES = [
+    "random",
+    "heuristic",
+    "pimc",
+    "bogus",
+    "nosuch.pt",
+    GOLDEN,
+    "",
+    "two_player",
+    "standard",
+    "cutthroat",
+    "x=random",
+    "=random",
+    "bad.yaml",
+    "text.pt",
+]
 INPUTS = {"bad.yaml": "x: [\n  - {", "text.pt": "not a policy"}  # hostile input files in the working folder
 
 
@@ -47,8 +71,11 @@ def reached(*args, **kwargs):
 def tokens(flags: list[str]) -> st.SearchStrategy[list[str]]:
     """Argument lists: flags of the tool followed by values, and stray values."""
     value = st.sampled_from(NUMBERS + PATHS + NAMES)
-    item = st.one_of(st.tuples(st.sampled_from(flags), value).map(list), value.map(lambda v: [v]),
-                     st.sampled_from(flags).map(lambda f: [f]))
+    item = st.one_of(
+        st.tuples(st.sampled_from(flags), value).map(list),
+        value.map(lambda v: [v]),
+        st.sampled_from(flags).map(lambda f: [f]),
+    )
     return st.lists(item, max_size=5).map(lambda parts: [t for part in parts for t in part])
 
 
@@ -68,8 +95,11 @@ def check(run, argv, capsys, tmp_path) -> None:
     assert code in ("reached", 0, 2), (argv, code, err)
     if code == 2:  # argparse's usage lines (if any), then exactly one line: the message
         lines = err.strip().splitlines()
-        message = [k for k, line in enumerate(lines) if not line.startswith(("usage:", " "))] if lines[0].startswith(
-            "usage:") else [0]
+        message = (
+            [k for k, line in enumerate(lines) if not line.startswith(("usage:", " "))]
+            if lines[0].startswith("usage:")
+            else [0]
+        )
         assert message and message[0] == len(lines) - 1 and ": " in lines[-1], (argv, err)
     assert set(os.listdir(tmp_path)) == before, (argv, "an output file was written")
 
@@ -78,8 +108,25 @@ FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 
 
 @FUZZ
-@given(argv=tokens(["--deals", "--games", "--rules", "--seed", "--workers", "--json", "--png", "--context",
-                    "--a-opt", "--b-opt", "--partner", "--cross-play", "--no-progress"]))
+@given(
+    argv=tokens(
+        [
+            "--deals",
+            "--games",
+            "--rules",
+            "--seed",
+            "--workers",
+            "--json",
+            "--png",
+            "--context",
+            "--a-opt",
+            "--b-opt",
+            "--partner",
+            "--cross-play",
+            "--no-progress",
+        ]
+    )
+)
 def test_spades_evaluate_arguments(argv, capsys, tmp_path_factory, monkeypatch):
     tmp = tmp_path_factory.mktemp("evaluate")
     monkeypatch.chdir(tmp)
@@ -88,8 +135,12 @@ def test_spades_evaluate_arguments(argv, capsys, tmp_path_factory, monkeypatch):
 
 
 @FUZZ
-@given(argv=tokens(["--deals", "--games", "--rules", "--seed", "--workers", "--json", "--png", "--anchor",
-                    "--no-progress"]), entries=st.lists(st.sampled_from(NAMES), max_size=4))
+@given(
+    argv=tokens(
+        ["--deals", "--games", "--rules", "--seed", "--workers", "--json", "--png", "--anchor", "--no-progress"]
+    ),
+    entries=st.lists(st.sampled_from(NAMES), max_size=4),
+)
 def test_league_arguments(argv, entries, capsys, tmp_path_factory, monkeypatch):
     tmp = tmp_path_factory.mktemp("league")
     monkeypatch.chdir(tmp)
@@ -98,8 +149,22 @@ def test_league_arguments(argv, entries, capsys, tmp_path_factory, monkeypatch):
 
 
 @FUZZ
-@given(argv=tokens(["--rules", "--seat", "--partner", "--opponents", "--seats", "--episode", "--seed",
-                    "--hint-agent", "--record", "--ascii"]))
+@given(
+    argv=tokens(
+        [
+            "--rules",
+            "--seat",
+            "--partner",
+            "--opponents",
+            "--seats",
+            "--episode",
+            "--seed",
+            "--hint-agent",
+            "--record",
+            "--ascii",
+        ]
+    )
+)
 def test_spades_play_arguments(argv, capsys, tmp_path_factory, monkeypatch):
     tmp = tmp_path_factory.mktemp("play")
     monkeypatch.chdir(tmp)
@@ -117,8 +182,22 @@ def test_spades_replay_arguments(argv, record, capsys, tmp_path_factory, monkeyp
 
 
 @FUZZ
-@given(argv=tokens(["--config", "--seed", "--learning-rate", "--gamma", "--num-envs", "--exp-name",
-                    "--eval-opponents", "--total-decisions", "--time-limit-minutes", "--rules"]))
+@given(
+    argv=tokens(
+        [
+            "--config",
+            "--seed",
+            "--learning-rate",
+            "--gamma",
+            "--num-envs",
+            "--exp-name",
+            "--eval-opponents",
+            "--total-decisions",
+            "--time-limit-minutes",
+            "--rules",
+        ]
+    )
+)
 def test_spades_train_arguments(argv, capsys, tmp_path_factory, monkeypatch):
     tmp = tmp_path_factory.mktemp("train")
     monkeypatch.chdir(tmp)
@@ -126,6 +205,7 @@ def test_spades_train_arguments(argv, capsys, tmp_path_factory, monkeypatch):
     def configure_only(a):
         train_cli.configure(a)
         raise Reached
+
     check(configure_only, argv, capsys, tmp)
 
 

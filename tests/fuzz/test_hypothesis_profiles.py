@@ -3,9 +3,8 @@
 import pathlib
 
 import pytest
-from hypothesis import settings
-
 from conftest import CI_MAX_EXAMPLES, hypothesis_profile
+from hypothesis import settings
 
 CI_SCRIPT = pathlib.Path(__file__).resolve().parents[2] / ".ci" / "run"
 
@@ -20,14 +19,17 @@ def test_dev_profile_is_random():
     assert (dev.derandomize, dev.print_blob) == (False, False)
 
 
-@pytest.mark.parametrize("environ, profile", [
-    ({}, "dev"),
-    ({"CI": "true"}, "ci"),
-    ({"CI": "1"}, "ci"),
-    ({"CI": "false"}, "dev"),
-    ({"CI": "true", "HYPOTHESIS_PROFILE": "dev"}, "dev"),
-    ({"HYPOTHESIS_PROFILE": "ci"}, "ci"),
-])
+@pytest.mark.parametrize(
+    "environ, profile",
+    [
+        ({}, "dev"),
+        ({"CI": "true"}, "ci"),
+        ({"CI": "1"}, "ci"),
+        ({"CI": "false"}, "dev"),
+        ({"CI": "true", "HYPOTHESIS_PROFILE": "dev"}, "dev"),
+        ({"HYPOTHESIS_PROFILE": "ci"}, "ci"),
+    ],
+)
 def test_profile_follows_the_environment(environ, profile):
     assert hypothesis_profile(environ) == profile
 
@@ -38,5 +40,8 @@ def test_ci_script_selects_the_ci_profile():
 
 def test_the_selected_profile_is_the_loaded_one():
     loaded, selected = settings.default, settings.get_profile(hypothesis_profile())
-    assert (loaded.derandomize, loaded.max_examples, loaded.print_blob) == \
-        (selected.derandomize, selected.max_examples, selected.print_blob)
+    assert (loaded.derandomize, loaded.max_examples, loaded.print_blob) == (
+        selected.derandomize,
+        selected.max_examples,
+        selected.print_blob,
+    )

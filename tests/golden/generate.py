@@ -48,12 +48,14 @@ def play(preset: str, seed: int, max_hands: int) -> tuple[dict, str, str, str]:
     env.reset(seed=seed, options={"scores": [0, 120] + [0] * (rules.num_sides - 2)})  # blind nil becomes possible
     agent = make_agent("heuristic_classic", seed=0)  # the classic heuristic pins its exact play
     digest, digest_v1, digest_v2 = hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         obs, reward, terminated, truncated, _ = env.last()
         observation, mask = obs["observation"], obs["action_mask"]
-        for d, observed, shown in ((digest, observation[V0_COLUMNS], mask[:NUM_ACTIONS_V2]),
-                                   (digest_v1, observation[V1_COLUMNS], mask[:NUM_ACTIONS_V2]),
-                                   (digest_v2, observation, mask)):
+        for d, observed, shown in (
+            (digest, observation[V0_COLUMNS], mask[:NUM_ACTIONS_V2]),
+            (digest_v1, observation[V1_COLUMNS], mask[:NUM_ACTIONS_V2]),
+            (digest_v2, observation, mask),
+        ):
             d.update(observed.tobytes())
             d.update(shown.tobytes())
             d.update(np.float64(reward).tobytes())
@@ -66,8 +68,18 @@ def main() -> None:
     for stem, (preset, seed, max_hands) in CASES.items():
         record, digest, digest_v1, digest_v2 = play(preset, seed, max_hands)
         path = HERE / f"{stem}.json"
-        path.write_text(json.dumps({"case": [preset, seed, max_hands], "digest": digest, "digest_obs_v1": digest_v1,
-                                    "digest_obs_v2": digest_v2, "record": record}, indent=None))
+        path.write_text(
+            json.dumps(
+                {
+                    "case": [preset, seed, max_hands],
+                    "digest": digest,
+                    "digest_obs_v1": digest_v1,
+                    "digest_obs_v2": digest_v2,
+                    "record": record,
+                },
+                indent=None,
+            )
+        )
         print(path, len(record["actions"]), "actions")
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from spades_env.records import replay
+
 from .generate import CASES, play
 
 HERE = Path(__file__).resolve().parent

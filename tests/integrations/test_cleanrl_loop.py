@@ -8,7 +8,6 @@ clipped objective) as CleanRL writes it.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import spades_env

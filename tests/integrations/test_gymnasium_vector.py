@@ -29,12 +29,19 @@ def masked_sample(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     return np.array([rng.choice(len(p), p=p) for p in probs])
 
 
-@pytest.mark.parametrize("mode, autoreset", [
-    ("sync", AutoresetMode.NEXT_STEP), ("async", AutoresetMode.NEXT_STEP), ("sync", AutoresetMode.SAME_STEP),
-], ids=["sync-next-step", "async-next-step", "sync-same-step"])
+@pytest.mark.parametrize(
+    "mode, autoreset",
+    [
+        ("sync", AutoresetMode.NEXT_STEP),
+        ("async", AutoresetMode.NEXT_STEP),
+        ("sync", AutoresetMode.SAME_STEP),
+    ],
+    ids=["sync-next-step", "async-next-step", "sync-same-step"],
+)
 def test_vector_env_masks_are_valid_at_every_step(mode, autoreset):
-    envs = gymnasium.make_vec("spades_env/Spades-v3", num_envs=NUM_ENVS, vectorization_mode=mode,
-                              vector_kwargs={"autoreset_mode": autoreset})
+    envs = gymnasium.make_vec(
+        "spades_env/Spades-v3", num_envs=NUM_ENVS, vectorization_mode=mode, vector_kwargs={"autoreset_mode": autoreset}
+    )
     try:
         assert envs.metadata["autoreset_mode"] == autoreset
         same_step = autoreset == AutoresetMode.SAME_STEP
@@ -57,4 +64,3 @@ def test_vector_env_masks_are_valid_at_every_step(mode, autoreset):
         assert episodes >= NUM_ENVS  # every env went through the end of an episode and its reset
     finally:
         envs.close()
-

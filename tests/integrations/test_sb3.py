@@ -31,8 +31,16 @@ def test_make_vec_env_with_subprocesses_trains_maskable_ppo_and_evaluates_it(one
         venv.reset()
         masks = get_action_masks(venv)
         assert masks.shape == (2, NUM_ACTIONS) and masks.any(axis=1).all()
-        model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu",
-                            policy_kwargs={"net_arch": [32]})
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            n_steps=64,
+            batch_size=64,
+            n_epochs=1,
+            seed=0,
+            device="cpu",
+            policy_kwargs={"net_arch": [32]},
+        )
         model.learn(total_timesteps=256)
         assert model.num_timesteps >= 256
         mean, std = evaluate_policy(model, venv, n_eval_episodes=4, warn=False)
@@ -45,8 +53,9 @@ def test_make_vec_env_with_subprocesses_trains_maskable_ppo_and_evaluates_it(one
 
 def test_maskable_evaluate_policy_never_plays_an_illegal_action(one_torch_thread):
     venv = make_vec_env(ENV_ID, n_envs=1, seed=1, vec_env_cls=DummyVecEnv)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, seed=1, device="cpu",
-                        policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, seed=1, device="cpu", policy_kwargs={"net_arch": [16]}
+    )
     illegal = []
 
     def callback(local_vars, _globals):
@@ -56,11 +65,15 @@ def test_maskable_evaluate_policy_never_plays_an_illegal_action(one_torch_thread
     assert illegal and not any(illegal)
 
 
-@pytest.mark.parametrize("mask_fn", [
-    lambda e: e.action_masks(),  # sb3-contrib's documented recipe: the env's own method
-    lambda e: e.get_wrapper_attr("action_masks")(),
-    lambda e: e.unwrapped.action_masks(),
-], ids=["method", "get_wrapper_attr", "unwrapped"])
+@pytest.mark.parametrize(
+    "mask_fn",
+    [
+        lambda e: e.action_masks(),  # sb3-contrib's documented recipe: the env's own method
+        lambda e: e.get_wrapper_attr("action_masks")(),
+        lambda e: e.unwrapped.action_masks(),
+    ],
+    ids=["method", "get_wrapper_attr", "unwrapped"],
+)
 def test_action_masker_over_gymnasium_make(mask_fn):
     env = ActionMasker(gymnasium.make(GYM_ENV_ID), mask_fn)
     env.reset(seed=0)

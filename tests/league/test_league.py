@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import spades_env.evaluation.league as league_module
-
 from spades_env.evaluation.league import (
     ELO_PER_LOGIT,
     LeagueConfig,
@@ -34,8 +33,23 @@ def test_league_same_seed_gives_the_same_json(league_report, tmp_path):
 
     out = tmp_path / "league.json"
     png = tmp_path / "league.png"
-    argv = ["--league", *ENTRIES, "--deals", "2", "--games", "1", "--seed", "3", "--workers", "1",
-            "--no-progress", "--json", str(out), "--png", str(png)]
+    argv = [
+        "--league",
+        *ENTRIES,
+        "--deals",
+        "2",
+        "--games",
+        "1",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--json",
+        str(out),
+        "--png",
+        str(png),
+    ]
     assert main(argv) == 0
     assert json.loads(out.read_text()) == json.loads(json.dumps(league_report))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -72,11 +86,14 @@ def test_league_charges_bags_at_their_game_cost(league_report):
         assert d["a_points_charged"] == pytest.approx(d["a_points"] - cost * d["a_bags"])
 
 
-@pytest.mark.parametrize("wins, expected", [
-    ([[0, 3], [1, 0]], math.log(3)),  # r1 - r0 = log(1/3): the anchor won 3 of 4
-    ([[0, 1], [3, 0]], -math.log(3)),
-    ([[0, 5], [5, 0]], 0.0),
-])
+@pytest.mark.parametrize(
+    "wins, expected",
+    [
+        ([[0, 3], [1, 0]], math.log(3)),  # r1 - r0 = log(1/3): the anchor won 3 of 4
+        ([[0, 1], [3, 0]], -math.log(3)),
+        ([[0, 5], [5, 0]], 0.0),
+    ],
+)
 def test_bradley_terry_two_entries_is_the_log_odds(wins, expected):
     r, se = fit_bradley_terry(np.array(wins), anchor=0, prior_sd=1e6)
     assert r[0] == 0.0 and se[0] == 0.0
@@ -97,20 +114,26 @@ def test_bradley_terry_orders_a_transitive_league():
     assert r[0] < r[1] < r[2]
 
 
-@pytest.mark.parametrize("wins, anchor, message", [
-    ([[0]], 0, "square matrix of 2"),
-    ([[0, 1], [1, 0]], 5, "anchor index"),
-    ([[0, -1], [1, 0]], 0, ">= 0"),
-])
+@pytest.mark.parametrize(
+    "wins, anchor, message",
+    [
+        ([[0]], 0, "square matrix of 2"),
+        ([[0, 1], [1, 0]], 5, "anchor index"),
+        ([[0, -1], [1, 0]], 0, ">= 0"),
+    ],
+)
 def test_bradley_terry_bad_input_is_named(wins, anchor, message):
     with pytest.raises(LeagueError, match=message):
         fit_bradley_terry(np.array(wins), anchor=anchor)
 
 
-@pytest.mark.parametrize("entries, message", [
-    (["random"], "at least 2 entries"),
-    (["=random", "heuristic"], "LABEL=AGENT"),
-])
+@pytest.mark.parametrize(
+    "entries, message",
+    [
+        (["random"], "at least 2 entries"),
+        (["=random", "heuristic"], "LABEL=AGENT"),
+    ],
+)
 def test_league_entries_bad_input_is_named(entries, message, tmp_path):
     with pytest.raises(LeagueError, match=message):
         resolve_entries(entries, tmp_path)
@@ -138,10 +161,16 @@ def test_league_run_folder_lists_policy_and_checkpoint_snapshots(tmp_path):
     (run / "checkpoints").mkdir(parents=True)
     nets = [PolicyNet([8]) for _ in range(3)]
     save_policy(run / "policy.pt", nets[2], meta={"update": 25})
-    torch.save({"format": "spades_env.train_checkpoint/1",
-                "config": {"hidden": [8], "prior_weight": 0.0, "prior_on_bids": False, "snapshot_every": 10},
-                "policy": nets[2].state_dict(), "pool": [nets[0].state_dict(), nets[1].state_dict()],
-                "counters": {"update": 25}}, run / "checkpoints" / "last.pt")
+    torch.save(
+        {
+            "format": "spades_env.train_checkpoint/1",
+            "config": {"hidden": [8], "prior_weight": 0.0, "prior_on_bids": False, "snapshot_every": 10},
+            "policy": nets[2].state_dict(),
+            "pool": [nets[0].state_dict(), nets[1].state_dict()],
+            "counters": {"update": 25},
+        },
+        run / "checkpoints" / "last.pt",
+    )
     work = tmp_path / "work"
     work.mkdir()
     entries = resolve_entries(["random", str(run)], work)
@@ -159,12 +188,15 @@ def test_league_empty_run_folder_is_named(tmp_path):
         resolve_entries(["random", str(tmp_path / "empty")], tmp_path)
 
 
-@pytest.mark.parametrize("games, expected_wins", [
-    # Three-player cutthroat, one match A vs B: A won 1, a B player won 2 (what equal players do).
-    ({"n": 3, "a_wins": 1, "b_wins": 2, "undecided": 0, "b_players": 2}, [[0, 2], [2, 0]]),
-    # Partnerships: one side against one side, an undecided game half each way.
-    ({"n": 4, "a_wins": 3, "b_wins": 0, "undecided": 1, "b_players": 1}, [[0, 3.5], [0.5, 0]]),
-])
+@pytest.mark.parametrize(
+    "games, expected_wins",
+    [
+        # Three-player cutthroat, one match A vs B: A won 1, a B player won 2 (what equal players do).
+        ({"n": 3, "a_wins": 1, "b_wins": 2, "undecided": 0, "b_players": 2}, [[0, 2], [2, 0]]),
+        # Partnerships: one side against one side, an undecided game half each way.
+        ({"n": 4, "a_wins": 3, "b_wins": 0, "undecided": 1, "b_players": 1}, [[0, 3.5], [0.5, 0]]),
+    ],
+)
 def test_league_game_winner_beats_every_other_player(games, expected_wins):
     from spades_env.evaluation.league import _wins_matrix
 
@@ -181,7 +213,9 @@ def test_league_cutthroat_win_rates_share_b_wins():
     assert rates["random#2"] == pytest.approx((pair["b_wins"] / 2 + pair["undecided"] / 3) / pair["n"])
 
 
-@pytest.mark.parametrize("flag, path", [("--json", "no_such_folder/league.json"), ("--png", "no_such_folder/league.png")])
+@pytest.mark.parametrize(
+    "flag, path", [("--json", "no_such_folder/league.json"), ("--png", "no_such_folder/league.png")]
+)
 def test_league_output_paths_are_checked_before_any_match(flag, path, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(league_module, "play_league", lambda cfg: pytest.fail("a match was played"))
     with pytest.raises(SystemExit) as exited:

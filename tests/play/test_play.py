@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 import os
-import signal
 import re
+import signal
 
 import pytest
 
@@ -49,7 +49,8 @@ def scripted_game(tmp_path_factory):
     record = folder / "game.json"
     code, text, person = play(
         ["--rules", str(rules), "--seed", "5", "--ascii", "--record", str(record), "--partner", "random"],
-        ["what", "bid 99", "AS", "hint", "score", "help", ""])
+        ["what", "bid 99", "AS", "hint", "score", "help", ""],
+    )
     return code, text, person, record
 
 
@@ -101,44 +102,54 @@ def test_play_end_of_input_ends_cleanly(tmp_path):
 
 
 def test_play_one_hand_in_cutthroat():
-    code, text, person = play(["--rules", "cutthroat3", "--episode", "hand", "--seed", "2", "--ascii",
-                               "--opponents", "random"], [])
+    code, text, person = play(
+        ["--rules", "cutthroat3", "--episode", "hand", "--seed", "2", "--ascii", "--opponents", "random"], []
+    )
     assert code == 0 and "hand over" in text
     assert person.moves >= 17  # 17 tricks in three-player cutthroat
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--seats", "human,heuristic"], "needs 4 comma-separated entries"),
-    (["--seats", "random,heuristic,random,heuristic"], "at least one 'human'"),
-    (["--seat", "7"], "--seat must be in 0..3"),
-    (["--opponents", "nosuchagent"], "unknown agent 'nosuchagent'"),
-    (["--rules", "nosuchrules"], "unknown rules preset"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--seats", "human,heuristic"], "needs 4 comma-separated entries"),
+        (["--seats", "random,heuristic,random,heuristic"], "at least one 'human'"),
+        (["--seat", "7"], "--seat must be in 0..3"),
+        (["--opponents", "nosuchagent"], "unknown agent 'nosuchagent'"),
+        (["--rules", "nosuchrules"], "unknown rules preset"),
+    ],
+)
 def test_play_bad_table_is_named(argv, message, capsys):
     assert main(argv, stdin=io.StringIO(""), stdout=io.StringIO()) == 2
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("typed, phase, expected", [
-    ("AS", Phase.PLAY, "AS"),
-    ("as", Phase.PLAY, "AS"),
-    ("10D", Phase.PLAY, "TD"),
-    ("T\u2666", Phase.PLAY, "TD"),
-    ("4", Phase.BID, "bid 4"),
-    ("0", Phase.BID, "nil"),
-    ("Blind  Nil", Phase.BLIND, "blind nil"),
-    ("see cards", Phase.BLIND, "see cards"),
-])
+@pytest.mark.parametrize(
+    "typed, phase, expected",
+    [
+        ("AS", Phase.PLAY, "AS"),
+        ("as", Phase.PLAY, "AS"),
+        ("10D", Phase.PLAY, "TD"),
+        ("T\u2666", Phase.PLAY, "TD"),
+        ("4", Phase.BID, "bid 4"),
+        ("0", Phase.BID, "nil"),
+        ("Blind  Nil", Phase.BLIND, "blind nil"),
+        ("see cards", Phase.BLIND, "see cards"),
+    ],
+)
 def test_play_move_notation(typed, phase, expected):
     action = parse_action(expected)
     assert parse_move(typed, [action], phase) == action
 
 
-@pytest.mark.parametrize("typed, phase, message", [
-    ("KS", Phase.PLAY, "KS is not legal now"),
-    ("4", Phase.PLAY, "unknown action name"),
-    ("bid four", Phase.BID, "unknown action name"),
-])
+@pytest.mark.parametrize(
+    "typed, phase, message",
+    [
+        ("KS", Phase.PLAY, "KS is not legal now"),
+        ("4", Phase.PLAY, "unknown action name"),
+        ("bid four", Phase.BID, "unknown action name"),
+    ],
+)
 def test_play_move_notation_errors(typed, phase, message):
     with pytest.raises(ValueError, match=message):
         parse_move(typed, [parse_action("AS")], phase)
@@ -191,8 +202,7 @@ def test_item1_an_interrupted_game_still_saves_its_record(tmp_path, signum):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is put back
 
 
-@pytest.mark.parametrize("where, message", [
-    ("missing/game.json", "does not exist"), (".", "is a directory")])
+@pytest.mark.parametrize("where, message", [("missing/game.json", "does not exist"), (".", "is a directory")])
 def test_item2_a_record_path_that_cannot_be_written_is_refused_before_the_game(tmp_path, capsys, where, message):
     """Issue 30, item 2: the --record path is checked first (exit 2 naming the option), no game is played."""
     table = io.StringIO()
@@ -207,9 +217,13 @@ def test_item2_a_record_that_cannot_be_saved_says_so_and_leaves_no_partial_file(
 
     def full_disk(fd, mode):
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(records.os, "fdopen", full_disk)
-    code = main(["--seed", "1", "--ascii", "--record", str(tmp_path / "g.json")], stdin=io.StringIO("quit\n"),
-                stdout=io.StringIO())
+    code = main(
+        ["--seed", "1", "--ascii", "--record", str(tmp_path / "g.json")],
+        stdin=io.StringIO("quit\n"),
+        stdout=io.StringIO(),
+    )
     err = capsys.readouterr().err
     assert code == 1 and "could not save the record" in err and "No space left" in err
     assert list(tmp_path.iterdir()) == []  # neither the record nor its temporary file

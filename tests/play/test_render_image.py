@@ -46,11 +46,14 @@ def test_table_image_viewer_hides_the_other_hands():
     assert not np.array_equal(_picture(env, viewer=0), _picture(env, viewer=1))
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"viewer": 4}, "viewer must be None or a seat in 0..3"),
-    ({"names": ["a", "b"]}, "one name per seat"),
-    ({"scores": [0]}, "one value per side"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"viewer": 4}, "viewer must be None or a seat in 0..3"),
+        ({"names": ["a", "b"]}, "one name per seat"),
+        ({"scores": [0]}, "one value per side"),
+    ],
+)
 def test_table_image_bad_input_is_named(kwargs, message):
     env = _env()
     args = {"scores": env.game.scores, "bags": env.game.bags, **kwargs}

@@ -105,11 +105,14 @@ def test_replay_frames_one_picture_per_event(tmp_path, gif):
         assert events == 17
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "not a JSON game record"),
-    ('{"env": "spades_v0"}', "record is missing"),
-    ('{"record": [1, 2]}', "a record must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not a JSON game record"),
+        ('{"env": "spades_v0"}', "record is missing"),
+        ('{"record": [1, 2]}', "a record must be a JSON object"),
+    ],
+)
 def test_replay_bad_record_is_named(tmp_path, capsys, content, message):
     path = tmp_path / "bad.json"
     path.write_text(content)
@@ -154,8 +157,9 @@ def golden_record() -> dict:
 
 def write(tmp_path, data, name="r.json") -> str:
     path = tmp_path / name
-    path.write_bytes(data if isinstance(data, bytes) else json.dumps(data).encode() if not isinstance(data, str)
-                     else data.encode())
+    path.write_bytes(
+        data if isinstance(data, bytes) else json.dumps(data).encode() if not isinstance(data, str) else data.encode()
+    )
     return str(path)
 
 
@@ -170,21 +174,32 @@ def refused(args, capsys) -> str:
     return err
 
 
-@pytest.mark.parametrize("rules", [
-    {"num_players": 5}, {"num_players": "four"}, {"nil_value": -50, "bogus_option": 1}, [], "standard", None,
-    {"target_score": 10 ** 400},
-])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"num_players": 5},
+        {"num_players": "four"},
+        {"nil_value": -50, "bogus_option": 1},
+        [],
+        "standard",
+        None,
+        {"target_score": 10**400},
+    ],
+)
 def test_item8_bad_rules_in_a_record_are_named(tmp_path, capsys, rules):
     record = golden_record()
     record["rules"] = rules
     assert "does not set up a game" in refused([write(tmp_path, record), "--all"], capsys)
 
 
-@pytest.mark.parametrize("content, message", [
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    (bytes(range(256)) * 4, "not UTF-8"),
-    ('{"actions": [' + "9" * 5000 + "]}", "not a game record"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        (bytes(range(256)) * 4, "not UTF-8"),
+        ('{"actions": [' + "9" * 5000 + "]}", "not a game record"),
+    ],
+)
 def test_item8_hostile_files_are_named_by_the_viewer_and_load_record(tmp_path, capsys, content, message):
     from spades_env.records import RecordError, load_record
 
@@ -198,13 +213,16 @@ def _cut_over(record):
     record["actions"] = record["actions"][:-5]
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda r: r["results"][0].update(points=[999, -999]), "result"),
-    (_cut_over, "marked over=True"),
-    (lambda r: r.update(over="yes"), "'over' must be true or false"),
-    (lambda r: r["actions"].__setitem__(0, "38"), "action ids are integers"),
-    (lambda r: r["actions"].__setitem__(0, 38.7), "action ids are integers"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda r: r["results"][0].update(points=[999, -999]), "result"),
+        (_cut_over, "marked over=True"),
+        (lambda r: r.update(over="yes"), "'over' must be true or false"),
+        (lambda r: r["actions"].__setitem__(0, "38"), "action ids are integers"),
+        (lambda r: r["actions"].__setitem__(0, 38.7), "action ids are integers"),
+    ],
+)
 def test_item9_the_viewer_refuses_what_replay_refuses(tmp_path, capsys, edit, message):
     from spades_env.records import RecordError, replay
 

@@ -60,7 +60,7 @@ def test_policy_mapping_names_the_modes_on_a_bad_one():
 def test_without_ray_the_error_names_the_rllib_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
     monkeypatch.setitem(sys.modules, "ray.rllib", None)
-    with pytest.raises(adapter.RLlibMissingError, match=r'spades_env\[rllib\]'):
+    with pytest.raises(adapter.RLlibMissingError, match=r"spades_env\[rllib\]"):
         adapter.make_env()
     with pytest.raises(ImportError, match="rllib"):
         adapter.SpadesPPOModule  # noqa: B018 - the lazy attribute is what is tested

@@ -19,8 +19,12 @@ EVAL_DEALS = 40
 @pytest.fixture(scope="module")
 def smoke_policy(tmp_path_factory):
     out = tmp_path_factory.mktemp("rllib") / "policy.pt"
-    run = subprocess.run([sys.executable, "-m", "training.rllib_train", "--smoke", "--num-env-runners", "0",
-                          "--out", str(out)], capture_output=True, text=True, timeout=900)
+    run = subprocess.run(
+        [sys.executable, "-m", "training.rllib_train", "--smoke", "--num-env-runners", "0", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     return out, run.stdout.strip().splitlines()
 
@@ -45,8 +49,26 @@ def test_smoke_policy_beats_random_in_a_duplicate_evaluation(smoke_policy, tmp_p
     path, _ = smoke_policy
     report = tmp_path / "eval.json"
     # deals only: the games to 500 (100 seeds by default) are not checked here, and a weak policy's games are long
-    subprocess.run([sys.executable, "-m", "spades_env.evaluation", str(path), "random", "--deals", str(EVAL_DEALS),
-                    "--games", "0", "--workers", "1", "--no-progress", "--json", str(report)], check=True,
-                   capture_output=True, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spades_env.evaluation",
+            str(path),
+            "random",
+            "--deals",
+            str(EVAL_DEALS),
+            "--games",
+            "0",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--json",
+            str(report),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     diff = json.loads(report.read_text())["deals"]["points_diff"]
     assert diff["low"] > 0, diff  # the 95% interval of A - B points per deal lies above zero

@@ -23,7 +23,7 @@ LOSSES = ("policy_loss", "vf_loss", "total_loss")
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024 ** 2)
+    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024**2)
     yield
     ray.shutdown()
 
@@ -49,8 +49,11 @@ def test_ppo_trains_with_action_masking_and_takes_no_illegal_action(local_ray, m
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=BATCH, minibatch_size=100, num_epochs=1)
         .multi_agent(policies=policies, policy_mapping_fn=mapping)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={pid: RLModuleSpec(module_class=ActionMaskingTorchRLModule) for pid in policies}))
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={pid: RLModuleSpec(module_class=ActionMaskingTorchRLModule) for pid in policies}
+            )
+        )
         .debugging(seed=7)
     )
     algo = config.build_algo()

@@ -102,8 +102,11 @@ def test_batch_soak_keeps_the_invariants(name):
 
 def hand_rules_of_result(env: BatchEnv, info, table: int):
     """Rules of the hand that ended at a table in this step."""
-    return spades_env.preset(info["hand_rules"][int(info["hand_rules_id"][table])]) \
-        if env.rules.crazy is not None else env.rules
+    return (
+        spades_env.preset(info["hand_rules"][int(info["hand_rules_id"][table])])
+        if env.rules.crazy is not None
+        else env.rules
+    )
 
 
 # ------------------------------------------------------------------ AEC env
@@ -137,11 +140,12 @@ def test_aec_soak_keeps_the_invariants(name):
         hand = env.hand
         held = [hand.hands[s] for s in range(hand.num_players)] + [hand.played[s] for s in range(hand.num_players)]
         held += [1 << c for c in hand.deal.set_aside]
-        held += list(hand.discards) + [1 << c for c in hand.stock[2 * hand.draw_turn:]]  # two players
+        held += list(hand.discards) + [1 << c for c in hand.stock[2 * hand.draw_turn :]]  # two players
         union, total = 0, 0
         for bits in held:
             union |= bits
             total += bits.bit_count()
-        assert union == sum(1 << c for c in deck(hand.rules.jokers)) and total == len(deck(hand.rules.jokers)), \
+        assert union == sum(1 << c for c in deck(hand.rules.jokers)) and total == len(deck(hand.rules.jokers)), (
             "a card is missing or in two places"
+        )
     assert hands_ended > 0

@@ -21,10 +21,26 @@ from spades_env.aec import ENV_NAME, ILLEGAL_ACTION_REWARD
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.wrappers import LeanWrapper
 
-BEFORE_RESET_ATTRIBUTES = ("rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents",
-                           "agents", "_cumulative_rewards", "possible_agents", "rules", "_game")
+BEFORE_RESET_ATTRIBUTES = (
+    "rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "agent_selection",
+    "num_agents",
+    "agents",
+    "_cumulative_rewards",
+    "possible_agents",
+    "rules",
+    "_game",
+)
 BEFORE_RESET_CALLS = (
-    ("step", (0,)), ("observe", ("player_0",)), ("state", ()), ("render", ()), ("agent_iter", ()), ("last", ()),
+    ("step", (0,)),
+    ("observe", ("player_0",)),
+    ("state", ()),
+    ("render", ()),
+    ("agent_iter", ()),
+    ("last", ()),
 )
 
 
@@ -86,8 +102,15 @@ def snapshot(env):
     """Everything a user can read off the env after a call."""
     if not env.agents:
         return env.agents, env.rewards, env.terminations, env.truncations, env.infos
-    return (env.agents, env.agent_selection, env.rewards, env._cumulative_rewards, env.terminations,
-            env.truncations, env.infos)
+    return (
+        env.agents,
+        env.agent_selection,
+        env.rewards,
+        env._cumulative_rewards,
+        env.terminations,
+        env.truncations,
+        env.infos,
+    )
 
 
 def chosen_action(rng: random.Random, mask: np.ndarray | None):
@@ -107,8 +130,9 @@ def chosen_action(rng: random.Random, mask: np.ndarray | None):
     return rng.choice([1.0, "3", np.int32(2)])
 
 
-@pytest.mark.parametrize("rules, episode", [("standard", "hand"), ("standard", "game"), ("cutthroat3", "hand"),
-                                            ("crazy", "hand")])
+@pytest.mark.parametrize(
+    "rules, episode", [("standard", "hand"), ("standard", "game"), ("cutthroat3", "hand"), ("crazy", "hand")]
+)
 def test_lean_wrapper_matches_the_stock_stack_move_by_move(rules, episode, warning_log):
     lean, stock = spades_env.env(rules=rules, episode=episode), stock_env(rules=rules, episode=episode)
     rng = random.Random(f"{rules}-{episode}")

@@ -16,11 +16,11 @@ from spades_env.core.actions import SEE_CARDS, bid_action
 from spades_env.core.cards import CARD_SUIT, NUM_CARDS, NUM_RANKS, NUM_STANDARD_CARDS, card_power, deck, parse_card
 from spades_env.core.hand import Phase
 from spades_env.core.tricks import NUM_SUITS, TRICK_KEYS
+from spades_env.nn import PolicyFileError, PolicyNet, load_policy, save_policy, sparse_rows
 from spades_env.obs.decode import decode_observation
 from spades_env.obs.encode import OBS_SIZE
-from spades_env.nn import PolicyFileError, PolicyNet, load_policy, save_policy, sparse_rows
-from training.learner import SnapshotNets
 from training.config import TrainConfig
+from training.learner import SnapshotNets
 
 HIGHER_OUT, LOWER_OUT, HIGHER_MINE, LOWER_MINE, SUIT_OUT, SUIT_MINE, MASTER, FOLLOWS, WINS_NOW = range(9)
 SUIT = slice(9, 13)
@@ -211,12 +211,15 @@ def test_a_policy_file_keeps_its_card_scorer(tmp_path):
     assert torch.equal(loaded(obs), net.eval()(obs))
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda p: p.update(card_scorer=-1), "'card_scorer' must be a width >= 0"),
-    (lambda p: p.update(card_scorer=True), "'card_scorer' must be a width >= 0"),
-    (lambda p: p.update(card_scorer=0), "unexpected ['cards."),  # weights of a scorer the description lacks
-    (lambda p: p.update(card_scorer=16), "cards.card.weight has shape"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda p: p.update(card_scorer=-1), "'card_scorer' must be a width >= 0"),
+        (lambda p: p.update(card_scorer=True), "'card_scorer' must be a width >= 0"),
+        (lambda p: p.update(card_scorer=0), "unexpected ['cards."),  # weights of a scorer the description lacks
+        (lambda p: p.update(card_scorer=16), "cards.card.weight has shape"),
+    ],
+)
 def test_a_policy_file_whose_card_scorer_does_not_fit_is_refused(tmp_path, edit, message):
     path = tmp_path / "p.pt"
     save_policy(path, PolicyNet((16,), card_scorer=8))
@@ -246,7 +249,7 @@ def test_snapshots_with_card_scorers_play_each_row_with_its_own_snapshot():
     with torch.no_grad():
         got = nets.logits(pool, sparse_rows(obs), which)
         for row in range(len(obs)):
-            assert torch.allclose(got[row], nets.net(pool[int(which[row])])(obs[row:row + 1])[0], atol=1e-5)
+            assert torch.allclose(got[row], nets.net(pool[int(which[row])])(obs[row : row + 1])[0], atol=1e-5)
 
 
 @pytest.mark.parametrize("width", [-1, -8])

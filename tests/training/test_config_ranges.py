@@ -12,20 +12,41 @@ from training.train import configure
 
 
 def test_item15_every_numeric_field_has_a_range():
-    numeric = {f.name for f in dataclasses.fields(TrainConfig)
-               if f.type in ("int", "float", int, float)}
+    numeric = {f.name for f in dataclasses.fields(TrainConfig) if f.type in ("int", "float", int, float)}
     assert numeric == set(RANGES), f"missing {sorted(numeric - set(RANGES))}, unknown {sorted(set(RANGES) - numeric)}"
 
 
 # The 27 values the issue found accepted, and a few more: each refused, the field named.
 BAD = [
-    ("learning_rate", math.nan), ("learning_rate", math.inf), ("bc_learning_rate", math.nan),
-    ("ent_coef", -0.01), ("vf_coef", -0.5), ("max_grad_norm", -1.0), ("max_grad_norm", 0.0),
-    ("time_limit_minutes", -1.0), ("time_limit_minutes", math.inf), ("bc_decisions", -1), ("eval_every", -1),
-    ("final_eval_deals", -1), ("final_eval_games", -1), ("gamma", 2.0), ("gamma", 0.0), ("gae_lambda", 1.5),
-    ("clip_coef", math.nan), ("target_kl", -0.1), ("reward_scale", math.nan), ("seed", -1), ("prior_weight", -1.0),
-    ("bc_bid_weight", 0.0), ("bc_epochs", 0), ("selfplay_fraction", math.nan), ("learning_rate", 5.0),
-    ("exp_name", ""), ("exp_name", "a/b"), ("runs_dir", ""), ("eval_opponents", ["bogus"]),
+    ("learning_rate", math.nan),
+    ("learning_rate", math.inf),
+    ("bc_learning_rate", math.nan),
+    ("ent_coef", -0.01),
+    ("vf_coef", -0.5),
+    ("max_grad_norm", -1.0),
+    ("max_grad_norm", 0.0),
+    ("time_limit_minutes", -1.0),
+    ("time_limit_minutes", math.inf),
+    ("bc_decisions", -1),
+    ("eval_every", -1),
+    ("final_eval_deals", -1),
+    ("final_eval_games", -1),
+    ("gamma", 2.0),
+    ("gamma", 0.0),
+    ("gae_lambda", 1.5),
+    ("clip_coef", math.nan),
+    ("target_kl", -0.1),
+    ("reward_scale", math.nan),
+    ("seed", -1),
+    ("prior_weight", -1.0),
+    ("bc_bid_weight", 0.0),
+    ("bc_epochs", 0),
+    ("selfplay_fraction", math.nan),
+    ("learning_rate", 5.0),
+    ("exp_name", ""),
+    ("exp_name", "a/b"),
+    ("runs_dir", ""),
+    ("eval_opponents", ["bogus"]),
     ("eval_opponents", ["heuristic", ""]),
 ]
 
@@ -46,8 +67,16 @@ def test_item15_the_command_line_names_a_bad_value_without_a_traceback(capsys):
 
 def test_the_default_config_and_its_edges_are_accepted():
     TrainConfig().validate()
-    from_mapping({"gamma": 1.0, "ent_coef": 0.0, "time_limit_minutes": 0.0, "eval_every": 0, "target_kl": 0.0,
-                  "eval_opponents": ["random", "heuristic", "pimc"]})
+    from_mapping(
+        {
+            "gamma": 1.0,
+            "ent_coef": 0.0,
+            "time_limit_minutes": 0.0,
+            "eval_every": 0,
+            "target_kl": 0.0,
+            "eval_opponents": ["random", "heuristic", "pimc"],
+        }
+    )
 
 
 def test_item6_every_evaluation_opponent_keeps_its_metrics_columns(tmp_path):
@@ -85,9 +114,13 @@ def test_item17_a_checkpoint_write_on_a_full_disk_says_so_and_keeps_the_last_one
         with open(f, "wb") as fh:
             fh.write(b"partial")
         raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 64 vs 0")
+
     monkeypatch.setattr(torch, "save", full_disk)
-    with pytest.raises(SaveError, match=r"could not write .*last\.pt .*MiB free.*is the disk full.*previous last\.pt "
-                                        r"is intact"):
+    with pytest.raises(
+        SaveError,
+        match=r"could not write .*last\.pt .*MiB free.*is the disk full.*previous last\.pt "
+        r"is intact",
+    ):
         atomic_torch_save({"step": 2}, path)
     monkeypatch.undo()
     assert torch.load(path, weights_only=True) == {"step": 1}
@@ -106,11 +139,16 @@ def test_item29_training_evaluations_draw_seeds_the_evaluation_tool_never_uses(t
     from training.train import evaluate
 
     seen = []
-    report = {"deals": {"bag_adjusted_diff": {"mean": 0.0, "low": 0.0, "high": 0.0},
-                        "points_diff": {"mean": 0.0}, "n": 2}}
+    report = {
+        "deals": {"bag_adjusted_diff": {"mean": 0.0, "low": 0.0, "high": 0.0}, "points_diff": {"mean": 0.0}, "n": 2}
+    }
     monkeypatch.setattr(evaluation, "evaluate", lambda cfg: seen.append(cfg) or report)
-    run = SimpleNamespace(config=TrainConfig(eval_opponents=["random"]), folder=tmp_path,
-                          learner=SimpleNamespace(policy=PolicyNet([8])), counters={"update": 0})
+    run = SimpleNamespace(
+        config=TrainConfig(eval_opponents=["random"]),
+        folder=tmp_path,
+        learner=SimpleNamespace(policy=PolicyNet([8])),
+        counters={"update": 0},
+    )
     evaluate(run, 2, 0, "final")
     cfg = seen[0]
     assert cfg.seed_stream == "training"

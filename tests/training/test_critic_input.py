@@ -9,23 +9,25 @@ import pytest
 import torch
 
 from spades_env.config_io import load_rules
-from spades_env.obs.layout import HISTORY_BLOCKS, OBSERVATION, POSITION, POSITION_COLUMNS, STATE
 from spades_env.nn import critic_layout
+from spades_env.obs.layout import HISTORY_BLOCKS, OBSERVATION, POSITION, POSITION_COLUMNS, STATE
 from training.checkpoint import config_conflicts
-from training.learner import build_learner
 from training.config import CRITIC_INPUTS, TrainConfig, from_mapping
+from training.learner import build_learner
 from training.rollout import Rollout, start_tables
 
-SMALL = dict(num_envs=16, rollout_steps=8, hidden=[16], critic_hidden=[8], card_scorer=0, rollout_worker=False,
-             bc_decisions=0)
+SMALL = dict(
+    num_envs=16, rollout_steps=8, hidden=[16], critic_hidden=[8], card_scorer=0, rollout_worker=False, bc_decisions=0
+)
 
 
 def test_position_is_the_state_without_the_history_of_play():
     assert [name for name in STATE.blocks if name not in POSITION.blocks] == list(HISTORY_BLOCKS)
     assert POSITION.size == STATE.size - sum(STATE.block(name).size for name in HISTORY_BLOCKS)
     for name, block in POSITION.blocks.items():  # every other block, same size, in the state's order
-        np.testing.assert_array_equal(POSITION_COLUMNS[block.slice], np.arange(STATE.block(name).start,
-                                                                               STATE.block(name).stop))
+        np.testing.assert_array_equal(
+            POSITION_COLUMNS[block.slice], np.arange(STATE.block(name).start, STATE.block(name).stop)
+        )
     assert critic_layout(POSITION.size) == POSITION.describe()
 
 
@@ -39,8 +41,11 @@ def test_each_critic_input_is_its_layouts_columns_of_the_tables(critic_input):
         rollout.step(rollout.new_store(), np.array([rng.choice(np.flatnonzero(m)) for m in rollout.mask]))
     rows = np.array([0, 3, 4, 9, 15])
     got = rollout.critic_input(rows)
-    expected = {"state": rollout.env.state()[rows], "observation": rollout.obs[rows],
-                "position": rollout.env.state()[rows][:, POSITION_COLUMNS]}[critic_input]
+    expected = {
+        "state": rollout.env.state()[rows],
+        "observation": rollout.obs[rows],
+        "position": rollout.env.state()[rows][:, POSITION_COLUMNS],
+    }[critic_input]
     np.testing.assert_array_equal(got, expected)
     assert got.shape[1] == rollout.critic_size == CRITIC_INPUTS[critic_input].size
     if critic_input != "observation":  # the state holds the history; the position does not
@@ -49,8 +54,9 @@ def test_each_critic_input_is_its_layouts_columns_of_the_tables(critic_input):
 
 
 def test_the_critic_reads_its_input_with_its_own_hidden_sizes():
-    learner = build_learner(TrainConfig(hidden=[32, 16], critic_hidden=[12, 6], critic_input="position"),
-                            torch.device("cpu"))
+    learner = build_learner(
+        TrainConfig(hidden=[32, 16], critic_hidden=[12, 6], critic_input="position"), torch.device("cpu")
+    )
     assert learner.policy.hidden == (32, 16) and learner.critic.hidden == (12, 6)
     assert learner.critic.input_size == POSITION.size
     observation_critic = build_learner(TrainConfig(critic_input="observation", critic_hidden=[8]), torch.device("cpu"))
@@ -72,4 +78,5 @@ def test_a_checkpoint_from_before_critic_hidden_resumes_with_the_policys_hidden_
     older = {k: v for k, v in TrainConfig(hidden=[256, 256]).to_dict().items() if k != "critic_hidden"}
     assert config_conflicts(older, TrainConfig(hidden=[256, 256], critic_hidden=[256, 256])) == []
     assert config_conflicts(older, TrainConfig(hidden=[256, 256], critic_hidden=[256, 128])) == [
-        "critic_hidden: [256, 256] -> [256, 128]"]  # named, not guessed
+        "critic_hidden: [256, 256] -> [256, 128]"
+    ]  # named, not guessed

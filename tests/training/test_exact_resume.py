@@ -35,9 +35,29 @@ def test_resumed_run_is_bit_identical_to_an_uninterrupted_one(tmp_path):
 
 
 def test_minibatches_of_one_decision_train_without_nan(tmp_path):
-    summary = train_module.train(["--config", SMOKE, "--runs-dir", str(tmp_path), "--num-envs", "2", "--minibatch-size",
-                                  "1", "--update-epochs", "1", "--bc-decisions", "0", "--max-updates", "1",
-                                  "--eval-every", "0", "--hidden", "16,16", "--no-final-eval"])
+    summary = train_module.train(
+        [
+            "--config",
+            SMOKE,
+            "--runs-dir",
+            str(tmp_path),
+            "--num-envs",
+            "2",
+            "--minibatch-size",
+            "1",
+            "--update-epochs",
+            "1",
+            "--bc-decisions",
+            "0",
+            "--max-updates",
+            "1",
+            "--eval-every",
+            "0",
+            "--hidden",
+            "16,16",
+            "--no-final-eval",
+        ]
+    )
     assert summary["counters"]["update"] == 1
     assert all(torch.isfinite(w).all() for w in _weights(summary).values())
 
@@ -56,9 +76,13 @@ def test_run_killed_at_a_random_update_resumes_to_the_same_weights(tmp_path):
     whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
     kill_after = int(np.random.default_rng(os.getpid()).integers(1, whole["counters"]["update"]))
     runs = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "training.train", *args, "--runs-dir", str(runs)], cwd=REPO,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.train", *args, "--runs-dir", str(runs)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     metrics = runs / Path(whole["run_dir"]).name / "metrics.csv"
     deadline = time.monotonic() + 300
     try:
@@ -86,7 +110,9 @@ def test_a_checkpoint_from_before_a_field_existed_fits_the_value_it_trained_with
     older = {k: v for k, v in TrainConfig().to_dict().items() if k not in ADDED_FIELDS}  # written before them
     as_trained = {"weight_grad": "float32", "card_scorer": 0}
     assert config_conflicts(older, TrainConfig(**as_trained)) == []
-    assert config_conflicts(older, TrainConfig()) == ["weight_grad: 'float32' -> 'auto'",
-                                                      "card_scorer: 0 -> 64"]  # named, not guessed
+    assert config_conflicts(older, TrainConfig()) == [
+        "weight_grad: 'float32' -> 'auto'",
+        "card_scorer: 0 -> 64",
+    ]  # named, not guessed
     assert config_conflicts(older, TrainConfig(**as_trained, bc_bid_weight=2.0)) == ["bc_bid_weight: 1.0 -> 2.0"]
     assert config_conflicts(TrainConfig().to_dict(), TrainConfig()) == []  # a new checkpoint keeps its own values

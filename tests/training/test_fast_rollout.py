@@ -7,8 +7,8 @@ import numpy as np
 import torch
 
 from spades_env.nn import PolicyNet, sparse_rows
-from training.learner import SnapshotNets
 from training.config import TrainConfig
+from training.learner import SnapshotNets
 from training.train import evaluation_line
 from training.trajectories import TrajectoryStore
 
@@ -16,11 +16,27 @@ from training.trajectories import TrajectoryStore
 def _store_with_a_finished_and_an_open_hand() -> TrajectoryStore:
     store = TrajectoryStore(num_envs=1, num_players=4, obs_size=2, num_actions=3, critic_size=1)
     for critic_input in (1.0, 2.0):  # the finished hand: two decisions of seat 0
-        store.add(np.array([0]), np.array([0]), np.zeros((1, 2), np.float32), np.ones((1, 3), np.int8),
-                  np.array([[critic_input]], np.float32), np.array([1]), np.zeros(1), np.zeros(1))
+        store.add(
+            np.array([0]),
+            np.array([0]),
+            np.zeros((1, 2), np.float32),
+            np.ones((1, 3), np.int8),
+            np.array([[critic_input]], np.float32),
+            np.array([1]),
+            np.zeros(1),
+            np.zeros(1),
+        )
     store.end_hands(np.array([0]), np.array([[1.0, -1.0, 1.0, -1.0]]))
-    store.add(np.array([0]), np.array([1]), np.zeros((1, 2), np.float32), np.ones((1, 3), np.int8),
-              np.array([[5.0]], np.float32), np.array([1]), np.zeros(1), np.zeros(1))
+    store.add(
+        np.array([0]),
+        np.array([1]),
+        np.zeros((1, 2), np.float32),
+        np.ones((1, 3), np.int8),
+        np.array([[5.0]], np.float32),
+        np.array([1]),
+        np.zeros(1),
+        np.zeros(1),
+    )
     return store
 
 
@@ -50,11 +66,16 @@ def test_snapshot_networks_are_built_once_per_pool_entry_and_forgotten_when_it_l
 
 def test_the_evaluation_line_shows_games_won_then_bag_adjusted_then_plain_points():
     interval = {"mean": 12.5, "low": 2.0, "high": 23.0}
-    report = {"games": {"a_win_rate": {"rate": 0.6, "low": 0.5, "high": 0.7}, "n_games": 200},
-              "deals": {"bag_adjusted_diff": interval, "points_diff": {"mean": 20.0, "low": 9.0, "high": 31.0},
-                        "n": 400}}
+    report = {
+        "games": {"a_win_rate": {"rate": 0.6, "low": 0.5, "high": 0.7}, "n_games": 200},
+        "deals": {"bag_adjusted_diff": interval, "points_diff": {"mean": 20.0, "low": 9.0, "high": 31.0}, "n": 400},
+    }
     line = evaluation_line(report)
-    assert line.index("games won 60.0%") < line.index("bag-adjusted points/deal +12.5") < line.index("plain points/deal +20.0")
+    assert (
+        line.index("games won 60.0%")
+        < line.index("bag-adjusted points/deal +12.5")
+        < line.index("plain points/deal +20.0")
+    )
 
 
 def test_the_main_job_is_a_pure_network_that_plays_games_in_its_final_evaluation():
@@ -71,7 +92,7 @@ def test_snapshots_played_in_one_batched_pass_give_each_rows_own_snapshot_logits
     which = torch.tensor([2, 0, 1, 1, 0, 2, 2])
     with torch.no_grad():
         batched = nets.logits(pool, obs, which)
-        one_by_one = torch.stack([nets.net(pool[int(w)])(obs[i:i + 1])[0] for i, w in enumerate(which)])
+        one_by_one = torch.stack([nets.net(pool[int(w)])(obs[i : i + 1])[0] for i, w in enumerate(which)])
     assert torch.allclose(batched, one_by_one, atol=1e-5)
     pool[1] = PolicyNet((16, 8)).state_dict()  # a new snapshot replaces one: the stacked weights follow
     with torch.no_grad():

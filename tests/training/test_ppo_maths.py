@@ -9,31 +9,40 @@ import pytest
 import torch
 
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.obs.encode import OBS_SIZE
 from spades_env.nn import PolicyNet, ValueNet
+from spades_env.obs.encode import OBS_SIZE
 from training.config import TrainConfig
-from training.ppo import (clipped_policy_loss, gae_advantages, normalize_advantages, ppo_loss, ppo_update,
-                          returns_of)
+from training.ppo import clipped_policy_loss, gae_advantages, normalize_advantages, ppo_loss, ppo_update, returns_of
 from training.trajectories import TrajectoryStore
 
 # One seat's chain 0 -> 1 -> 2, the hand ending at 2 (reward 1).
-CHAIN = dict(reward=np.array([0.0, 0.0, 1.0], np.float32), value=np.array([0.5, 0.2, 0.4], np.float32),
-             done=np.array([False, False, True]), next_index=np.array([1, 2, -1]))
+CHAIN = dict(
+    reward=np.array([0.0, 0.0, 1.0], np.float32),
+    value=np.array([0.5, 0.2, 0.4], np.float32),
+    done=np.array([False, False, True]),
+    next_index=np.array([1, 2, -1]),
+)
 # adv2 = 1 - 0.4; adv1 = (0 + 0.9 * 0.4 - 0.2) + 0.9 * 0.8 * adv2; adv0 = (0 + 0.9 * 0.2 - 0.5) + 0.72 * adv1
 CHAIN_ADV = [-0.32 + 0.72 * 0.592, 0.16 + 0.72 * 0.6, 0.6]
 
 # Two seats interleaved (0 -> 2 and 1 -> 3), both hands ending; decision 4 is not complete (left at 0).
-INTERLEAVED = dict(reward=np.array([0.0, 0.0, 2.0, -1.0, 5.0], np.float32),
-                   value=np.array([1.0, 0.5, 1.5, 0.0, 3.0], np.float32),
-                   done=np.array([False, False, True, True, False]), next_index=np.array([2, 3, -1, -1, -1]))
+INTERLEAVED = dict(
+    reward=np.array([0.0, 0.0, 2.0, -1.0, 5.0], np.float32),
+    value=np.array([1.0, 0.5, 1.5, 0.0, 3.0], np.float32),
+    done=np.array([False, False, True, True, False]),
+    next_index=np.array([2, 3, -1, -1, -1]),
+)
 # gamma 1, lambda 0.5: adv2 = 0.5, adv3 = -1, adv0 = (1.5 - 1) + 0.5 * 0.5, adv1 = (0 - 0.5) + 0.5 * -1
 INTERLEAVED_ADV = [0.75, -1.0, 0.5, -1.0, 0.0]
 
 
-@pytest.mark.parametrize("case, rows, gamma, lam, expected", [
-    (CHAIN, [0, 1, 2], 0.9, 0.8, CHAIN_ADV),
-    (INTERLEAVED, [0, 1, 2, 3], 1.0, 0.5, INTERLEAVED_ADV),
-])
+@pytest.mark.parametrize(
+    "case, rows, gamma, lam, expected",
+    [
+        (CHAIN, [0, 1, 2], 0.9, 0.8, CHAIN_ADV),
+        (INTERLEAVED, [0, 1, 2, 3], 1.0, 0.5, INTERLEAVED_ADV),
+    ],
+)
 def test_gae_follows_each_seats_chain_with_gamma_and_lambda(case, rows, gamma, lam, expected):
     adv = gae_advantages(case["reward"], case["value"], case["done"], case["next_index"], np.array(rows), gamma, lam)
     assert adv.dtype == np.float32
@@ -51,34 +60,49 @@ def test_trajectory_store_gives_gae_and_returns_of_finished_hands_only():
     store = TrajectoryStore(num_envs=1, num_players=4, obs_size=2, num_actions=3, critic_size=2)
     zeros = lambda k, w: np.zeros((k, w), np.float32)  # noqa: E731
     for seat, value in ((0, 0.5), (0, 0.2), (0, 0.4)):
-        store.add(np.array([0]), np.array([seat]), zeros(1, 2), zeros(1, 3), zeros(1, 2), np.array([1]),
-                  np.zeros(1), np.array([value]))
+        store.add(
+            np.array([0]),
+            np.array([seat]),
+            zeros(1, 2),
+            zeros(1, 3),
+            zeros(1, 2),
+            np.array([1]),
+            np.zeros(1),
+            np.array([value]),
+        )
     store.end_hands(np.array([0]), np.array([[1.0, -1.0, 1.0, -1.0]]))
-    store.add(np.array([0]), np.array([1]), zeros(1, 2), zeros(1, 3), zeros(1, 2), np.array([1]), np.zeros(1),
-              np.array([7.0]))  # the next hand: unfinished, carried over
+    store.add(
+        np.array([0]), np.array([1]), zeros(1, 2), zeros(1, 3), zeros(1, 2), np.array([1]), np.zeros(1), np.array([7.0])
+    )  # the next hand: unfinished, carried over
     out = store.take_complete(0.9, 0.8)
     np.testing.assert_allclose(out["advantage"], CHAIN_ADV, rtol=1e-6)
     np.testing.assert_allclose(out["return"], np.array(CHAIN_ADV) + CHAIN["value"], rtol=1e-6)
     assert store.size == 1
 
 
-@pytest.mark.parametrize("adv, expected", [
-    ([3.0], [0.0]),  # one decision: no spread, no policy gradient (not NaN)
-    ([1.0, 3.0], [-1 / math.sqrt(2), 1 / math.sqrt(2)]),
-    ([2.0, 2.0, 2.0], [0.0, 0.0, 0.0]),
-])
+@pytest.mark.parametrize(
+    "adv, expected",
+    [
+        ([3.0], [0.0]),  # one decision: no spread, no policy gradient (not NaN)
+        ([1.0, 3.0], [-1 / math.sqrt(2), 1 / math.sqrt(2)]),
+        ([2.0, 2.0, 2.0], [0.0, 0.0, 0.0]),
+    ],
+)
 def test_advantage_normalization_is_finite_for_any_minibatch_size(adv, expected):
     out = normalize_advantages(torch.tensor(adv))
     assert torch.isfinite(out).all()
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("adv, ratio, expected", [
-    ([1.0, -1.0], [1.5, 0.5], (-1.2 + 0.8) / 2),  # both clipped: the gain is capped
-    ([1.0], [0.5], -0.5),  # a positive advantage whose ratio fell: the unclipped, pessimistic term
-    ([-1.0], [1.5], 1.5),  # a negative advantage whose ratio rose: the unclipped, pessimistic term
-    ([1.0, -1.0], [1.1, 0.9], (-1.1 + 0.9) / 2),  # inside the clip range
-])
+@pytest.mark.parametrize(
+    "adv, ratio, expected",
+    [
+        ([1.0, -1.0], [1.5, 0.5], (-1.2 + 0.8) / 2),  # both clipped: the gain is capped
+        ([1.0], [0.5], -0.5),  # a positive advantage whose ratio fell: the unclipped, pessimistic term
+        ([-1.0], [1.5], 1.5),  # a negative advantage whose ratio rose: the unclipped, pessimistic term
+        ([1.0, -1.0], [1.1, 0.9], (-1.1 + 0.9) / 2),  # inside the clip range
+    ],
+)
 def test_clipped_objective_takes_the_pessimistic_term(adv, ratio, expected):
     loss = clipped_policy_loss(torch.tensor(adv), torch.tensor(ratio), clip_coef=0.2)
     assert loss.item() == pytest.approx(expected, abs=1e-6)
@@ -86,8 +110,17 @@ def test_clipped_objective_takes_the_pessimistic_term(adv, ratio, expected):
 
 def test_ppo_loss_on_a_tiny_batch_matches_the_hand_computed_value():
     new_logp = torch.log(torch.tensor([1.5, 0.5]))
-    parts = ppo_loss(new_logp, torch.zeros(2), torch.tensor([1.0, -1.0]), torch.tensor([1.0, 2.0]), torch.zeros(2),
-                     torch.tensor([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]]), clip_coef=0.2, vf_coef=0.5, ent_coef=0.01)
+    parts = ppo_loss(
+        new_logp,
+        torch.zeros(2),
+        torch.tensor([1.0, -1.0]),
+        torch.tensor([1.0, 2.0]),
+        torch.zeros(2),
+        torch.tensor([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]]),
+        clip_coef=0.2,
+        vf_coef=0.5,
+        ent_coef=0.01,
+    )
     entropy = math.log(2) / 2
     assert parts["policy_loss"].item() == pytest.approx(-0.2, abs=1e-6)
     assert parts["value_loss"].item() == pytest.approx(0.5 * (1 + 4) / 2, abs=1e-6)
@@ -107,10 +140,16 @@ def test_ppo_update_with_a_last_minibatch_of_one_decision_keeps_the_weights_fini
     optimizer = torch.optim.Adam(params, lr=1e-2)
     mask = np.zeros((n, NUM_ACTIONS), np.int8)
     mask[:, :3] = 1
-    batch = {"obs": rng.random((n, OBS_SIZE), dtype=np.float32), "mask": mask, "critic": rng.random((n, OBS_SIZE), dtype=np.float32),
-             "action": rng.integers(3, size=n), "logp": np.full(n, -math.log(3), np.float32),
-             "advantage": rng.normal(size=n).astype(np.float32), "return": rng.normal(size=n).astype(np.float32),
-             "prior": np.full(n, -1)}
+    batch = {
+        "obs": rng.random((n, OBS_SIZE), dtype=np.float32),
+        "mask": mask,
+        "critic": rng.random((n, OBS_SIZE), dtype=np.float32),
+        "action": rng.integers(3, size=n),
+        "logp": np.full(n, -math.log(3), np.float32),
+        "advantage": rng.normal(size=n).astype(np.float32),
+        "return": rng.normal(size=n).astype(np.float32),
+        "prior": np.full(n, -1),
+    }
     stats = ppo_update(policy, critic, optimizer, params, batch, config, rng, torch.device("cpu"))
     assert all(math.isfinite(v) for v in stats.values())
     assert all(torch.isfinite(p).all() for p in params)
@@ -121,12 +160,15 @@ def test_ppo_update_with_a_last_minibatch_of_one_decision_keeps_the_weights_fini
 LOG4 = math.log(4)
 
 
-@pytest.mark.parametrize("bid_weight, actions, expected", [
-    (1.0, [0, 54, 1], (LOG4 + LOG4 + 0) / 3),  # the plain mean
-    (4.0, [0, 54, 1], (LOG4 + 4 * LOG4 + 0) / 6),  # the bid (54 = nil) counts four times
-    (4.0, [0, 3, 1], (LOG4 + LOG4 + 0) / 3),  # no bid: the weight changes nothing
-    (0.5, [72, 3, 1], (0.5 * LOG4 + LOG4 + 0) / 2.5),  # blind nil is a bidding decision too
-])
+@pytest.mark.parametrize(
+    "bid_weight, actions, expected",
+    [
+        (1.0, [0, 54, 1], (LOG4 + LOG4 + 0) / 3),  # the plain mean
+        (4.0, [0, 54, 1], (LOG4 + 4 * LOG4 + 0) / 6),  # the bid (54 = nil) counts four times
+        (4.0, [0, 3, 1], (LOG4 + LOG4 + 0) / 3),  # no bid: the weight changes nothing
+        (0.5, [72, 3, 1], (0.5 * LOG4 + LOG4 + 0) / 2.5),  # blind nil is a bidding decision too
+    ],
+)
 def test_imitation_loss_weights_the_bidding_decisions(bid_weight, actions, expected):
     from training.imitation import imitation_loss
 

@@ -13,12 +13,15 @@ from training.rollout import HEURISTIC, RANDOM, SELF, SNAPSHOT, Opponents, Rollo
 SMALL = {"num_envs": 64, "seed": 3}
 
 
-@pytest.mark.parametrize("fractions, kind", [
-    ({"selfplay_fraction": 0.0, "heuristic_fraction": 0.0, "random_fraction": 1.0}, RANDOM),
-    ({"selfplay_fraction": 0.0, "heuristic_fraction": 1.0, "random_fraction": 0.0}, HEURISTIC),
-    ({"selfplay_fraction": 1.0, "heuristic_fraction": 0.0, "random_fraction": 0.0}, SELF),
-    ({"selfplay_fraction": 0.0, "heuristic_fraction": 0.0, "random_fraction": 0.0}, SNAPSHOT),
-])
+@pytest.mark.parametrize(
+    "fractions, kind",
+    [
+        ({"selfplay_fraction": 0.0, "heuristic_fraction": 0.0, "random_fraction": 1.0}, RANDOM),
+        ({"selfplay_fraction": 0.0, "heuristic_fraction": 1.0, "random_fraction": 0.0}, HEURISTIC),
+        ({"selfplay_fraction": 1.0, "heuristic_fraction": 0.0, "random_fraction": 0.0}, SELF),
+        ({"selfplay_fraction": 0.0, "heuristic_fraction": 0.0, "random_fraction": 0.0}, SNAPSHOT),
+    ],
+)
 def test_table_kind_follows_its_share(fractions, kind):
     config = from_mapping({**SMALL, **fractions})
     opponents = Opponents(config.num_envs)
@@ -27,8 +30,9 @@ def test_table_kind_follows_its_share(fractions, kind):
 
 
 def test_random_share_is_drawn_in_proportion():
-    config = from_mapping({"num_envs": 20_000, "selfplay_fraction": 0.7, "heuristic_fraction": 0.15,
-                           "random_fraction": 0.05})
+    config = from_mapping(
+        {"num_envs": 20_000, "selfplay_fraction": 0.7, "heuristic_fraction": 0.15, "random_fraction": 0.05}
+    )
     opponents = Opponents(config.num_envs)
     opponents.assign(np.arange(config.num_envs), np.random.default_rng(0), config, num_sides=2, pool_size=1)
     assert abs((opponents.kinds == RANDOM).mean() - 0.05) < 0.01

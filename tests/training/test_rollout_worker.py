@@ -13,11 +13,11 @@ import torch
 from training import train as train_module
 from training.config import load_config
 from training.imitation import IMITATION_TABLES, imitation_data
-from training.rollout import IMITATION_FIELDS as FIELDS, heuristic_decisions
 from training.pipeline import WORKER_STREAM, RolloutWorker, RolloutWorkerError, fresh_worker_state, weights
-from training.rollout import Rollout, collect, finish_batch, start_tables
-from training.trajectories import join_rows
+from training.rollout import IMITATION_FIELDS as FIELDS
+from training.rollout import Rollout, collect, finish_batch, heuristic_decisions, start_tables
 from training.train import start_run
+from training.trajectories import join_rows
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
@@ -63,8 +63,9 @@ def test_worker_collects_what_the_same_rollout_collects_in_process(smoke_run):
         worker.close()
     assert "advantage" not in decisions  # the worker runs no critic: the main process values the decisions
     torch.set_rng_state(here.torch_rng)
-    expected, expected_rewards = collect(here.rollout, run.learner.policy, run.learner.critic, run.learner.snapshots,
-                                         run.pool, here.rng, run.device)
+    expected, expected_rewards = collect(
+        here.rollout, run.learner.policy, run.learner.critic, run.learner.snapshots, run.pool, here.rng, run.device
+    )
     _batches_equal(finish_batch(decisions, run.learner.critic, run.config, run.device), expected)
     assert rewards == expected_rewards
 
@@ -137,8 +138,9 @@ def test_worker_refuses_a_second_request_in_flight(smoke_run):
 def test_run_with_worker_is_reproducible_and_differs_from_one_without(tmp_path):
     a = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "a")])
     b = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "b")])
-    plain = train_module.train(["--config", SMOKE, "--rollout-worker", "false", "--no-final-eval", "--runs-dir",
-                                str(tmp_path / "plain")])
+    plain = train_module.train(
+        ["--config", SMOKE, "--rollout-worker", "false", "--no-final-eval", "--runs-dir", str(tmp_path / "plain")]
+    )
     assert a["counters"]["update"] == b["counters"]["update"] >= 3
     assert _same(_weights(a), _weights(b))
     assert not _same(_weights(a), _weights(plain))  # the lag and the worker's own random streams

@@ -47,14 +47,17 @@ def _wait_for(condition, proc: subprocess.Popen) -> None:
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("holder, refused", [
-    (lambda: {"pid": os.getpid(), "hostname": socket.gethostname()}, "in use"),  # alive: this very process
-    (lambda: {"pid": os.getppid(), "hostname": socket.gethostname()}, "in use"),  # alive: another process
-    (lambda: {"pid": 1, "hostname": "another-host.example"}, "remove the lock file"),  # cannot be checked
-    (lambda: {"pid": _dead_pid(), "hostname": socket.gethostname()}, None),  # stale: taken over
-    (lambda: {"pid": os.getppid(), "hostname": socket.gethostname(), "started": -1}, None),  # pid reused: stale
-    (lambda: "not json", None),  # unreadable: stale
-])
+@pytest.mark.parametrize(
+    "holder, refused",
+    [
+        (lambda: {"pid": os.getpid(), "hostname": socket.gethostname()}, "in use"),  # alive: this very process
+        (lambda: {"pid": os.getppid(), "hostname": socket.gethostname()}, "in use"),  # alive: another process
+        (lambda: {"pid": 1, "hostname": "another-host.example"}, "remove the lock file"),  # cannot be checked
+        (lambda: {"pid": _dead_pid(), "hostname": socket.gethostname()}, None),  # stale: taken over
+        (lambda: {"pid": os.getppid(), "hostname": socket.gethostname(), "started": -1}, None),  # pid reused: stale
+        (lambda: "not json", None),  # unreadable: stale
+    ],
+)
 def test_lock_refuses_live_or_foreign_holders_and_takes_over_stale_ones(tmp_path, holder, refused):
     content = holder()
     (tmp_path / "lock").write_text(content if isinstance(content, str) else json.dumps(content))
@@ -73,17 +76,46 @@ def test_second_writer_is_refused_while_a_run_is_alive_and_a_killed_runs_lock_is
     runs = tmp_path / "runs"
     run_dir = runs / RUN
     # A long run that checkpoints only after its warm start (update 0), so the rows after it must be trimmed.
-    cmd = [sys.executable, "-m", "training.train", "--config", SMOKE, "--runs-dir", str(runs), "--total-decisions",
-           "400000", "--checkpoint-every", "1000", "--eval-every", "0", "--no-final-eval"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    cmd = [
+        sys.executable,
+        "-m",
+        "training.train",
+        "--config",
+        SMOKE,
+        "--runs-dir",
+        str(runs),
+        "--total-decisions",
+        "400000",
+        "--checkpoint-every",
+        "1000",
+        "--eval-every",
+        "0",
+        "--no-final-eval",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         _wait_for(lambda: len(_rows(run_dir / "metrics.csv")) >= 2, proc)
         config_text = (run_dir / "config.yaml").read_text()
         for flag in ("--resume", "--overwrite"):
             with pytest.raises(RunFolderError, match=f"in use by a running training process \\(pid {proc.pid}"):
-                train_module.train(["--config", SMOKE, "--runs-dir", str(runs), flag, "--total-decisions", "400000",
-                                    "--checkpoint-every", "1000", "--eval-every", "0", "--no-final-eval"])
+                train_module.train(
+                    [
+                        "--config",
+                        SMOKE,
+                        "--runs-dir",
+                        str(runs),
+                        flag,
+                        "--total-decisions",
+                        "400000",
+                        "--checkpoint-every",
+                        "1000",
+                        "--eval-every",
+                        "0",
+                        "--no-final-eval",
+                    ]
+                )
         assert proc.poll() is None and (run_dir / "config.yaml").read_text() == config_text
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -93,9 +125,24 @@ def test_second_writer_is_refused_while_a_run_is_alive_and_a_killed_runs_lock_is
             proc.wait()
     assert json.loads((run_dir / "lock").read_text())["pid"] == proc.pid  # left behind by the killed run
     assert len(_rows(run_dir / "metrics.csv")) >= 2  # rows after the checkpoint of update 0
-    summary = train_module.train(["--config", SMOKE, "--runs-dir", str(runs), "--resume", "--total-decisions", "400000",
-                                  "--checkpoint-every", "1000", "--eval-every", "0", "--no-final-eval",
-                                  "--max-updates", "3"])
+    summary = train_module.train(
+        [
+            "--config",
+            SMOKE,
+            "--runs-dir",
+            str(runs),
+            "--resume",
+            "--total-decisions",
+            "400000",
+            "--checkpoint-every",
+            "1000",
+            "--eval-every",
+            "0",
+            "--no-final-eval",
+            "--max-updates",
+            "3",
+        ]
+    )
     out = capsys.readouterr().out
     assert "taking over a stale lock" in out and "resumed at update 0" in out
     rows = _rows(run_dir / "metrics.csv")

@@ -10,12 +10,12 @@ from torch.distributions import Categorical
 
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.core.rules import Rules
 from spades_env.nn import SparseRows, feature_table, fixed_weights, masked_logits, sparse_rows
+from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.rewards import BagLedger
-from training.learner import ADAM_EPS, build_learner
 from training.config import CRITIC_INPUTS, TrainConfig
+from training.learner import ADAM_EPS, build_learner
 from training.ppo import action_log_probs, ppo_update
 from training.rollout import sample_actions
 from training.trajectories import TrajectoryStore
@@ -35,8 +35,9 @@ def _stores_fed_the_same_play(value_fn) -> tuple[dict, dict]:
     for _ in range(STEPS):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
         for store in stores:
-            store.add(rows, to_act, obs.copy(), mask.copy(), env.state().copy(), actions, np.zeros(TABLES),
-                      np.zeros(TABLES))
+            store.add(
+                rows, to_act, obs.copy(), mask.copy(), env.state().copy(), actions, np.zeros(TABLES), np.zeros(TABLES)
+            )
         obs, mask, to_act, _, dones, info = env.step(actions)
         ended, rewards = ledger.hand_rewards(info, REWARD_SCALE, True)
         for store in stores:
@@ -68,10 +69,16 @@ def _random_batch(n: int, rng: np.random.Generator) -> dict:
     mask[np.arange(n), rng.integers(NUM_ACTIONS, size=n)] = 1
     action = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
     sparse_floats = lambda width: (rng.random((n, width)) < 0.1) * rng.normal(size=(n, width)).astype(np.float32)  # noqa: E731
-    return {"obs": sparse_floats(OBS_SIZE).astype(np.float32), "mask": mask,
-            "critic": sparse_floats(CRITIC_INPUTS[TrainConfig().critic_input].size).astype(np.float32), "action": action,
-            "logp": np.log(1 / mask.sum(1)).astype(np.float32), "advantage": rng.normal(size=n).astype(np.float32),
-            "return": rng.normal(size=n).astype(np.float32), "prior": np.full(n, -1)}
+    return {
+        "obs": sparse_floats(OBS_SIZE).astype(np.float32),
+        "mask": mask,
+        "critic": sparse_floats(CRITIC_INPUTS[TrainConfig().critic_input].size).astype(np.float32),
+        "action": action,
+        "logp": np.log(1 / mask.sum(1)).astype(np.float32),
+        "advantage": rng.normal(size=n).astype(np.float32),
+        "return": rng.normal(size=n).astype(np.float32),
+        "prior": np.full(n, -1),
+    }
 
 
 def test_ppo_update_on_the_stores_sparse_rows_moves_the_weights_as_on_dense_rows():
@@ -82,8 +89,16 @@ def test_ppo_update_on_the_stores_sparse_rows_moves_the_weights_as_on_dense_rows
     for inputs, sparse in ((batch, False), (given_sparse, True)):
         torch.manual_seed(0)
         learner = build_learner(TrainConfig(**{**config.to_dict(), "sparse_input": sparse}), torch.device("cpu"))
-        ppo_update(learner.policy, learner.critic, learner.optimizer, learner.params, inputs, config,
-                   np.random.default_rng(1), torch.device("cpu"))
+        ppo_update(
+            learner.policy,
+            learner.critic,
+            learner.optimizer,
+            learner.params,
+            inputs,
+            config,
+            np.random.default_rng(1),
+            torch.device("cpu"),
+        )
         weights.append([p.detach().clone() for p in learner.params])
     for dense_w, sparse_w in zip(*weights):
         assert torch.allclose(dense_w, sparse_w, atol=TOLERANCE)
@@ -135,8 +150,11 @@ def test_action_log_probs_are_those_of_the_categorical_distribution_on_masked_lo
     logp, probs = action_log_probs(masked, actions)
     assert torch.allclose(logp, dist.log_prob(actions), atol=1e-6)
     assert torch.allclose(probs, dist.probs, atol=1e-7)
-    assert torch.allclose(torch.autograd.grad(logp.sum(), logits, retain_graph=True)[0],
-                          torch.autograd.grad(dist.log_prob(actions).sum(), logits)[0], atol=1e-6)
+    assert torch.allclose(
+        torch.autograd.grad(logp.sum(), logits, retain_graph=True)[0],
+        torch.autograd.grad(dist.log_prob(actions).sum(), logits)[0],
+        atol=1e-6,
+    )
 
 
 def test_first_layer_tables_are_held_inside_fixed_weights_only():
@@ -150,7 +168,10 @@ def test_first_layer_tables_are_held_inside_fixed_weights_only():
             assert torch.allclose(learner.policy(sparse), learner.policy(obs), atol=TOLERANCE), step
         with torch.no_grad():  # outside: the table of the current weights (fused Adam does not bump versions)
             assert torch.allclose(learner.policy(sparse), learner.policy(obs), atol=TOLERANCE), step
-        loss = learner.policy(sparse).square().mean() + learner.critic(sparse_rows(torch.zeros(4, learner.critic.input_size))).sum()
+        loss = (
+            learner.policy(sparse).square().mean()
+            + learner.critic(sparse_rows(torch.zeros(4, learner.critic.input_size))).sum()
+        )
         learner.optimizer.zero_grad()
         loss.backward()
         learner.optimizer.step()

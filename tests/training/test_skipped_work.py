@@ -15,14 +15,13 @@ from spades_env.card_scorer import CardFeatures, scored_cards
 from spades_env.config_io import load_rules
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.cards import NUM_CARDS, NUM_STANDARD_CARDS
+from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits, sparse_rows
+from spades_env.nn.sparse import _sort_key_dtype, _weight_grad
 from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.obs.layout import OBSERVATION
-from spades_env.nn import (PolicyNet, SparseRows, ValueNet, apply_prior, masked_logits,
-                           sparse_rows)
-from spades_env.nn.sparse import _sort_key_dtype, _weight_grad
-from training.learner import SnapshotNets
 from training.config import TrainConfig
 from training.imitation import imitation_loss
+from training.learner import SnapshotNets
 from training.ppo import action_log_probs, choice_rows, policy_log_probs, ppo_loss
 from training.rollout import Rollout, collect, start_tables, step_card_features
 from training.trajectories import TrajectoryStore
@@ -97,7 +96,7 @@ def test_snapshots_score_the_legal_cards_as_their_own_networks(standard):
         got = masked_logits(nets.logits(pool, sparse_rows(obs), which, legal=mask, dense=obs), mask)
         for row in range(len(obs)):
             own = nets.net(pool[int(which[row])])
-            expected = masked_logits(own(obs[row:row + 1], legal=mask[row:row + 1]), mask[row:row + 1])[0]
+            expected = masked_logits(own(obs[row : row + 1], legal=mask[row : row + 1]), mask[row : row + 1])[0]
             assert torch.allclose(got[row], expected, atol=1e-5)
 
 
@@ -134,9 +133,15 @@ def _policy_batch(obs: torch.Tensor, mask: torch.Tensor, net: PolicyNet) -> dict
     action = torch.tensor([int(rng.choice(np.flatnonzero(m.numpy()))) for m in mask])
     with torch.no_grad():
         logp, _ = action_log_probs(masked_logits(net(obs, legal=mask), mask), action)
-    return {"obs": sparse_rows(obs), "mask": mask, "action": action, "prior": torch.full((len(obs),), -1),
-            "logp": logp, "advantage": torch.from_numpy(rng.normal(size=len(obs)).astype(np.float32)),
-            "hand_cards": net.hand_card_features(obs, mask)}
+    return {
+        "obs": sparse_rows(obs),
+        "mask": mask,
+        "action": action,
+        "prior": torch.full((len(obs),), -1),
+        "logp": logp,
+        "advantage": torch.from_numpy(rng.normal(size=len(obs)).astype(np.float32)),
+        "hand_cards": net.hand_card_features(obs, mask),
+    }
 
 
 def _gradients(net: PolicyNet, loss: torch.Tensor) -> list[torch.Tensor]:
@@ -190,8 +195,9 @@ def test_the_imitation_loss_without_the_forced_rows_is_that_of_all_rows(standard
 
 
 def test_the_rollout_keeps_the_card_features_the_update_would_make():
-    config = dataclasses.replace(TrainConfig(), num_envs=8, rollout_steps=70, hidden=[16], card_scorer=8,
-                                 rollout_worker=False, bc_decisions=0)
+    config = dataclasses.replace(
+        TrainConfig(), num_envs=8, rollout_steps=70, hidden=[16], card_scorer=8, rollout_worker=False, bc_decisions=0
+    )
     torch.manual_seed(0)
     rollout = Rollout(config, load_rules("standard"), np.random.default_rng(0))
     policy, critic = PolicyNet(config.hidden, card_scorer=8), ValueNet(rollout.critic_size, config.hidden)
@@ -214,8 +220,9 @@ def test_a_store_keeps_hand_cards_only_when_every_decision_has_them():
     def batch(with_cards: list[bool]) -> dict:
         store = TrajectoryStore(2, 4, OBS_SIZE, NUM_ACTIONS, OBS_SIZE, sparse=True)
         for has in with_cards:
-            store.add(rows, seats, obs, mask, obs, np.zeros(2), np.zeros(2), np.zeros(2),
-                      hand_cards=cards if has else None)
+            store.add(
+                rows, seats, obs, mask, obs, np.zeros(2), np.zeros(2), np.zeros(2), hand_cards=cards if has else None
+            )
         store.end_hands(rows, np.ones((2, 4)))
         return store.take_complete(1.0, 0.95)
 

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from spades_env.batch import BatchEnv
-from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 from spades_env.nn import WEIGHT_GRADS, PolicyNet, SparseRows, ValueNet, sparse_rows, weight_grad_dtype
 from spades_env.nn.sparse import _sparse_rows_torch
+from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
 
 TOLERANCE = 1e-5
 
@@ -39,10 +39,14 @@ def test_sparse_rows_hold_exactly_the_active_features():
     assert torch.equal(rows[torch.tensor([2, 0])].dense(), x[[2, 0]])
 
 
-@pytest.mark.parametrize("pick", [np.array([2, 0, 2]), np.array([True, False, True]), slice(1, None), np.array([], int)])
+@pytest.mark.parametrize(
+    "pick", [np.array([2, 0, 2]), np.array([True, False, True]), slice(1, None), np.array([], int)]
+)
 def test_sparse_rows_pick_rows_as_the_dense_rows_do(pick):
     x = torch.tensor([[0.0, 2.5, 0.0, -1.0], [0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0]])
-    assert torch.equal(sparse_rows(x)[pick].dense(), x[torch.as_tensor(pick)] if not isinstance(pick, slice) else x[pick])
+    assert torch.equal(
+        sparse_rows(x)[pick].dense(), x[torch.as_tensor(pick)] if not isinstance(pick, slice) else x[pick]
+    )
 
 
 def test_sparse_rows_joined_are_the_rows_of_the_joined_input():
@@ -77,7 +81,7 @@ def test_sparse_policy_equals_dense_policy_in_logits_and_gradients():
     grads = []
     for out in (dense_out, sparse_out):
         policy.zero_grad()
-        (out ** 2).sum().backward()
+        (out**2).sum().backward()
         grads.append([p.grad.clone() for p in policy.parameters()])
     for dense_grad, sparse_grad in zip(*grads):
         assert torch.allclose(dense_grad, sparse_grad, atol=TOLERANCE * 10)
@@ -117,7 +121,7 @@ def test_bf16_weight_gradient_keeps_the_forward_and_is_close_to_float32(net):
         model.weight_grad_dtype = dtype
         model.zero_grad()
         out = model(x)
-        (out ** 2).sum().backward()
+        (out**2).sum().backward()
         outputs.append(out.detach())
         grads.append([p.grad.clone() for p in model.parameters()])
     assert torch.equal(outputs[0], outputs[1])  # the forward (every probability and ratio) is untouched
@@ -142,8 +146,9 @@ def test_weight_grad_auto_is_bf16_only_on_a_cpu_with_matrix_units(monkeypatch):
 
 
 def test_the_config_weight_grad_reaches_both_networks():
+    from training.config import WEIGHT_GRADS as CONFIG_WEIGHT_GRADS
+    from training.config import TrainConfig, from_mapping
     from training.learner import build_learner
-    from training.config import WEIGHT_GRADS as CONFIG_WEIGHT_GRADS, TrainConfig, from_mapping
 
     assert CONFIG_WEIGHT_GRADS == WEIGHT_GRADS  # the config's copy of the choices (it does not import torch)
     for name, dtype in (("float32", torch.float32), ("bfloat16", torch.bfloat16)):
@@ -153,11 +158,10 @@ def test_the_config_weight_grad_reaches_both_networks():
         from_mapping({"weight_grad": "fp8"})
 
 
-
 @pytest.mark.parametrize("sparse", [False, True])
 def test_scores_beyond_twice_the_target_reach_the_networks_as_twice_the_target(sparse):
-    from spades_env.obs.layout import OBSERVATION
     from spades_env.nn import FEATURE_CLIP
+    from spades_env.obs.layout import OBSERVATION
 
     torch.manual_seed(4)
     obs, _ = _observations_and_states(steps=4, tables=4)

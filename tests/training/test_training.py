@@ -48,8 +48,9 @@ def test_smoke_run_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     # Resume: continues from the checkpoint with the same weights and counters, and trains further.
     ckpt = torch.load(run_dir / "checkpoints" / "last.pt", weights_only=True)
     assert ckpt["counters"]["update"] == first["update"]
-    second = train_module.train(["--config", SMOKE, "--runs-dir", runs, "--resume", "--total-decisions", "9000",
-                                 "--no-final-eval"])["counters"]
+    second = train_module.train(
+        ["--config", SMOKE, "--runs-dir", runs, "--resume", "--total-decisions", "9000", "--no-final-eval"]
+    )["counters"]
     out = capsys.readouterr().out
     assert f"resumed at update {first['update']}" in out
     assert "imitating" not in out.split("resumed at update")[1]  # imitation is not repeated
@@ -85,26 +86,40 @@ def test_checkpoint_of_another_network_size_gives_checkpoint_error(tmp_path):
         train_module.train(["--config", SMOKE, "--runs-dir", runs, "--resume", "--hidden", "16,16"])
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"learning_rat": 0.1}, "unknown train config key"),
-    ({"num_envs": 0}, "num_envs"),
-    ({"num_envs": "many"}, "num_envs"),
-    ({"critic_input": "oracle"}, "critic_input"),
-    ({"selfplay_fraction": 0.8, "heuristic_fraction": 0.5}, "sum to at most 1"),
-    ({"selfplay_fraction": 0.7, "heuristic_fraction": 0.2, "random_fraction": 0.2}, "sum to at most 1"),
-    ({"random_fraction": -0.1}, "random_fraction"),
-    ({"hidden": []}, "hidden"),
-    ({"anneal_lr": 1}, "anneal_lr"),
-    ({"prior_weight": -1.0}, "prior_weight"),
-    ({"max_updates": -1}, "max_updates"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"learning_rat": 0.1}, "unknown train config key"),
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_envs": "many"}, "num_envs"),
+        ({"critic_input": "oracle"}, "critic_input"),
+        ({"selfplay_fraction": 0.8, "heuristic_fraction": 0.5}, "sum to at most 1"),
+        ({"selfplay_fraction": 0.7, "heuristic_fraction": 0.2, "random_fraction": 0.2}, "sum to at most 1"),
+        ({"random_fraction": -0.1}, "random_fraction"),
+        ({"hidden": []}, "hidden"),
+        ({"anneal_lr": 1}, "anneal_lr"),
+        ({"prior_weight": -1.0}, "prior_weight"),
+        ({"max_updates": -1}, "max_updates"),
+    ],
+)
 def test_bad_train_config_names_the_key(bad, message):
     with pytest.raises(ValueError, match=message):
         from_mapping(bad)
 
 
-@pytest.mark.parametrize(("word", "value"), [("true", True), ("Yes", True), ("on", True), ("1", True),
-                                             ("false", False), ("NO", False), ("off", False), ("0", False)])
+@pytest.mark.parametrize(
+    ("word", "value"),
+    [
+        ("true", True),
+        ("Yes", True),
+        ("on", True),
+        ("1", True),
+        ("false", False),
+        ("NO", False),
+        ("off", False),
+        ("0", False),
+    ],
+)
 def test_switch_on_the_command_line_reads_true_and_false_words(word, value):
     parser = argparse.ArgumentParser()
     add_arguments(parser)
@@ -133,7 +148,9 @@ def test_export_policy_writes_a_small_float16_file_that_plays_like_the_source(tm
     torch.manual_seed(0)
     source, target = tmp_path / "policy.pt", tmp_path / "ppo.pt"
     save_policy(source, PolicyNet((64, 64)), meta={"update": 3})
-    assert export([str(source), str(target), "--meta", "command=python -m training.train", "--meta", "minutes=12.5"]) == 0
+    assert (
+        export([str(source), str(target), "--meta", "command=python -m training.train", "--meta", "minutes=12.5"]) == 0
+    )
     assert target.stat().st_size < 0.6 * source.stat().st_size  # float16 weights
     raw = torch.load(target, weights_only=True)
     assert all(v.dtype == torch.float16 for v in raw["state_dict"].values() if v.is_floating_point())
@@ -148,8 +165,23 @@ def test_residual_run_starts_from_a_checkpoint_and_stops_at_max_updates(tmp_path
     runs = str(tmp_path)
     base = train_module.train(["--config", SMOKE, "--runs-dir", runs, "--total-decisions", "1000", "--no-final-eval"])
     ckpt = Path(base["run_dir"]) / "checkpoints" / "last.pt"
-    summary = train_module.train(["--config", SMOKE, "--runs-dir", runs, "--exp-name", "residual", "--init-from", str(ckpt),
-                                  "--prior-weight", "3", "--max-updates", "2", "--no-final-eval"])
+    summary = train_module.train(
+        [
+            "--config",
+            SMOKE,
+            "--runs-dir",
+            runs,
+            "--exp-name",
+            "residual",
+            "--init-from",
+            str(ckpt),
+            "--prior-weight",
+            "3",
+            "--max-updates",
+            "2",
+            "--no-final-eval",
+        ]
+    )
     out = capsys.readouterr().out
     assert f"initial weights from {ckpt}" in out
     assert "imitating" not in out.split("initial weights from")[1]  # the loaded weights replace the imitation
@@ -157,8 +189,21 @@ def test_residual_run_starts_from_a_checkpoint_and_stops_at_max_updates(tmp_path
     policy, _ = load_policy(Path(summary["run_dir"]) / "policy.pt")
     assert policy.prior_weight == 3.0 and not policy.prior_on_bids
     # A policy file is a valid start too (policy weights only; the critic starts fresh).
-    train_module.train(["--config", SMOKE, "--runs-dir", runs, "--exp-name", "from-policy", "--init-from",
-                        str(Path(summary["run_dir"]) / "policy.pt"), "--max-updates", "1", "--no-final-eval"])
+    train_module.train(
+        [
+            "--config",
+            SMOKE,
+            "--runs-dir",
+            runs,
+            "--exp-name",
+            "from-policy",
+            "--init-from",
+            str(Path(summary["run_dir"]) / "policy.pt"),
+            "--max-updates",
+            "1",
+            "--no-final-eval",
+        ]
+    )
 
 
 def test_init_from_a_file_of_another_kind_is_a_clear_error(tmp_path):
@@ -167,5 +212,6 @@ def test_init_from_a_file_of_another_kind_is_a_clear_error(tmp_path):
     with pytest.raises(CheckpointError, match="neither a policy file nor a training checkpoint"):
         train_module.train(["--config", SMOKE, "--runs-dir", str(tmp_path), "--init-from", str(bogus)])
     with pytest.raises(CheckpointError, match="no such checkpoint"):
-        train_module.train(["--config", SMOKE, "--runs-dir", str(tmp_path), "--init-from", str(tmp_path / "none.pt"),
-                            "--overwrite"])
+        train_module.train(
+            ["--config", SMOKE, "--runs-dir", str(tmp_path), "--init-from", str(tmp_path / "none.pt"), "--overwrite"]
+        )

@@ -15,8 +15,9 @@ use); :class:`HeuristicAgent` (``heuristic``) plays :data:`~.table.STRONG`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,26 +47,58 @@ def table_from_view(view, rules: Rules, legal: int, voids: Sequence[int], style:
     gone = _seen_discards(view, rules, style)  # out of play, as the cards played are
     for m in view.played[:n]:
         gone |= m
-    return Table(rules, AGENT_SLOT, view.hand, legal, seats, cards, list(view.bid_kinds[:n]),
-                 list(view.bid_values[:n]), list(view.tricks_won[:n]), gone, voids, list(view.bags[:n]), style,
-                 list(view.scores[:n]))
+    return Table(
+        rules,
+        AGENT_SLOT,
+        view.hand,
+        legal,
+        seats,
+        cards,
+        list(view.bid_kinds[:n]),
+        list(view.bid_values[:n]),
+        list(view.tricks_won[:n]),
+        gone,
+        voids,
+        list(view.bags[:n]),
+        style,
+        list(view.scores[:n]),
+    )
 
 
-def table_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequence[int],
-                     style: Style = CLASSIC) -> Table:
+def table_from_state(
+    state: HandState, voids: Sequence[int], bags_by_seat: Sequence[int], style: Style = CLASSIC
+) -> Table:
     """A :class:`Table` for the seat to act in a core hand state (what that seat may know)."""
     gone = 0
     for m in state.played:
         gone |= m
     seat = state.current
     scores = [state.scores[state.rules.side_of(s)] for s in range(state.num_players)]
-    return Table(state.rules, seat, state.hands[seat], state.legal_mask(), state.trick_seats, state.trick_cards,
-                 state.bid_kinds, state.bid_values, state.tricks_won, gone, voids, bags_by_seat, style,
-                 scores)
+    return Table(
+        state.rules,
+        seat,
+        state.hands[seat],
+        state.legal_mask(),
+        state.trick_seats,
+        state.trick_cards,
+        state.bid_kinds,
+        state.bid_values,
+        state.tricks_won,
+        gone,
+        voids,
+        bags_by_seat,
+        style,
+        scores,
+    )
 
 
-def act_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequence[int],
-                   params: BidParams = DEFAULT_BID_PARAMS, style: Style = CLASSIC) -> int:
+def act_from_state(
+    state: HandState,
+    voids: Sequence[int],
+    bags_by_seat: Sequence[int],
+    params: BidParams = DEFAULT_BID_PARAMS,
+    style: Style = CLASSIC,
+) -> int:
     """The heuristic's action for the seat to act in a core hand state, in any phase (for rollouts)."""
     legal = state.legal_mask()
     if not legal & (legal - 1):
@@ -83,12 +116,19 @@ def act_from_state(state: HandState, voids: Sequence[int], bags_by_seat: Sequenc
     scores = [state.scores[rules.side_of(s)] for s in range(state.num_players)]
     if phase == Phase.BLIND:
         return choose_blind(rules, legal, seat, kinds, scores, rules.target_score, style)
-    return choose_bid(rules, state.hands[seat], legal, seat, kinds, state.bid_values, scores, bags_by_seat, params,
-                      style)
+    return choose_bid(
+        rules, state.hands[seat], legal, seat, kinds, state.bid_values, scores, bags_by_seat, params, style
+    )
 
 
-def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
-           params: BidParams = DEFAULT_BID_PARAMS, style: Style = CLASSIC) -> int:
+def decide(
+    view,
+    rules: Rules,
+    legal: int,
+    voids: Sequence[int] | None = None,
+    params: BidParams = DEFAULT_BID_PARAMS,
+    style: Style = CLASSIC,
+) -> int:
     """The heuristic's action for a decoded observation and its legal-action bitmask."""
     n = view.num_players
     phase = view.phase
@@ -97,8 +137,9 @@ def decide(view, rules: Rules, legal: int, voids: Sequence[int] | None = None,
         return choose_card(table_from_view(view, rules, legal, voids if voids is not None else [0] * n, style))
     if phase == Phase.BID:
         gone = seen_discards(view) if style.two_player_bids and not rules.deuce_of_spades_high else 0
-        return choose_bid(rules, view.hand, legal, AGENT_SLOT, kinds, values, view.scores[:n], view.bags[:n],
-                          params, style, gone)
+        return choose_bid(
+            rules, view.hand, legal, AGENT_SLOT, kinds, values, view.scores[:n], view.bags[:n], params, style, gone
+        )
     if phase == Phase.BLIND:
         return choose_blind(rules, legal, AGENT_SLOT, kinds, view.scores[:n], view.target_score, style)
     if phase == Phase.EXCHANGE:
@@ -119,8 +160,14 @@ class HeuristicAgent(Agent):
     name = "heuristic"
     default_style = STRONG
 
-    def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None, track_voids: bool = True,
-                 style: Style | None = None, **options: Any):
+    def __init__(
+        self,
+        seed: int | None = None,
+        rng: np.random.Generator | None = None,
+        track_voids: bool = True,
+        style: Style | None = None,
+        **options: Any,
+    ):
         super().__init__(seed, rng)
         style = self.default_style if style is None else style
         if not isinstance(style, Style):
@@ -128,9 +175,11 @@ class HeuristicAgent(Agent):
         style_fields, bid_fields = set(Style.__dataclass_fields__), set(BidParams.__dataclass_fields__)
         unknown = sorted(set(options) - style_fields - bid_fields)
         if unknown:
-            raise TypeError(f"HeuristicAgent got unknown option(s) {unknown}; its options are seed, rng, "
-                            f"track_voids, style, the bid parameters {sorted(bid_fields)} "
-                            f"and the style switches {sorted(style_fields)}")
+            raise TypeError(
+                f"HeuristicAgent got unknown option(s) {unknown}; its options are seed, rng, "
+                f"track_voids, style, the bid parameters {sorted(bid_fields)} "
+                f"and the style switches {sorted(style_fields)}"
+            )
         self.style = replace(style, **{k: v for k, v in options.items() if k in style_fields})
         self.track_voids = track_voids
         self.tracker = VoidTracker()

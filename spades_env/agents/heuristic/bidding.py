@@ -47,8 +47,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ...core import actions as A
 from ...core.cards import CARD_SUIT, NUM_RANKS, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
@@ -56,8 +56,19 @@ from ...core.drawing import TWO_PLAYERS
 from ...core.rules import POINTS_PER_BID_TRICK, Rules
 from ...core.scoring import NIL_KINDS, BidKind
 from .nil_model import fits, fitted_nil_risk
-from .table import (ACE, BAG_PRESSURE_MARGIN, CLASSIC, KING, NO_PARTNER, QUEEN, SIDE_SUITS, TABLES, TRUMPS_DESC, Style,
-                    promoted)
+from .table import (
+    ACE,
+    BAG_PRESSURE_MARGIN,
+    CLASSIC,
+    KING,
+    NO_PARTNER,
+    QUEEN,
+    SIDE_SUITS,
+    TABLES,
+    TRUMPS_DESC,
+    Style,
+    promoted,
+)
 
 # ---- trick estimate
 # Side-suit honour values by suit length (index = cards held in the suit).
@@ -248,7 +259,7 @@ def _nil_spades_safety(hand: int, rules: Rules) -> float:
         safe *= 1.0 - min(risk, NIL_SPADE_RISK_MAX)
     extra = len(spades) - NIL_SPADES_OK[rules.num_players]
     if extra > 0:
-        safe *= NIL_EXTRA_SPADE_SAFETY ** extra
+        safe *= NIL_EXTRA_SPADE_SAFETY**extra
     return safe
 
 
@@ -312,8 +323,19 @@ def two_player_tricks(hand: int, rules: Rules, gone: int = 0, first_bid: int | N
     return a + b * est + c * first_bid
 
 
-def _bidding(rules: Rules, hand: int, legal: int, me: int, kinds: Sequence[int], values: Sequence[int],
-             scores: Sequence[int], bags: Sequence[int], params: BidParams, style: Style, gone: int) -> _Bidding:
+def _bidding(
+    rules: Rules,
+    hand: int,
+    legal: int,
+    me: int,
+    kinds: Sequence[int],
+    values: Sequence[int],
+    scores: Sequence[int],
+    bags: Sequence[int],
+    params: BidParams,
+    style: Style,
+    gone: int,
+) -> _Bidding:
     """The bid situation. The score: near the target play safe, behind a side about to win dare a nil,
     near the bag limit bid up."""
     partner = rules.partner_of(me)
@@ -352,8 +374,9 @@ def _nil_factor(partner_bid: int) -> float:
     return WEAK_PARTNER_NIL_FACTOR
 
 
-def _nil_risk(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], params: BidParams,
-              style: Style) -> float:
+def _nil_risk(
+    b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], params: BidParams, style: Style
+) -> float:
     """The chance that a nil takes a trick: the fitted model (strong style, where it applies), else the
     hand-written one, scaled and adjusted for the partner's bid."""
     if b.partner >= 0 and b.partner_kind in NIL_KINDS:
@@ -371,14 +394,16 @@ def _nil_risk(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int],
     return risk
 
 
-def _nil_wins(b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], params: BidParams,
-              style: Style) -> bool:
+def _nil_wins(
+    b: _Bidding, me: int, kinds: Sequence[int], values: Sequence[int], params: BidParams, style: Style
+) -> bool:
     """Whether nil beats a number bid: low enough risk, and more expected points."""
     rules = b.rules
     risk = _nil_risk(b, me, kinds, values, params, style)
     nil_points = rules.nil_value * (1.0 - 2.0 * risk)
-    number_points = (POINTS_PER_BID_TRICK * max(b.est, 1.0) * NUMBER_BID_DISCOUNT
-                     + (PARTNER_BONUS if b.partner >= 0 else 0.0))
+    number_points = POINTS_PER_BID_TRICK * max(b.est, 1.0) * NUMBER_BID_DISCOUNT + (
+        PARTNER_BONUS if b.partner >= 0 else 0.0
+    )
     suicide_first = rules.suicide and b.partner_kind == BidKind.NONE
     threshold = SUICIDE_NIL_RISK_MAX if suicide_first else params.nil_risk_max
     if b.two:
@@ -439,8 +464,15 @@ def choose_bid(
     return _nearest_bid(legal, _number_target(b, me, kinds, values, style))
 
 
-def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores: Sequence[int],
-                 target_score: int, style: Style = CLASSIC) -> int:
+def choose_blind(
+    rules: Rules,
+    legal: int,
+    me: int,
+    kinds: Sequence[int],
+    scores: Sequence[int],
+    target_score: int,
+    style: Style = CLASSIC,
+) -> int:
     """At a blind decision: blind nil or a blind bid only as a comeback, else look at the cards."""
     n = rules.num_players
     own = scores[me]
@@ -457,8 +489,9 @@ def choose_blind(rules: Rules, legal: int, me: int, kinds: Sequence[int], scores
         return A.BLIND_NIL
     blind_bids = [a for a in A.BLIND_BID_ACTIONS if legal >> a & 1]
     late_deficit, late_margin = BLIND_BID_LATE
-    if blind_bids and (deficit >= BLIND_BID_DEFICIT or (deficit > late_deficit
-                                                        and best_other >= target_score - late_margin)):
+    if blind_bids and (
+        deficit >= BLIND_BID_DEFICIT or (deficit > late_deficit and best_other >= target_score - late_margin)
+    ):
         return blind_bids[0]
     return A.SEE_CARDS
 
@@ -476,6 +509,7 @@ def choose_exchange(rules: Rules, hand: int, legal: int, me_is_nil: bool) -> int
             suit = hand & SUIT_MASKS[CARD_SUIT[c]]
             low = (suit & ~tables.higher[c]).bit_count() - 1
             return power[c] - EXCHANGE_GUARD_WEIGHT * min(low, EXCHANGE_GUARDS_MAX)
+
         return max(cards, key=danger)
     side = [c for c in cards if CARD_SUIT[c] != TRUMP]
     return min(side or cards, key=lambda c: (power[c], c))

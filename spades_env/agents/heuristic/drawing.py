@@ -38,8 +38,11 @@ NIL_PLAN_TRICKS = 1.0  # and its expected tricks, at most
 
 def nil_plan(rules: Rules, hand: int) -> bool:
     """Whether the hand kept so far is drawn toward a nil."""
-    return (hand.bit_count() >= NIL_PLAN_FROM and nil_risk(hand, rules) <= NIL_PLAN_RISK
-            and estimate_tricks(hand, rules) <= NIL_PLAN_TRICKS)
+    return (
+        hand.bit_count() >= NIL_PLAN_FROM
+        and nil_risk(hand, rules) <= NIL_PLAN_RISK
+        and estimate_tricks(hand, rules) <= NIL_PLAN_TRICKS
+    )
 
 
 def choose_draw(rules: Rules, hand: int, offered: int, discarded: int, legal: int, promote: bool = False) -> int:
@@ -57,10 +60,13 @@ def choose_draw(rules: Rules, hand: int, offered: int, discarded: int, legal: in
         return promoted(cards, gone) if gone else cards
 
     if nil_plan(rules, seen(hand)):
+
         def value(card: int) -> float:
             return -nil_risk(seen(hand | 1 << card), rules)
     else:
+
         def value(card: int) -> float:
             return estimate_tricks(seen(hand | 1 << card), rules)
+
     average = sum(value(c) for c in others) / len(others)
     return A.KEEP if value(offered) >= average else A.DISCARD

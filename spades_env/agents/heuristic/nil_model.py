@@ -25,7 +25,7 @@ bias                1      1
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...core.cards import NUM_RANKS, TRUMP, make_card
 from ...core.rules import Rules
@@ -45,14 +45,52 @@ NUM_FEATURES = NUM_RANKS + 2 + len(HONOUR_RANKS) * GUARD_CLASSES + 4 + NUM_PLAYE
 # order of ``features``.
 WEIGHTS = (
     # spade by rank, 2 .. ace
-    -0.930, -0.860, -0.807, -0.807, -0.717, -0.689, -0.574, -0.508, -0.409, -0.168, 0.140, 0.572, 6.433,
-    0.675, 1.078,  # spades; spades beyond three
+    -0.930,
+    -0.860,
+    -0.807,
+    -0.807,
+    -0.717,
+    -0.689,
+    -0.574,
+    -0.508,
+    -0.409,
+    -0.168,
+    0.140,
+    0.572,
+    6.433,
+    0.675,
+    1.078,  # spades; spades beyond three
     # side honours: ace, king, queen, jack, ten, nine; each with 0 / 1 / 2+ guards
-    4.359, 3.056, 0.599, 1.658, 1.449, 0.352, 1.003, 1.148, 0.250,
-    0.720, 0.778, 0.116, 0.627, 0.581, 0.110, 0.463, 0.377, 0.047,
-    -0.122, -0.122, -0.341, -0.307,  # voids, singletons, 5+ suits, 6+ suits
-    -0.098, -0.246, -0.268, -0.308,  # 0, 1, 2, 3 bids before mine
-    -0.344, 1.101, -0.133, 0.049,  # partner: not bid, other bid, its number, 5+
+    4.359,
+    3.056,
+    0.599,
+    1.658,
+    1.449,
+    0.352,
+    1.003,
+    1.148,
+    0.250,
+    0.720,
+    0.778,
+    0.116,
+    0.627,
+    0.581,
+    0.110,
+    0.463,
+    0.377,
+    0.047,
+    -0.122,
+    -0.122,
+    -0.341,
+    -0.307,  # voids, singletons, 5+ suits, 6+ suits
+    -0.098,
+    -0.246,
+    -0.268,
+    -0.308,  # 0, 1, 2, 3 bids before mine
+    -0.344,
+    1.101,
+    -0.133,
+    0.049,  # partner: not bid, other bid, its number, 5+
     -0.919,  # bias
 )
 assert len(WEIGHTS) == NUM_FEATURES
@@ -60,8 +98,9 @@ assert len(WEIGHTS) == NUM_FEATURES
 
 def fits(rules: Rules) -> bool:
     """Whether the fitted model applies to these rules (the pack and table it was fitted on: a partner covers)."""
-    return (rules.num_players == NUM_PLAYERS and rules.partnerships and not rules.jokers
-            and not rules.deuce_of_spades_high)
+    return (
+        rules.num_players == NUM_PLAYERS and rules.partnerships and not rules.jokers and not rules.deuce_of_spades_high
+    )
 
 
 def features(hand: int, bids_before: int, partner_bid: int) -> list[float]:
@@ -77,12 +116,20 @@ def features(hand: int, bids_before: int, partner_bid: int) -> list[float]:
             if honour in ranks:
                 lower = sum(1 for rank in ranks if rank < honour)
                 honours[i * GUARD_CLASSES + min(lower, GUARD_CLASSES - 1)] += 1.0
-    shape = [sum(n == 0 for n in lengths), sum(n == 1 for n in lengths), sum(n >= LONG_SUIT for n in lengths),
-             sum(n >= VERY_LONG_SUIT for n in lengths)]
+    shape = [
+        sum(n == 0 for n in lengths),
+        sum(n == 1 for n in lengths),
+        sum(n >= LONG_SUIT for n in lengths),
+        sum(n >= VERY_LONG_SUIT for n in lengths),
+    ]
     seat = [float(bids_before == k) for k in range(NUM_PLAYERS)]
     number = max(partner_bid, 0)
-    partner = [float(partner_bid == NOT_BID), float(partner_bid == OTHER_BID), float(number),
-               float(number >= STRONG_PARTNER_BID)]
+    partner = [
+        float(partner_bid == NOT_BID),
+        float(partner_bid == OTHER_BID),
+        float(number),
+        float(number >= STRONG_PARTNER_BID),
+    ]
     return spades + [count, max(count - SPADES_OK, 0.0)] + honours + [float(x) for x in shape] + seat + partner + [1.0]
 
 

@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...core.cards import CARD_SUIT, NON_SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from .table import (
@@ -83,8 +83,9 @@ def _cover_lead(t: Table) -> int:
         cards = legal & SUIT_MASKS[s]
         if cards and t.voids[t.partner] >> s & 1:
             return highest(cards, power)
-    best_suit = max((s for s in ALL_SUITS if legal & SUIT_MASKS[s]),
-                    key=lambda s: (s != TRUMP, (legal & SUIT_MASKS[s]).bit_count()))
+    best_suit = max(
+        (s for s in ALL_SUITS if legal & SUIT_MASKS[s]), key=lambda s: (s != TRUMP, (legal & SUIT_MASKS[s]).bit_count())
+    )
     return highest(legal & SUIT_MASKS[best_suit], power)
 
 

@@ -18,8 +18,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Sequence
 
 from ...core.cards import (
     ALL_CARDS_MASK,
@@ -72,14 +72,26 @@ class Style:
         for f in fields(self):
             value, kind = getattr(self, f.name), type(f.default)
             if type(value) is not kind or (kind is int and value < 0):
-                raise TypeError(f"style option {f.name} must be a {'non-negative ' if kind is int else ''}"
-                                f"{kind.__name__}, got {value!r}")
+                raise TypeError(
+                    f"style option {f.name} must be a {'non-negative ' if kind is int else ''}"
+                    f"{kind.__name__}, got {value!r}"
+                )
 
 
 CLASSIC = Style()  # today's heuristic, kept for comparison (and as the trained policy's prior)
-STRONG = Style(bag_ducking=True, strict_blind_nil=True, set_slack=2, score_aware=True,
-               nil_cover=True, underbid_raise=True, bold_nil=True, nil_defence=True,
-               fitted_nil=True, seen_discards=True, two_player_bids=True)  # the ``heuristic`` agent
+STRONG = Style(
+    bag_ducking=True,
+    strict_blind_nil=True,
+    set_slack=2,
+    score_aware=True,
+    nil_cover=True,
+    underbid_raise=True,
+    bold_nil=True,
+    nil_defence=True,
+    fitted_nil=True,
+    seen_discards=True,
+    two_player_bids=True,
+)  # the ``heuristic`` agent
 
 
 def promoted(hand: int, gone: int) -> int:
@@ -119,8 +131,11 @@ class CardTables:
 
 TABLES = {False: CardTables(False), True: CardTables(True)}
 # The trumps of the pack, high to low, by (jokers, deuce_of_spades_high).
-TRUMPS_DESC = {(j, d): tuple(c for c in TABLES[d].trumps_desc if PACK_MASK[j] >> c & 1)
-               for j in (False, True) for d in (False, True)}
+TRUMPS_DESC = {
+    (j, d): tuple(c for c in TABLES[d].trumps_desc if PACK_MASK[j] >> c & 1)
+    for j in (False, True)
+    for d in (False, True)
+}
 
 
 def lowest(mask: int, power: Sequence[int]) -> int:
@@ -151,13 +166,47 @@ def highest(mask: int, power: Sequence[int]) -> int:
 class Table:
     """Everything the play logic reads at one decision (seats are 0..n-1, ``me`` to act)."""
 
-    __slots__ = ("rules", "n", "me", "partner", "hand", "legal", "trick_seats", "trick_cards", "kinds", "values",
-                 "won", "trick_index", "gone", "voids", "bags", "tables", "unseen", "held", "opps", "style", "scores")
+    __slots__ = (
+        "rules",
+        "n",
+        "me",
+        "partner",
+        "hand",
+        "legal",
+        "trick_seats",
+        "trick_cards",
+        "kinds",
+        "values",
+        "won",
+        "trick_index",
+        "gone",
+        "voids",
+        "bags",
+        "tables",
+        "unseen",
+        "held",
+        "opps",
+        "style",
+        "scores",
+    )
 
-    def __init__(self, rules: Rules, me: int, hand: int, legal: int, trick_seats: Sequence[int],
-                 trick_cards: Sequence[int], kinds: Sequence[int], values: Sequence[int], won: Sequence[int],
-                 gone: int, voids: Sequence[int], bags: Sequence[int], style: Style = CLASSIC,
-                 scores: Sequence[int] | None = None):
+    def __init__(
+        self,
+        rules: Rules,
+        me: int,
+        hand: int,
+        legal: int,
+        trick_seats: Sequence[int],
+        trick_cards: Sequence[int],
+        kinds: Sequence[int],
+        values: Sequence[int],
+        won: Sequence[int],
+        gone: int,
+        voids: Sequence[int],
+        bags: Sequence[int],
+        style: Style = CLASSIC,
+        scores: Sequence[int] | None = None,
+    ):
         n = rules.num_players
         partner = rules.partner_of(me)
         self.rules = rules

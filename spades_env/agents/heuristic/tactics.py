@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ...core.cards import CARD_SUIT, NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, TRUMP, cards_of
 from .table import (
