@@ -22,7 +22,7 @@ for name in spades_env.PRESETS:  # every preset builds and plays a whole hand at
     env = spades_env.env(rules=name)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert env.unwrapped.game_record()["results"], f"{name}: no hand was scored"
@@ -37,5 +37,7 @@ for agent in env.agent_iter():
     obs, reward, terminated, truncated, info = env.last()
     env.step(None if terminated or truncated else agents[agent].act(obs))
 scores = env.unwrapped.game_record()["results"][-1]["scores"]
-print(f"package check: spades_env {spades_env.__version__} from {here.parent}; {len(spades_env.PRESETS)} presets "
-      f"played; a game of the released ppo with the heuristic ended {scores}")
+print(
+    f"package check: spades_env {spades_env.__version__} from {here.parent}; {len(spades_env.PRESETS)} presets "
+    f"played; a game of the released ppo with the heuristic ended {scores}"
+)
