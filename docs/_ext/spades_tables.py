@@ -39,7 +39,12 @@ ACTION_KINDS = (
 def _cell(text: str, literal: bool = False) -> nodes.entry:
     entry = nodes.entry()
     paragraph = nodes.paragraph()
-    paragraph += nodes.literal(text=text) if literal else nodes.Text(text)
+    if literal:
+        paragraph += nodes.literal(text=text)
+    else:  # ``code`` spans of the docstring tables become literals, the rest plain text
+        for i, part in enumerate(re.split(r"``(.+?)``", text)):
+            if part:
+                paragraph += nodes.literal(text=part) if i % 2 else nodes.Text(part)
     entry += paragraph
     return entry
 
