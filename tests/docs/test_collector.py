@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.docs.examples import console_steps, examples, shell_commands, shown_in_order
+from .examples import console_steps, examples, shell_commands, shown_in_order
 
 
 def test_examples_by_language_and_mark(tmp_path: Path):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.examples import (
+from .examples import (
     EXAMPLE_LANGUAGES,
     PAGES,
     ROOT,

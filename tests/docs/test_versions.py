@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import spades_env
-from tests.docs.examples import ROOT
+
+from .examples import ROOT
 
 
 def test_pyproject_package_and_changelog_agree():
