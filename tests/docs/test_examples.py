@@ -116,3 +116,12 @@ def test_console_example(example: Example, scratch: Path):
         assert missing is None, (
             f"{example.name}: `{command}` did not print {missing!r}; it printed:\n{result.stdout[-3000:]}"
         )
+
+
+README_MAX_LINES = 250
+
+
+def test_the_readme_stays_short():
+    """The README tells a user how to use the project; measurement logs belong to the docs' results pages."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines; at most {README_MAX_LINES}"
