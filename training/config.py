@@ -23,6 +23,7 @@ import yaml
 from spades_env.agents import available_agents
 from spades_env.agents.registry import released_policies
 from spades_env.config_io import MAX_CONFIG_BYTES, one_line, read_limited
+from spades_env.core.rules import PRESETS
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayout
 
@@ -91,6 +92,12 @@ class TrainConfig:
     runs_dir: str = _f("runs", "folder holding run folders")
     seed: int = _f(1, "seed of the tables, the networks and the opponent draws")
     rules: str = _f("standard", "rules preset or YAML path")
+    mixture: list = _f(
+        [],
+        "train on several presets at once: entries 'preset' or 'preset:weight' (e.g. standard:2, cutthroat, "
+        "two_player); the tables are split among them by weight, each preset's rewards its own (individual or shared "
+        "by partners); [] = every table plays 'rules'",
+    )
     device: str = _f("cpu", "torch device: cpu, or cuda when available")
     threads: int = _f(1, "torch CPU threads (1 is fastest when other processes share the cores)")
     eval_workers: int = _f(2, "processes of the duplicate evaluations")
@@ -183,8 +190,13 @@ class TrainConfig:
     @property
     def run_name(self) -> str:
         """Reproducible run name."""
-        rules = Path(self.rules).stem
+        rules = "mixture" if self.mixture else Path(self.rules).stem
         return f"{self.exp_name}-{rules}-seed{self.seed}"
+
+    @property
+    def presets(self) -> dict[str, float]:
+        """The presets the tables play and their weights: the mixture's, or ``{rules: 1}``."""
+        return mixture_weights(self.mixture) if self.mixture else {self.rules: 1.0}
 
     def validate(self) -> TrainConfig:
         """Raise ValueError naming the first bad field."""
@@ -219,6 +231,12 @@ class TrainConfig:
                 "train config 'selfplay_fraction', 'heuristic_fraction' and 'random_fraction' must be >= 0 "
                 "and sum to at most 1"
             )
+        if self.mixture:
+            if self.rules != TrainConfig.rules:
+                raise ValueError(
+                    f"train config: give either 'rules' ({self.rules!r}) or 'mixture', not both (a mixture names its presets)"
+                )
+            mixture_weights(self.mixture)  # raises naming a bad entry
         for name in ("hidden", "critic_hidden"):
             sizes = getattr(self, name)
             if not sizes or any(not isinstance(h, int) or isinstance(h, bool) or h <= 0 for h in sizes):
@@ -261,6 +279,36 @@ def load_config(path: str | None) -> TrainConfig:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a train config must be a mapping")
     return from_mapping(data)
+
+
+MIXTURE_WEIGHT_SEPARATOR = ":"
+
+
+def mixture_weights(entries: list) -> dict[str, float]:
+    """``{preset: weight}`` of a mixture's entries (``"preset"`` or ``"preset:weight"``, each preset once, weights
+    finite and positive); ValueError naming the bad entry."""
+    weights: dict[str, float] = {}
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"train config 'mixture' must list presets, got {entries!r}")
+    for entry in entries:
+        if not isinstance(entry, str):
+            raise ValueError(f"train config 'mixture': entries are 'preset' or 'preset:weight' strings, got {entry!r}")
+        name, _, weight_text = entry.partition(MIXTURE_WEIGHT_SEPARATOR)
+        name = name.strip()
+        if name not in PRESETS:
+            raise ValueError(
+                f"train config 'mixture': unknown preset {name!r} in {entry!r}; presets: {sorted(PRESETS)}"
+            )
+        if name in weights:
+            raise ValueError(f"train config 'mixture': preset {name!r} is listed twice")
+        try:
+            weight = float(weight_text) if weight_text.strip() else 1.0
+        except ValueError:
+            raise ValueError(f"train config 'mixture': the weight of {entry!r} is not a number") from None
+        if not (math.isfinite(weight) and weight > 0):
+            raise ValueError(f"train config 'mixture': the weight of {entry!r} must be a finite number > 0")
+        weights[name] = weight
+    return weights
 
 
 def _known_agent(name: Any) -> bool:

@@ -35,9 +35,15 @@ def eval_label(opponent: str) -> str:
     return Path(opponent).stem if opponent.endswith((".pt", ".pth")) else opponent
 
 
-def metric_fields(eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS) -> list[str]:
-    """The columns of ``metrics.csv``: the training's, then ``eval_<opponent>_{ppd,low,high}`` per opponent."""
-    return TRAINING_FIELDS + [f"eval_{eval_label(o)}_{s}" for o in eval_opponents for s in EVAL_SUFFIXES]
+def metric_fields(eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS, mixture: Sequence[str] = ()) -> list[str]:
+    """The columns of ``metrics.csv``: the training's, then ``eval_<opponent>_{ppd,low,high}`` per opponent; with a
+    ``mixture`` of presets, ``mean_hand_reward_<preset>`` per preset and ``eval_<preset>_<opponent>_...`` instead."""
+    presets = [f"{p}_" for p in mixture] or [""]
+    return (
+        TRAINING_FIELDS
+        + [f"mean_hand_reward_{p}" for p in mixture]
+        + [f"eval_{p}{eval_label(o)}_{s}" for p in presets for o in eval_opponents for s in EVAL_SUFFIXES]
+    )
 
 
 METRIC_FIELDS = metric_fields()  # with the default opponents
@@ -55,9 +61,10 @@ class MetricsLog:
         run_dir: Path,
         resumed: dict[str, Any] | None = None,
         eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS,
+        mixture: Sequence[str] = (),
     ):
         self.path = run_dir / "metrics.csv"
-        self.fields = metric_fields(eval_opponents)
+        self.fields = metric_fields(eval_opponents, mixture)
         if resumed is not None:
             dropped = trim_metrics(self.path, int(resumed["update"]))
             if dropped:
@@ -110,9 +117,16 @@ def plot_learning_curve(metrics_path: Path, png_path: Path) -> None:
         return
     x = [float(r["learner_decisions"]) for r in rows]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    for ax, key in zip(axes[:2], ("mean_hand_reward", "entropy")):
-        ax.plot(x, [float(r[key]) if r[key] not in ("", "nan") else np.nan for r in rows])
-        ax.set_title(key)
+    for ax, title in zip(axes[:2], ("mean_hand_reward", "entropy")):
+        keys = (
+            [k for k in rows[0] if k == title or k.startswith("mean_hand_reward_")] if title != "entropy" else [title]
+        )
+        for key in keys:  # with a mixture, each preset's hand reward beside the mean
+            label = key[len("mean_hand_reward_") :] if key.startswith("mean_hand_reward_") else "all"
+            ax.plot(x, [float(r[key]) if r[key] not in ("", "nan") else np.nan for r in rows], label=label)
+        if len(keys) > 1:
+            ax.legend(fontsize="small")
+        ax.set_title(title)
         ax.set_xlabel("learner decisions")
     opponents = [k[len("eval_") : -len("_ppd")] for k in rows[0] if k.startswith("eval_") and k.endswith("_ppd")]
     for opponent in opponents:

@@ -211,10 +211,24 @@ class Rollout:
         """The critic's input of these tables (``critic_input``): the position, the full state or the observation."""
         if self.config.critic_input == "observation":
             return self.obs[rows]
-        state = self.env.state()
-        if self.config.critic_input == "state":
-            return state[rows]
-        return np.concatenate([state[rows, run] for run in POSITION_RUNS], axis=1)
+        return critic_rows(self.config, self.env.state(), rows)
+
+    @property
+    def preset_names(self) -> list[str]:
+        """The presets the tables play (one here; a mixture's in :class:`training.mixture.MixedRollout`)."""
+        return [self.rules.name]
+
+    def learner_rows(self) -> np.ndarray:
+        """Bool per table: the seat to act is the learner's."""
+        return self.opponents.learner_rows(self.sides[self.to_act])
+
+    def assign_opponents(self, tables: np.ndarray, rng: np.random.Generator, pool_size: int) -> None:
+        """Draw the opponents of ``tables`` (games starting there)."""
+        self.opponents.assign(tables, rng, self.config, self.rules.num_sides, pool_size)
+
+    def hand_rewards_by_preset(self, rewards: np.ndarray) -> dict[str, list[float]]:
+        """Seat 0's rewards of the hands :meth:`step` just ended, by preset."""
+        return {self.rules.name: rewards[:, 0].tolist()}
 
     def prior_of(self, obs_rows: np.ndarray, mask_rows: np.ndarray) -> np.ndarray | None:
         """The heuristic prior of these rows, or None for a plain policy."""
@@ -230,6 +244,19 @@ class Rollout:
             store.end_hands(tables, rewards)
         self.ledger.new_games(dones)
         return dones, rewards
+
+
+def critic_rows(config: TrainConfig, state: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The critic's input of ``rows`` from the tables' full states: the state, or the position's columns of it."""
+    if config.critic_input == "state":
+        return state[rows]
+    return np.concatenate([state[rows, run] for run in POSITION_RUNS], axis=1)
+
+
+def add_rewards(into: dict[str, list[float]], more: dict[str, list[float]]) -> None:
+    """Extend ``into``'s per-preset hand rewards with ``more``'s."""
+    for name, values in more.items():
+        into.setdefault(name, []).extend(values)
 
 
 def opponent_actions(
@@ -278,16 +305,16 @@ def collect(
     pool: list,
     rng: np.random.Generator,
     device: torch.device,
-) -> tuple[dict[str, np.ndarray] | None, list[float]]:
-    """One rollout of ``rollout_steps`` table steps; the finished decisions and seat 0's hand rewards. The decisions
+) -> tuple[dict[str, np.ndarray] | None, dict[str, list[float]]]:
+    """One rollout of ``rollout_steps`` table steps; the finished decisions and seat 0's hand rewards by preset. The decisions
     come as a batch (the ``critic``'s values, GAE) or, without a critic, with their links for :func:`finish_batch`."""
     config, store = rollout.config, rollout.store
     policy.eval()
     snapshots.keep_only(pool)
-    hand_rewards: list[float] = []
+    hand_rewards: dict[str, list[float]] = {name: [] for name in rollout.preset_names}
     with fixed_weights():  # no update inside a rollout: each first layer's table is built once
         for _ in range(config.rollout_steps):
-            learner = rollout.opponents.learner_rows(rollout.sides[rollout.to_act])
+            learner = rollout.learner_rows()
             actions = np.zeros(config.num_envs, dtype=np.int64)
             rows, opp = np.flatnonzero(learner), np.flatnonzero(~learner)
             # the snapshot tables' card features are made with the learner's, in one pass (the same arithmetic)
@@ -320,9 +347,9 @@ def collect(
             if len(opp):
                 opponent_actions(rollout, opp, actions, pool, snapshots, device, snapshot_cards)
             dones, rewards = rollout.step(store, actions)
-            hand_rewards.extend(rewards[:, 0].tolist())
+            add_rewards(hand_rewards, rollout.hand_rewards_by_preset(rewards))
             if dones.any():
-                rollout.opponents.assign(np.flatnonzero(dones), rng, config, rollout.rules.num_sides, len(pool))
+                rollout.assign_opponents(np.flatnonzero(dones), rng, len(pool))
         decisions = store.take_complete_decisions()
     return (decisions if critic is None else finish_batch(decisions, critic, config, device)), hand_rewards
 
@@ -344,9 +371,7 @@ def finish_batch(
 
 def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> None:
     """Draw every table's opponents, then start new games everywhere."""
-    rollout.opponents.assign(
-        np.arange(rollout.config.num_envs), rng, rollout.config, rollout.rules.num_sides, pool_size
-    )
+    rollout.assign_opponents(np.arange(rollout.config.num_envs), rng, pool_size)
     rollout.reset()
 
 

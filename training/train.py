@@ -65,9 +65,10 @@ from training.config import TrainConfig, add_arguments, dump, from_mapping, load
 from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
+from training.mixture import make_rollout
 from training.pipeline import RolloutWorker, fresh_worker_state, weights
 from training.ppo import explained_variance, ppo_update
-from training.rollout import Rollout, collect, finish_batch, start_tables
+from training.rollout import Rollout, add_rewards, collect, finish_batch, start_tables
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
 
 __all__ = ["CHECKPOINT_FORMAT", "METRIC_FIELDS", "TrainConfig", "main", "train"]
@@ -143,7 +144,7 @@ def start_run(config: TrainConfig, folder: Path, resume: bool) -> Run:
         init_weights(config.init_from, learner.policy, learner.critic)
         counters["bc_done"] = True  # the loaded weights replace the imitation
         print(f"initial weights from {config.init_from}")
-    return Run(config, folder, device, rules, learner, rng, Rollout(config, rules, rng), [], counters)
+    return Run(config, folder, device, rules, learner, rng, make_rollout(config, rules, rng), [], counters)
 
 
 def warm_start(run: Run) -> None:
@@ -197,8 +198,8 @@ class Batches:
             if saved["policy"] is not None:  # the request in flight at the checkpoint, asked again
                 self.worker.submit(saved["policy"], run.pool)
 
-    def next(self) -> tuple[dict[str, np.ndarray] | None, list[float]]:
-        """The next batch of finished decisions (None if none finished) and seat 0's hand rewards."""
+    def next(self) -> tuple[dict[str, np.ndarray] | None, dict[str, list[float]]]:
+        """The next batch of finished decisions (None if none finished) and seat 0's hand rewards by preset."""
         run, learner = self.run, self.run.learner
         if self.worker is None:
             return collect(
@@ -237,7 +238,9 @@ def stop_reason(run: Run, run_start: float) -> str | None:
     return None
 
 
-def update(run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: list[float], t_start: float) -> dict:
+def update(
+    run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: dict[str, list[float]], t_start: float
+) -> dict:
     """PPO on one batch; advance the counters and the snapshot pool; return the update's metrics row."""
     config, learner, counters = run.config, run.learner, run.counters
     stats = ppo_update(
@@ -259,9 +262,19 @@ def update(run: Run, batch: dict[str, np.ndarray], lr: float, hand_rewards: list
         "decisions_per_second": round(counters["env_decisions"] / max(counters["seconds"], 1e-9)),
         "learning_rate": lr,
         "explained_variance": explained,
-        "mean_hand_reward": float(np.mean(hand_rewards)) if hand_rewards else float("nan"),
+        "mean_hand_reward": mean_or_nan([r for values in hand_rewards.values() for r in values]),
+        **(
+            {f"mean_hand_reward_{name}": mean_or_nan(values) for name, values in hand_rewards.items()}
+            if config.mixture
+            else {}
+        ),
         **stats,
     }
+
+
+def mean_or_nan(values: list[float]) -> float:
+    """The mean, or NaN for no values (no hand ended)."""
+    return float(np.mean(values)) if values else float("nan")
 
 
 def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
@@ -271,28 +284,32 @@ def evaluate(run: Run, deals: int, games: int, tag: str) -> dict[str, Any]:
 
     config, policy_path = run.config, run.folder / "policy.pt"
     save_policy(policy_path, run.learner.policy, meta={"config": config.to_dict(), "update": run.counters["update"]})
-    out = {}
+    by_preset: dict[str, dict[str, Any]] = {}
     # Loading the policy to play builds a network, which draws from torch's global generator: the training's
     # draws must not depend on when (or whether) evaluations run.
     with torch.random.fork_rng(devices=[]):
-        for opponent in config.eval_opponents:
-            # training's own seed stream: never the deals of an evaluation run with the tool (issue 30, item 29)
-            report = run_evaluation(
-                EvalConfig(
-                    str(policy_path),
-                    opponent,
-                    rules=config.rules,
-                    deals=deals,
-                    games=games,
-                    seed=config.seed,
-                    workers=config.eval_workers,
-                    progress=False,
-                    seed_stream="training",
+        for rules in config.presets:
+            out = by_preset.setdefault(rules, {})
+            for opponent in config.eval_opponents:
+                # training's own seed stream: never the deals of an evaluation run with the tool (issue 30, item 29)
+                report = run_evaluation(
+                    EvalConfig(
+                        str(policy_path),
+                        opponent,
+                        rules=rules,
+                        deals=deals,
+                        games=games,
+                        seed=config.seed,
+                        workers=config.eval_workers,
+                        progress=False,
+                        seed_stream="training",
+                    )
                 )
-            )
-            out[opponent] = report
-            print(f"[{tag}] ppo vs {opponent}: " + evaluation_line(report))
-    return out
+                out[opponent] = report
+                where = f" ({rules})" if config.mixture else ""
+                print(f"[{tag}] ppo vs {opponent}{where}: " + evaluation_line(report))
+    # one preset: {opponent: report}, as before mixtures; a mixture: {preset: {opponent: report}}
+    return by_preset if config.mixture else by_preset[config.rules]
 
 
 def evaluation_line(report: dict[str, Any]) -> str:
@@ -313,12 +330,17 @@ def evaluation_line(report: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def eval_columns(result: dict[str, Any]) -> dict[str, float]:
-    """The metrics columns of an evaluation: bag-adjusted points per deal and its interval per opponent."""
+def eval_columns(result: dict[str, Any], mixture: bool = False) -> dict[str, float]:
+    """The metrics columns of an evaluation: bag-adjusted points per deal and its interval per opponent (per preset
+    and opponent for a ``mixture``: ``result`` is then ``{preset: {opponent: report}}``)."""
+    reports = (
+        {f"{preset}_{eval_label(o)}": r for preset, by in result.items() for o, r in by.items()}
+        if mixture
+        else {eval_label(o): r for o, r in result.items()}
+    )
     row = {}
-    for opponent, report in result.items():
+    for label, report in reports.items():
         adj = report["deals"]["bag_adjusted_diff"]
-        label = eval_label(opponent)
         row.update(
             {f"eval_{label}_ppd": adj["mean"], f"eval_{label}_low": adj["low"], f"eval_{label}_high": adj["high"]}
         )
@@ -336,7 +358,7 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
         unit="dec",
         disable=not config.progress,
     )
-    hand_rewards: list[float] = []
+    hand_rewards: dict[str, list[float]] = {}
     run_start = time.time() - counters["seconds"] - counters["bc_seconds"]  # the limit covers resumed runs too
     run.source = Batches(run)
     try:
@@ -350,14 +372,15 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
             set_learning_rate(learner.optimizer, lr)
             batch, rewards = run.source.next()
             counters["env_decisions"] += config.num_envs * config.rollout_steps
-            hand_rewards.extend(rewards)
+            add_rewards(hand_rewards, rewards)
             if batch is None:
                 continue
             row = update(run, batch, lr, hand_rewards, t_start)
             hand_rewards.clear()
             bar.update(len(batch["action"]))
             if config.eval_every and counters["update"] % config.eval_every == 0:
-                row.update(eval_columns(evaluate(run, config.eval_deals, 0, f"update {counters['update']}")))
+                result = evaluate(run, config.eval_deals, 0, f"update {counters['update']}")
+                row.update(eval_columns(result, bool(config.mixture)))
             metrics.write(row)
             bar.set_postfix(
                 dps=row["decisions_per_second"], ent=f"{row['entropy']:.2f}", r=f"{row['mean_hand_reward']:.3f}"
@@ -413,7 +436,10 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
         (folder / "config.yaml").write_text(dump(config))
         print(f"run folder: {folder}")
         metrics = MetricsLog(
-            folder, resumed=run.counters if run.resumed else None, eval_opponents=config.eval_opponents
+            folder,
+            resumed=run.counters if run.resumed else None,
+            eval_opponents=config.eval_opponents,
+            mixture=list(config.presets) if config.mixture else (),
         )
         try:
             if not run.resumed:

@@ -1,0 +1,180 @@
+"""Training on a mixture of presets (training.mixture): the config, the split of the tables, each preset's rewards,
+one collect over every preset, per-preset metrics and evaluations, and an exact resume."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from spades_env.core.rules import preset
+from training import train as train_module
+from training.config import TrainConfig, from_mapping, mixture_weights
+from training.learner import build_learner
+from training.mixture import MixedRollout, make_rollout, table_counts
+from training.rollout import Rollout, collect, start_tables
+
+REPO = Path(__file__).resolve().parents[2]
+SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
+MIX = "standard:2,cutthroat3,two_player"
+
+
+def small_config(**changes) -> TrainConfig:
+    base = dict(
+        mixture=["standard:2", "cutthroat3", "two_player"],
+        num_envs=8,
+        rollout_steps=130,  # a hand of every preset ends (about 56 table steps)
+        hidden=[16],
+        critic_hidden=[16],
+        card_scorer=0,
+        bc_decisions=0,
+    )
+    base.update(changes)
+    return from_mapping(base)
+
+
+def test_mixture_entries_and_their_errors():
+    assert mixture_weights(["standard:2", "cutthroat", "two_player:0.5"]) == {
+        "standard": 2.0,
+        "cutthroat": 1.0,
+        "two_player": 0.5,
+    }
+    for bad, words in [
+        (["nosuch"], "unknown preset 'nosuch'"),
+        (["standard", "standard:2"], "listed twice"),
+        (["standard:x"], "not a number"),
+        (["standard:0"], "finite number > 0"),
+        (["standard:nan"], "finite number > 0"),
+        ([3], "strings"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            mixture_weights(bad)
+
+
+def test_a_config_gives_rules_or_a_mixture_not_both():
+    with pytest.raises(ValueError, match="either 'rules'"):
+        from_mapping({"rules": "jokers", "mixture": ["standard"]})
+    config = from_mapping({"mixture": ["standard", "cutthroat"]})
+    assert config.run_name == "ppo-mixture-seed1"
+    assert config.presets == {"standard": 1.0, "cutthroat": 1.0}
+    assert TrainConfig().presets == {"standard": 1.0}
+
+
+def test_the_mixture_comes_from_the_command_line():
+    config, _ = train_module.configure(["--mixture", MIX])
+    assert config.presets == {"standard": 2.0, "cutthroat3": 1.0, "two_player": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("weights", "tables", "expected"),
+    [
+        ({"a": 1, "b": 1}, 256, {"a": 128, "b": 128}),
+        ({"a": 2, "b": 1, "c": 1}, 8, {"a": 4, "b": 2, "c": 2}),
+        ({"a": 100, "b": 1}, 3, {"a": 2, "b": 1}),  # every preset keeps a table
+        ({"a": 1, "b": 1, "c": 1}, 10, {"a": 4, "b": 3, "c": 3}),  # a tie goes to the earlier preset
+    ],
+)
+def test_tables_are_split_by_weight(weights, tables, expected):
+    counts = table_counts(weights, tables)
+    assert counts == expected and sum(counts.values()) == tables
+
+
+def test_fewer_tables_than_presets_is_an_error():
+    with pytest.raises(ValueError, match="at least as many tables"):
+        table_counts({"a": 1, "b": 1, "c": 1}, 2)
+
+
+def test_make_rollout_builds_a_mixture_only_for_a_mixture():
+    rng = np.random.default_rng(0)
+    assert type(make_rollout(TrainConfig(num_envs=4), preset("standard"), rng)) is Rollout
+    assert isinstance(make_rollout(small_config(), preset("standard"), rng), MixedRollout)
+
+
+def test_one_collect_plays_every_preset_with_its_own_rewards():
+    config = small_config()
+    rollout = MixedRollout(config, np.random.default_rng(3))
+    assert rollout.preset_names == ["standard", "cutthroat3", "two_player"]
+    assert [p.config.num_envs for p in rollout.parts] == [4, 2, 2]
+    torch.manual_seed(0)
+    learner = build_learner(config, torch.device("cpu"))
+    start_tables(rollout, np.random.default_rng(4), 0)
+    # each table's observation carries its own preset: the player count in the rules block differs
+    assert rollout.obs.shape == (8, rollout.parts[0].obs.shape[1])
+    seen: dict[str, list[np.ndarray]] = {name: [] for name in rollout.preset_names}
+    original = rollout.step
+
+    def step(store, actions):
+        legal = rollout.mask[np.arange(len(actions)), actions]
+        assert legal.all(), "an illegal action reached a table"
+        dones, rewards = original(store, actions)
+        for i, name in enumerate(rollout.names):
+            seen[name].extend(rewards[rollout._reward_presets == i])
+        return dones, rewards
+
+    rollout.step = step
+    batch, hand_rewards = collect(
+        rollout, learner.policy, learner.critic, learner.snapshots, [], np.random.default_rng(5), torch.device("cpu")
+    )
+    assert set(hand_rewards) == {"standard", "cutthroat3", "two_player"}
+    assert batch is not None and len(batch["action"]) > 0
+    assert {int(t) for t in batch["table"]} >= {0, 4, 6}  # decisions from every preset's tables
+    standard = np.array(seen["standard"])
+    assert len(standard) and np.allclose(standard[:, 0], standard[:, 2]) and np.allclose(standard[:, 1], standard[:, 3])
+    three = np.array(seen["cutthroat3"])
+    assert len(three) and np.allclose(three[:, 3], 0)  # no fourth seat
+    assert not np.allclose(three[:, 0], three[:, 1])  # individual rewards
+    two = np.array(seen["two_player"])
+    assert len(two) and np.allclose(two[:, 2:], 0) and np.allclose(two[:, 0], -two[:, 1])
+    assert hand_rewards["two_player"] == two[:, 0].tolist()
+
+
+def _short_mixture(runs: Path, *extra: str) -> list[str]:
+    return [
+        "--config",
+        SMOKE,
+        "--mixture",
+        MIX,
+        "--num-envs",
+        "8",
+        "--total-decisions",
+        "3000",
+        "--eval-every",
+        "2",
+        "--runs-dir",
+        str(runs),
+        "--no-final-eval",
+        *extra,
+    ]
+
+
+def test_a_mixture_run_logs_and_evaluates_every_preset(tmp_path, capsys):
+    summary = train_module.train(_short_mixture(tmp_path))
+    folder = Path(summary["run_dir"])
+    assert folder.name == "smoke-mixture-seed1"
+    with open(folder / "metrics.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    header = list(rows[0])
+    for name in ("standard", "cutthroat3", "two_player"):
+        assert f"mean_hand_reward_{name}" in header
+        for opponent in ("random", "heuristic"):
+            assert f"eval_{name}_{opponent}_ppd" in header
+    evaluated = [r for r in rows if r["eval_two_player_random_ppd"]]
+    assert evaluated and all(r["eval_standard_heuristic_ppd"] for r in evaluated)
+    out = capsys.readouterr().out
+    assert "ppo vs random (two_player)" in out and "ppo vs heuristic (cutthroat3)" in out
+    assert (folder / "learning_curve.png").stat().st_size > 0
+
+
+def test_a_resumed_mixture_run_is_bit_identical(tmp_path):
+    whole = train_module.train(_short_mixture(tmp_path / "whole", "--eval-every", "0"))
+    train_module.train(_short_mixture(tmp_path / "split", "--eval-every", "0", "--max-updates", "1"))
+    resumed = train_module.train(
+        _short_mixture(tmp_path / "split", "--eval-every", "0", "--resume", "--max-updates", "0")
+    )
+    assert resumed["counters"]["update"] == whole["counters"]["update"] >= 2
+    a = torch.load(Path(whole["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
+    b = torch.load(Path(resumed["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
