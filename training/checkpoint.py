@@ -163,12 +163,36 @@ def restore_random_state(resumed: Resumed) -> None:
     random.setstate(resumed.python_random)
 
 
+def widened_state(source: PolicyNet, target: PolicyNet) -> dict[str, torch.Tensor]:
+    """``source``'s weights shaped for ``target``: a policy of an older observation layout or action space (such as
+    the release trained on ``spades_obs_v1`` with 88 actions) reads its own columns of today's observation (the
+    first layer's other columns start at 0) and its outputs are the first actions (the appended ones start at
+    logit 0), so the widened network plays every earlier decision exactly as the source did."""
+    state = source.state_dict()
+    columns = getattr(source, "input_columns", None)
+    if columns is None:
+        return state
+    wide = {key: value.clone() for key, value in target.state_dict().items()}
+    for key, value in state.items():
+        if key not in wide:
+            return state  # another network: load_state_dict names the difference
+        if key == "body.0.weight":
+            wide[key].zero_()
+            wide[key][:, columns] = value
+        elif key in ("head.weight", "head.bias"):
+            wide[key].zero_()
+            wide[key][: len(value)] = value
+        else:
+            wide[key] = value
+    return wide
+
+
 def init_weights(path: str, policy: PolicyNet, critic: ValueNet) -> None:
     """Load a policy file's weights, or a training checkpoint's policy and critic, into fresh networks."""
     payload = safe_load(path)
     if payload.get("format") == POLICY_FORMAT:
         source, _meta = load_policy(path)
-        states = {"policy": source.state_dict()}
+        states = {"policy": widened_state(source, policy)}
     elif payload.get("format") in WEIGHTS_FORMATS:
         states = {"policy": payload["policy"], "critic": payload["critic"]}
     else:

@@ -178,3 +178,26 @@ def test_a_resumed_mixture_run_is_bit_identical(tmp_path):
     a = torch.load(Path(whole["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
     b = torch.load(Path(resumed["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_init_from_the_release_widens_it_to_todays_observation_and_actions():
+    """The release (spades_obs_v1, 88 actions) warm-starts a network of today's layout: every earlier action's logit
+    is the release's on any observation, the drawing actions start at logit 0."""
+    from spades_env.agents.registry import POLICY_DIR
+    from spades_env.nn import load_policy
+    from spades_env.obs.layout import OBSERVATION
+    from training.checkpoint import init_weights
+
+    release = str(POLICY_DIR / "ppo.pt")
+    source, _ = load_policy(release)
+    assert source.input_columns is not None and source.num_actions == 88
+    config = from_mapping({"hidden": [256, 256], "card_scorer": 64, "mixture": ["standard", "two_player"]})
+    learner = build_learner(config, torch.device("cpu"))
+    init_weights(release, learner.policy, learner.critic)
+    obs = torch.rand(5, OBSERVATION.size)
+    with torch.no_grad():
+        old = source(obs)
+        new = learner.policy(obs)
+    assert new.shape == (5, 90)
+    assert torch.allclose(new[:, :88], old[:, :88], atol=1e-5)  # (the source pads its logits for actions 88, 89)
+    assert torch.equal(new[:, 88:], torch.zeros(5, 2))
