@@ -46,6 +46,14 @@ def table_counts(weights: dict[str, float], num_envs: int) -> dict[str, int]:
     return {name: int(count) + 1 for name, count in zip(names, counts)}
 
 
+def pad_seats(rewards: np.ndarray) -> np.ndarray:
+    """Rewards of hands (one row per hand, one column per seat) widened with zeros to :data:`MAX_SEATS` columns, so
+    that the presets' rows stack (seats a preset has not get 0)."""
+    padded = np.zeros((len(rewards), MAX_SEATS), dtype=np.float32)
+    padded[:, : rewards.shape[1]] = rewards
+    return padded
+
+
 class _PartStore:
     """A part's view of the mixture's trajectory store: its tables offset to their place, rewards padded to 4 seats."""
 
@@ -53,9 +61,7 @@ class _PartStore:
         self.store, self.offset = store, offset
 
     def end_hands(self, tables: np.ndarray, rewards: np.ndarray) -> None:
-        padded = np.zeros((len(rewards), self.store.num_players), dtype=rewards.dtype)
-        padded[:, : rewards.shape[1]] = rewards
-        self.store.end_hands(tables + self.offset, padded)
+        self.store.end_hands(tables + self.offset, pad_seats(rewards))
 
     def reset_tables(self, tables: np.ndarray) -> None:
         self.store.reset_tables(tables + self.offset)
@@ -145,9 +151,7 @@ class MixedRollout(Rollout):
         for index, (part, start, stop) in enumerate(zip(self.parts, self.bounds, self.bounds[1:])):
             done, reward = part.step(_PartStore(store, int(start)), actions[start:stop])
             dones.append(done)
-            padded = np.zeros((len(reward), MAX_SEATS), dtype=np.float32)
-            padded[:, : reward.shape[1]] = reward
-            rewards.append(padded)
+            rewards.append(pad_seats(reward))
             presets.append(np.full(len(reward), index))
         self._gather()
         self._reward_presets = np.concatenate(presets)

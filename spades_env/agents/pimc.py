@@ -447,6 +447,10 @@ class PIMCAgent(Agent):
             return int(self.search(view, rules, legal, voids))
         if view.phase == Phase.BID and self.bid_samples:
             return int(self.search_bid(view, rules, legal))
+        return int(self.unsearched(view, rules, legal, voids))
+
+    def unsearched(self, view, rules: Rules, legal: int, voids: Sequence[int]) -> int:
+        """A decision not searched (blind calls, the exchange, two players' drawing turns): the heuristic's."""
         return int(decide(view, rules, legal, voids, self.bid_params, BID_STYLE))
 
     # ------------------------------------------------------------------ search

@@ -48,9 +48,13 @@ keeps the network's likely bids (probability at least ``prune``, its own
 always) and plays each on ``bid_samples`` deals (default 16, weighted by the
 bids so far as PIMC's bid search does) with the network finishing the
 bidding and the whole hand at every seat; ``"search"`` is PIMC's bid search;
-``"heuristic"`` the heuristic's bid. Blind decisions and the blind-nil
-exchange are the heuristic's (as in PIMC). In the rollouts the network takes
-every decision, blind ones included.
+``"heuristic"`` the heuristic's bid. The decisions never searched (blind
+calls, the blind-nil exchange, two players' drawing turns) are ``others``:
+``"network"`` (the network's action on the real observation) or
+``"heuristic"`` (PIMC's choice); by default the network's when it has an
+output for every action (a policy trained on spades_v3 or later), else the
+heuristic's (older files have no output for the drawing turns). In the
+rollouts the network takes every decision, blind ones included.
 
 The budget is ``samples`` deals per searched decision (default 32), searched
 in chunks of ``chunk`` deals (network rollouts, default 16) or one by one
@@ -71,7 +75,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.actions import mask_array
+from ..core.actions import NUM_ACTIONS, mask_array
 from ..core.cards import CARD_SUIT, cards_of
 from ..core.hand import HandState, Phase
 from ..core.position import build_position
@@ -92,6 +96,7 @@ from .registry import register_agent
 
 ROLLOUTS = ("network", "heuristic")
 BID_MODES = ("network", "rollouts", "search", "heuristic")
+OTHER_MODES = ("network", "heuristic")  # who takes the decisions never searched (blind calls, exchange, drawing)
 BID_ROLLOUT_SAMPLES = 16  # deals per bid searched with network rollouts (bids="rollouts")
 
 
@@ -191,12 +196,17 @@ class SearchAgent(PIMCAgent):
         seed: int | None = None,
         rng: np.random.Generator | None = None,
         device: str = "cpu",
+        others: str | None = None,
         **pimc_options: Any,
     ):
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if bids not in BID_MODES:
             raise ValueError(f"bids must be one of {BID_MODES}, got {bids!r}")
+        if others is not None and others not in OTHER_MODES:
+            raise ValueError(
+                f"others must be one of {OTHER_MODES} or None (the network if it has every action), got {others!r}"
+            )
         if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
             raise ValueError(f"chunk must be a positive int, got {chunk!r}")
         if time_limit is not None and not time_limit > 0:
@@ -216,6 +226,8 @@ class SearchAgent(PIMCAgent):
         self.net = load_policy_agent(self.policy_path, device=device)
         self.rollout_policy = rollout
         self.bids = bids
+        every_action = self.net.policy.num_actions == NUM_ACTIONS
+        self.others = others if others is not None else ("network" if every_action else "heuristic")
         self.chunk = chunk
         self.bag_cost_option = bag_cost
         self.prune = float(prune)
@@ -231,6 +243,7 @@ class SearchAgent(PIMCAgent):
             "policy": self.policy_path,
             "rollout": self.rollout_policy,
             "bids": self.bids,
+            "others": self.others,
             "chunk": self.chunk,
             "bag_cost": self.bag_cost_option,
             "prune": self.prune,
@@ -257,6 +270,12 @@ class SearchAgent(PIMCAgent):
         if self.bids == "search":
             return super().search_bid(view, rules, legal)
         return int(decide(view, rules, legal, None, self.bid_params))
+
+    def unsearched(self, view, rules: Rules, legal: int, voids: Sequence[int]) -> int:
+        """A decision never searched (blind calls, the exchange, drawing turns): the network's or the heuristic's."""
+        if self.others == "network":
+            return self.net.act(self._obs)
+        return super().unsearched(view, rules, legal, voids)
 
     def search(self, view, rules: Rules, legal: int, voids: Sequence[int]) -> int:
         """The card with the best mean utility over sampled deals, each finished by the rollout policy."""

@@ -11,12 +11,13 @@ import spades_env
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
 from spades_env.agents.pimc import equivalent_choices, representative_card
 from spades_env.agents.search import SearchAgent, network_rollouts
-from spades_env.core import BidKind, HandState, Phase, deal_cards, preset
-from spades_env.core.actions import action_name, mask_array
+from spades_env.core import PRESETS, BidKind, HandState, Phase, deal_cards, preset
+from spades_env.core.actions import NUM_ACTIONS, action_name, mask_array
 from spades_env.core.cards import cards_of, mask_of, parse_cards
 from spades_env.core.position import build_position
 from spades_env.nn import CheckpointError, PolicyNet, save_policy
 from spades_env.nn import one_torch_thread as single_thread
+from spades_env.nn.policy_file import PolicyFileError
 from spades_env.obs.encode import encode_observation
 from spades_env.obs.tracker import ObservationTracker
 from spades_env.rewards import bag_cost
@@ -73,6 +74,44 @@ def test_search_plays_only_legal_actions_in_a_hand(rollout):
         decisions += seat % 2 == 0
         env.step(action)
     assert decisions == 2 * (STD.hand_size + 1)  # every bid and card of seats 0 and 2
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_search_plays_a_hand_of_every_preset_the_network_taking_the_decisions_it_does_not_search(name, pure_policy):
+    rules = preset(name)
+    agent = SearchAgent(seed=0, policy=pure_policy, samples=2, chunk=2, min_samples=1, oversample=2, bid_samples=2)
+    assert agent.others == "network"  # the default for a policy with every action
+    env = spades_env.raw_env(rules=rules, episode="hand")
+    env.reset(seed=5)
+    heuristic, unsearched = HeuristicAgent(), 0
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.hand.current
+        phase = env.hand.phase
+        action = agent.act(obs) if seat == 0 else heuristic.act(obs)
+        assert obs["action_mask"][action] == 1, (name, action_name(action))
+        if seat == 0 and phase not in (Phase.PLAY, Phase.BID) and obs["action_mask"].sum() > 1:
+            assert action == agent.net.act(obs), (name, phase)  # the network's, not the heuristic's
+            unsearched += 1
+        env.step(action)
+    if rules.num_players == 2:
+        assert unsearched > 0  # the drawing turns
+
+
+def test_others_default_to_the_heuristic_for_a_policy_without_the_drawing_actions():
+    release = SearchAgent(seed=0)  # trained on 88 actions (spades_v2)
+    assert release.net.policy.num_actions < NUM_ACTIONS and release.others == "heuristic"
+    rules = preset("two_player")
+    state = HandState(rules, deal_cards(rules, np.random.default_rng(0), 0), dealer=0)
+    assert state.phase == Phase.DRAW
+    obs = observation(state)
+    assert obs["action_mask"][release.act(obs)] == 1
+    forced = SearchAgent(seed=0, others="network")
+    with pytest.raises(PolicyFileError, match="drawing turns"):
+        forced.act(obs)
 
 
 def test_search_is_reproducible_with_a_seed():
@@ -227,6 +266,7 @@ def test_search_is_registered_for_the_evaluation_tool():
     [
         ({"rollout": "mcts"}, "rollout must be one of"),
         ({"bids": "guess"}, "bids must be one of"),
+        ({"others": "pimc"}, "others must be one of"),
         ({"chunk": 0}, "chunk must be a positive int"),
         ({"time_limit": 0}, "time_limit must be a positive"),
         ({"bag_cost": -1}, "bag_cost must be >= 0"),
