@@ -54,7 +54,9 @@ legal ones, and leaves its state unchanged.
   deals used for the first hands in order), with two players ``stock`` (the
   stock order: the 52 cards, top first) or ``stocks`` (a list of them) instead,
   ``dealer`` (a seat), ``scores``
-  and ``bags`` (one integer per side). Ranges: ``|score| <=
+  and ``bags`` (one integer per side), ``hand_index`` (the hands already
+  played, default 0: in a ``crazy`` rotation the first hand is that hand's
+  variant, and ``max_hands`` counts them; ``0 <= hand_index < max_hands``). Ranges: ``|score| <=
   START_SCORE_TARGETS`` times the larger of ``target_score`` and
   ``|lose_score|`` (a game that starts further out is not a game of Spades);
   ``0 <= bags < bag_limit`` (carried bags never reach the limit: the penalty
@@ -124,7 +126,7 @@ PHASE_NAMES = {
     Phase.PLAY: "play",
     Phase.OVER: "over",
 }
-RESET_OPTIONS = ("deal", "deals", "stock", "stocks", "dealer", "scores", "bags")
+RESET_OPTIONS = ("deal", "deals", "stock", "stocks", "dealer", "scores", "bags", "hand_index")
 DEAL_OPTIONS = ("deal", "deals", "stock", "stocks")  # at most one of them
 ILLEGAL_ACTION_REWARD = -1
 NO_NIL = -1  # numeric infos: nil_made of a seat that did not bid nil
@@ -272,6 +274,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             "dealer": game.dealer,
             "scores": list(game.scores),
             "bags": list(game.bags),
+            "hand_index": game.first_hand_index,
         }
 
     def _new_game(self, rng: np.random.Generator, options: dict[str, Any]) -> Game:
@@ -294,8 +297,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 values = [options[key]] if key in ("deal", "stock") else options[key]
                 if not isinstance(values, (list, tuple)):
                     raise ValueError(f"'{key}' must be a list of {'stocks' if key == 'stocks' else 'deals'}")
-                deals = [make(self.rules.hand_rules(i), d) for i, d in enumerate(values)]
-            return Game(self.rules, rng, dealer=options.get("dealer"), scores=scores, bags=bags, deals=deals)
+                start = options.get("hand_index", 0)
+                first = start if isinstance(start, int) and not isinstance(start, bool) else 0  # Game names a bad one
+                deals = [make(self.rules.hand_rules(first + i), d) for i, d in enumerate(values)]
+            return Game(
+                self.rules,
+                rng,
+                dealer=options.get("dealer"),
+                scores=scores,
+                bags=bags,
+                deals=deals,
+                hand_index=options.get("hand_index", 0),
+            )
         except (GameError, ValueError, TypeError) as exc:  # TypeError: e.g. scores=5 (not a sequence)
             raise ValueError(f"invalid reset options: {exc}") from None
 
@@ -488,7 +501,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
     def hand_index(self) -> int:
         """0-based index in the game of the hand being observed."""
         game = self._game
-        return len(game.results) - 1 if self._final_hand is not None else game.hand_index
+        return game.results[-1].hand_index if self._final_hand is not None else game.hand_index
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of ``agent_selection`` (empty once the episode is over)."""

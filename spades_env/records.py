@@ -2,7 +2,8 @@
 
 A record (``raw_env.game_record()``) holds the env name, the rules (every
 option), the episode mode, the seed, the first dealer, the starting scores and
-bags, every deal (card strings per seat, one deal per hand; with two players
+bags, the index of the first hand (``hand_index``: the hands already played,
+0 unless the game was reset to start later; absent from older records), every deal (card strings per seat, one deal per hand; with two players
 the stock instead, its 52 card strings top first) and every action
 id, plus each hand's result and (``over``) whether the episode had ended.
 Replaying feeds the deals and actions back into a fresh env; nothing random is
@@ -35,7 +36,7 @@ from .core.rules import Rules
 from .rewards import make_reward
 
 RECORD_KEYS = ("env", "rules", "episode", "seed", "dealer", "scores", "bags", "deals", "actions", "results")
-OPTIONAL_RECORD_KEYS = ("over",)  # absent from records written before it existed
+OPTIONAL_RECORD_KEYS = ("over", "hand_index")  # absent from records written before they existed
 
 
 class RecordError(ValueError):
@@ -45,6 +46,18 @@ class RecordError(ValueError):
 def deals_option(rules: Rules) -> str:
     """The reset option that takes a record's ``deals`` under these rules: ``"stocks"`` with two players."""
     return "stocks" if has_drawing(rules.hand_rules(0)) else "deals"
+
+
+def reset_options(record: dict[str, Any], rules: Rules) -> dict[str, Any]:
+    """The env's reset options that start a record's game: its deals (or stocks), dealer, scores, bags and first
+    hand's index."""
+    return {
+        deals_option(rules): record["deals"],
+        "dealer": record["dealer"],
+        "scores": record["scores"],
+        "bags": record["bags"],
+        "hand_index": record.get("hand_index", 0),
+    }
 
 
 RECORD_MODE = 0o644
@@ -147,14 +160,7 @@ def _replay(record: dict[str, Any], reward: Any, out: Replay) -> Iterator[Step]:
     try:
         rules = Rules.from_dict(record["rules"])
         env = raw_env(rules=rules, episode=record["episode"], reward=scheme)
-        env.reset(
-            options={
-                deals_option(rules): record["deals"],
-                "dealer": record["dealer"],
-                "scores": record["scores"],
-                "bags": record["bags"],
-            }
-        )
+        env.reset(options=reset_options(record, rules))
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # any malformed rules, deal or start
         raise RecordError(f"the record does not set up a game: {type(exc).__name__}: {exc}") from None
     actions = record["actions"]

@@ -31,7 +31,7 @@ from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
 from .play import Console, hand_text, score_sheet, symbols_supported
-from .records import RecordError, check_record, deals_option, iter_replay, read_json_file
+from .records import RecordError, check_record, iter_replay, read_json_file, reset_options
 
 AUCTION_PHASES = (Phase.BLIND, Phase.BID)
 
@@ -68,14 +68,7 @@ def events(record: dict[str, Any], names: Sequence[str], console: Console) -> It
     try:
         rules = Rules.from_dict(record["rules"])
         env = raw_env(rules=rules, episode=record["episode"])
-        env.reset(
-            options={
-                deals_option(rules): record["deals"],
-                "dealer": record["dealer"],
-                "scores": record["scores"],
-                "bags": record["bags"],
-            }
-        )
+        env.reset(options=reset_options(record, rules))
     except (ValueError, TypeError) as exc:
         raise RecordError(f"the record does not set up a game: {exc}") from None
 

@@ -17,6 +17,11 @@ winner).
 Randomness: the first dealer (unless given) and every deal come from the
 ``numpy.random.Generator`` passed in; ``deals`` may supply the deals instead
 (records replay this way).
+
+A game may start later than its first hand: ``hand_index`` (default 0) is the
+number of hands already played, so the first hand is the crazy rotation's
+hand of that index and ``max_hands`` counts those hands too (with ``scores``
+and ``bags``, a game can resume where another stood).
 """
 
 from __future__ import annotations
@@ -86,6 +91,7 @@ class Game:
         scores: Sequence[int] | None = None,
         bags: Sequence[int] | None = None,
         deals: Iterable[Deal] | None = None,
+        hand_index: int = 0,
     ):
         self.rules = rules
         self.rng = rng
@@ -98,9 +104,16 @@ class Game:
             isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < rules.num_players
         ):
             raise GameError(f"dealer must be a seat in 0..{rules.num_players - 1}, got {dealer!r}")
+        if isinstance(hand_index, bool) or not isinstance(hand_index, (int, np.integer)):
+            raise GameError(f"hand_index must be an integer (the hands already played), got {hand_index!r}")
+        if not 0 <= hand_index < rules.max_hands:
+            raise GameError(
+                f"hand_index must be in 0..{rules.max_hands - 1} (max_hands {rules.max_hands}), got {hand_index}"
+            )
         self.dealer = int(dealer)
+        self.first_hand_index = int(hand_index)
         self._deals: Iterator[Deal] | None = iter(deals) if deals is not None else None
-        self.hand_index = 0
+        self.hand_index = self.first_hand_index
         self.results: list[HandResult] = []
         self.deals: list[Deal] = []
         self.winner: int | None = None  # winning side

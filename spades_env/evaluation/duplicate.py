@@ -6,7 +6,10 @@ Two measurements, taken together or separately:
   (``episode="hand"``) from the env seed ``seeds[i]``, played once per
   *orientation* with the same cards, dealer and score context; the
   statistic is, per deal, A's side points minus B's side points averaged
-  over the orientations, reported with a t interval.
+  over the orientations, reported with a t interval. Under a ``crazy``
+  rotation deal ``i`` is the rotation's hand ``i`` modulo its length (reset
+  option ``hand_index``), so the deals cover every variant of the rotation
+  in turn, not only its first.
 * **Games** (to the target score): game ``j`` from the env seed
   ``game_seeds[j]`` (a game's deals come only from its seed) is played once
   per orientation; the win rate is A's wins over every game played (an
@@ -258,6 +261,8 @@ def _run_task(task: tuple[int, int]) -> dict[str, Any]:
     tallies = {"A": SideTally(), "B": SideTally()}
     out: dict[str, Any] = {"kind": kind, "index": index, "seed": env_seed, "orientations": []}
     options = deal_context(rules, env_seed, cfg.context) if kind == DEAL else {}
+    if kind == DEAL and rules.crazy is not None:
+        options["hand_index"] = index % len(rules.crazy)  # every variant of the rotation in turn
     for o, roles in enumerate(_WORKER["orientations"]):
         seat_agents = [agents[role] for role in roles]
         for role, agent in agents.items():
@@ -405,7 +410,8 @@ def _config_report(cfg: EvalConfig, rules: Rules, orients: list[tuple[str, ...]]
         "partner_options": cfg.partner_options if cfg.cross_play else None,
         "context": cfg.context,
         "orientations": ["".join(o) for o in orients],
-        "replay": "deal i: env.reset(seed=deals.seeds[i]) with episode='hand' (and the context's scores/bags); "
+        "replay": "deal i: env.reset(seed=deals.seeds[i]) with episode='hand' (and the context's scores/bags; "
+        "in a crazy rotation hand_index i mod its length); "
         "game j: env.reset(seed=games.seeds[j]) with episode='game'; each in every orientation",
     }
 

@@ -111,6 +111,23 @@ def test_replay_for_other_variants(rules, episode, reward, options):
     assert_replay_matches(rec, env, log, final, reward=reward)
 
 
+def test_a_game_started_later_in_the_crazy_rotation_replays_from_its_record():
+    rules = spades_env.load_rules("crazy").replace(max_hands=4)
+    env, log, final = play_recorded(rules, episode="game", reward="hand_points", seed=3, options={"hand_index": 2})
+    rec = json.loads(json.dumps(env.game_record()))
+    assert rec["hand_index"] == 2 and [r["hand_index"] for r in rec["results"]] == [2, 3]
+    assert_replay_matches(rec, env, log, final, reward="hand_points")
+    older = dict(rec)
+    del older["hand_index"]  # a record written before the key existed starts at the first hand
+    with pytest.raises(RecordError):
+        replay(older)  # replayed from the first hand, jokers (the second) refuses suicide's 52-card deal
+    first = spades_env.raw_env(rules=rules, episode="hand")
+    first.reset(seed=3)
+    legacy = json.loads(json.dumps(first.game_record()))
+    del legacy["hand_index"]
+    assert replay(legacy).scores == list(first.game.scores)
+
+
 def test_record_of_an_unfinished_game_replays_to_the_same_point():
     env = spades_env.raw_env(episode="game")
     env.reset(seed=8)

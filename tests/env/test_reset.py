@@ -88,6 +88,26 @@ def test_scores_and_bags_options_take_effect():
     assert record["scores"] == [-120, 330] and record["bags"] == [4, 8]
 
 
+def test_hand_index_option_starts_later_in_the_crazy_rotation_and_counts_toward_max_hands():
+    rules = spades_env.load_rules("crazy").replace(max_hands=3)
+    env = spades_env.raw_env(rules=rules, episode="game")
+    env.reset(seed=2, options={"hand_index": 1})
+    assert env.hand_index == 1 and env.hand.rules.name == rules.hand_rules(1).name == "jokers"
+    assert len(env.hand.deal.to_strings()[0]) == 13 and env.game_record()["hand_index"] == 1
+    names = []
+    while not env.episode_over:
+        if len(env.game.results) > len(names):
+            names.append(env.game.results[-1].rules_name)
+        env.step(env.legal_actions()[-1])
+    names.append(env.game.results[-1].rules_name)
+    # Hands 1 and 2 played (mirror after jokers), then truncated: max_hands counts the hand already played.
+    assert names == ["jokers", "mirror"] and [r.hand_index for r in env.game.results] == [1, 2]
+    assert env.game.truncated and env.hand_index == 2
+    plain = spades_env.raw_env(rules=rules, episode="hand")
+    plain.reset(seed=2)
+    assert plain.hand.rules.name == "standard"  # the default: the first hand of the rotation
+
+
 def test_deals_option_supplies_several_hands():
     env = spades_env.raw_env(episode="game")
     second = [suit("S"), suit("C"), suit("D"), suit("H")]
@@ -147,6 +167,12 @@ def joker_deal():
         {"bags": [1]},
         {"bags": [-1, 0]},
         {"bags": [0.5, 0]},
+        {"hand_index": -1},
+        {"hand_index": 100},  # max_hands of standard: no hand is left to play
+        {"hand_index": 1.0},
+        {"hand_index": True},
+        {"hand_index": "2"},
+        {"hand_index": "2", "deals": [MIXED_DEAL]},
     ],
     ids=lambda o: repr(o)[:40],
 )

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats as sps
 
 from spades_env.agents import HeuristicAgent, registry
+from spades_env.agents.knowledge import rules_from_observation
 from spades_env.agents.registry import register_agent
 from spades_env.core import BidKind, HandState, make_deal, preset, score_hand
 from spades_env.core.scoring import Bid
@@ -119,6 +120,28 @@ def test_duplicate_deals_give_each_agent_every_hand(spies):
         assert union == (1 << 52) - 1, role  # over both orientations, each agent held all four hands
     # Identical deterministic agents: every per-deal difference is exactly 0.
     assert report["deals"]["per_deal_diff"] == [0.0, 0.0, 0.0]
+
+
+class RulesSpy(HeuristicAgent):
+    """The heuristic, remembering the variant flags (jokers, mirror, suicide) of the hands it plays."""
+
+    seen: set = set()
+
+    def act(self, observation):
+        obs = observation["observation"]
+        rules = rules_from_observation(obs, decode_observation(obs))
+        self.seen.add((rules.jokers, rules.mirror, rules.suicide))
+        return super().act(observation)
+
+
+def test_crazy_deals_cover_every_variant_of_the_rotation(monkeypatch):
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
+    monkeypatch.setattr(registry, "_DESCRIPTIONS", dict(registry._DESCRIPTIONS))
+    RulesSpy.seen = set()
+    register_agent("rules_spy", RulesSpy)
+    evaluate(EvalConfig("rules_spy", "heuristic", rules="crazy", deals=4, workers=1, progress=False))
+    # standard, jokers, mirror, suicide: deal i is the rotation's hand i (before, every deal was standard's)
+    assert RulesSpy.seen == {(False, False, False), (True, False, False), (False, True, False), (False, False, True)}
 
 
 def test_identical_agents_are_even_in_cutthroat_and_games():
