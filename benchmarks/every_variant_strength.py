@@ -3,17 +3,20 @@ random, each measured with the duplicate evaluation tool (docs/evaluation.md), a
 the heuristic (set rate, nil success, bags per hand, exact bids).
 
     python benchmarks/every_variant_strength.py [--policy ppo] [--deals 1000] [--games 200] [--random-games 100]
-        [--presets standard cutthroat ...] [--seed 0] [--workers 2] [--out benchmarks/results/every_variant]
+        [--presets standard cutthroat ...] [--seed 0] [--workers 2] [--out benchmarks/results/every_variant] [--resume]
 
 Partnership presets: the policy's side against the heuristic's; individual presets (cutthroat, cutthroat3,
 two_player): one policy seat against heuristics in the others, rotated through the seats, so a fair share of the
 games is 1 / players. ``--games N`` plays N game seeds in every seating. Each match writes ``<out>/<preset>_<match>
-.json``; the script ends with the markdown table (also ``<out>/table.md``), every figure from these runs.
+.json``; the script ends with the markdown table (also ``<out>/table.md``), every figure from these runs. With
+``--resume`` a match whose JSON is already in ``<out>`` with the same agents, rules, seed, deals and games is read
+back instead of played again (a long table interrupted goes on where it stopped).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from pathlib import Path
@@ -42,6 +45,20 @@ def match_config(match: str, policy: str, preset_name: str, args: argparse.Names
     return EvalConfig(
         a, b, rules=preset_name, deals=deals, games=games, seed=args.seed, workers=args.workers, progress=False
     )
+
+
+SAME_RUN_KEYS = ("agent_a", "agent_b", "rules_name", "seed", "deals", "games")
+
+
+def finished_report(path: Path, cfg: EvalConfig) -> dict | None:
+    """The report at ``path`` if it is this match's (same agents, rules, seed, deals and games), else None."""
+    if not path.is_file():
+        return None
+    report = json.loads(path.read_text())
+    done = report.get("config", {})
+    wanted = {"agent_a": cfg.agent_a, "agent_b": cfg.agent_b, "rules_name": cfg.rules, "seed": cfg.seed}
+    wanted.update(deals=cfg.deals, games=cfg.games)
+    return report if all(done.get(k) == wanted[k] for k in SAME_RUN_KEYS) else None
 
 
 def cell_games(report: dict) -> str:
@@ -90,6 +107,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     parser.add_argument("--out", default="benchmarks/results/every_variant")
+    parser.add_argument("--resume", action="store_true", help="read back the matches already measured in --out")
     args = parser.parse_args()
     out = Path(args.out)
     os.makedirs(out, exist_ok=True)
@@ -103,13 +121,14 @@ def main() -> None:
         reports = {}
         for match in MATCHES:
             start = time.perf_counter()
-            reports[match] = evaluate(match_config(match, args.policy, name, args))
-            write_json(reports[match], str(out / f"{name}_{match}.json"))
-            print(
-                f"{name} {match}: {cell_games(reports[match])}; {cell_points(reports[match])} "
-                f"({time.perf_counter() - start:.0f} s)",
-                flush=True,
-            )
+            cfg, path = match_config(match, args.policy, name, args), out / f"{name}_{match}.json"
+            reports[match] = finished_report(path, cfg) if args.resume else None
+            took = "read back"
+            if reports[match] is None:
+                reports[match] = evaluate(cfg)
+                write_json(reports[match], str(path))
+                took = f"{time.perf_counter() - start:.0f} s"
+            print(f"{name} {match}: {cell_games(reports[match])}; {cell_points(reports[match])} ({took})", flush=True)
         vs_h = reports["policy_vs_heuristic"]
         players = f"{rules.num_players}, {'partners' if rules.partnerships else 'individual'}"
         rows.append(
