@@ -30,6 +30,7 @@ from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayou
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the
 # position and the history) or the acting seat's observation
+ADVANTAGE_NORMS = ("batch", "preset")  # advantage_norm: per minibatch only, or per preset of a mixture first
 CRITIC_INPUTS: dict[str, ObservationLayout] = {"position": POSITION, "state": STATE, "observation": OBSERVATION}
 
 
@@ -157,6 +158,11 @@ class TrainConfig:
     vf_coef: float = _f(0.5, "value loss weight")
     max_grad_norm: float = _f(0.5, "gradient norm clip")
     target_kl: float = _f(0.05, "stop an update's epochs early above this approximate KL (0 = never)")
+    advantage_norm: str = _f(
+        "batch",
+        "'batch': advantages normalized per minibatch, every preset together; 'preset': first to unit spread "
+        "within each preset of a mixture's batch (so that a preset whose points spread less weighs as much)",
+    )
     reward_scale: float = _f(0.01, "points -> reward scale (hand_points reward)")
     bag_cost: bool = _f(True, "charge bag_penalty/bag_limit per bag when taken instead of the penalty when paid")
     # opponents
@@ -221,6 +227,10 @@ class TrainConfig:
             )
         if self.weight_grad not in WEIGHT_GRADS:
             raise ValueError(f"train config 'weight_grad' must be one of {WEIGHT_GRADS}, got {self.weight_grad!r}")
+        if self.advantage_norm not in ADVANTAGE_NORMS:
+            raise ValueError(
+                f"train config 'advantage_norm' must be one of {ADVANTAGE_NORMS}, got {self.advantage_norm!r}"
+            )
         if self.critic_input not in CRITIC_INPUTS:
             raise ValueError(
                 f"train config 'critic_input' must be one of {sorted(CRITIC_INPUTS)}, got {self.critic_input!r}"

@@ -54,6 +54,12 @@ def pad_seats(rewards: np.ndarray) -> np.ndarray:
     return padded
 
 
+def table_presets(config: TrainConfig) -> np.ndarray:
+    """The preset index (in the mixture's order) of every table of a run; all 0 without a mixture."""
+    counts = table_counts(config.presets, config.num_envs)
+    return np.repeat(np.arange(len(counts)), list(counts.values()))
+
+
 class _PartStore:
     """A part's view of the mixture's trajectory store: its tables offset to their place, rewards padded to 4 seats."""
 
@@ -83,7 +89,7 @@ class MixedRollout(Rollout):
         first = self.parts[0]
         self.heuristic, self.prior_agent, self.random_agent = first.heuristic, first.prior_agent, first.random_agent
         n = config.num_envs
-        self.preset_of = np.repeat(np.arange(len(self.parts)), list(counts.values()))  # each table's preset
+        self.preset_of = table_presets(config)  # each table's preset
         self.num_sides = np.array([self.parts[p].rules.num_sides for p in self.preset_of], dtype=np.int64)
         self.table_sides = np.zeros((n, MAX_SEATS), dtype=np.intp)  # the side of each seat at each table
         for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):

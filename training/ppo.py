@@ -6,6 +6,11 @@
 * :func:`normalize_advantages`: zero mean, unit spread per minibatch; a
   minibatch of one decision has no spread, so its advantage is 0 (no policy
   gradient) instead of NaN (which would poison the weights).
+* :func:`normalize_by_group`: zero mean and unit spread within each group of
+  a batch (the presets of a mixture, ``advantage_norm: preset``), before the
+  minibatches: a preset whose points spread less than another's (cutthroat's
+  about half of standard's, suicide's about twice) then weighs as much in the
+  policy gradient, as per-task normalization does in multi-task RL.
 * :func:`clipped_policy_loss`, :func:`value_loss`, :func:`legal_entropy`,
   :func:`ppo_loss`: the clipped surrogate objective and its companions.
 * :func:`ppo_update`: epochs of minibatch steps over one batch, with an early
@@ -75,6 +80,19 @@ def normalize_advantages(adv: torch.Tensor) -> torch.Tensor:
     if adv.numel() < 2:
         return adv - adv.mean()
     return (adv - adv.mean()) / (adv.std() + TINY)
+
+
+def normalize_by_group(adv: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """``adv`` with zero mean and unit standard deviation within each group (rows of equal ``groups``); a group of
+    one decision, or of equal advantages, gets zeros."""
+    adv = np.asarray(adv, dtype=np.float64)
+    out = np.zeros_like(adv)
+    for group in np.unique(groups):
+        rows = groups == group
+        part = adv[rows]
+        spread = part.std(ddof=1) if len(part) > 1 else 0.0
+        out[rows] = (part - part.mean()) / (spread + TINY) if spread > 0 else 0.0
+    return out.astype(np.float32)
 
 
 def clipped_policy_loss(adv: torch.Tensor, ratio: torch.Tensor, clip_coef: float) -> torch.Tensor:

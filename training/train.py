@@ -65,9 +65,9 @@ from training.config import TrainConfig, add_arguments, dump, from_mapping, load
 from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
-from training.mixture import make_rollout
+from training.mixture import make_rollout, table_presets
 from training.pipeline import RolloutWorker, fresh_worker_state, weights
-from training.ppo import explained_variance, ppo_update
+from training.ppo import explained_variance, normalize_by_group, ppo_update
 from training.rollout import Rollout, add_rewards, collect, finish_batch, start_tables
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
 
@@ -243,6 +243,8 @@ def update(
 ) -> dict:
     """PPO on one batch; advance the counters and the snapshot pool; return the update's metrics row."""
     config, learner, counters = run.config, run.learner, run.counters
+    if config.advantage_norm == "preset" and config.mixture:
+        batch = {**batch, "advantage": normalize_by_group(batch["advantage"], table_presets(config)[batch["table"]])}
     stats = ppo_update(
         learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng, run.device
     )

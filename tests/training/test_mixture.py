@@ -14,7 +14,8 @@ from spades_env.core.rules import preset
 from training import train as train_module
 from training.config import TrainConfig, from_mapping, mixture_weights
 from training.learner import build_learner
-from training.mixture import MixedRollout, make_rollout, table_counts
+from training.mixture import MixedRollout, make_rollout, table_counts, table_presets
+from training.ppo import normalize_by_group
 from training.rollout import Rollout, collect, start_tables
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,3 +202,44 @@ def test_init_from_the_release_widens_it_to_todays_observation_and_actions():
     assert new.shape == (5, 90)
     assert torch.allclose(new[:, :88], old[:, :88], atol=1e-5)  # (the source pads its logits for actions 88, 89)
     assert torch.equal(new[:, 88:], torch.zeros(5, 2))
+
+
+def test_normalize_by_group_gives_each_group_zero_mean_and_unit_spread():
+    rng = np.random.default_rng(0)
+    groups = np.array([0] * 50 + [1] * 30 + [2] + [3] * 4)
+    adv = np.concatenate([rng.normal(5, 40, 50), rng.normal(-1, 0.5, 30), [7.0], [2.0] * 4])
+    out = normalize_by_group(adv, groups)
+    for group in (0, 1):
+        part = out[groups == group]
+        assert abs(part.mean()) < 1e-5 and part.std(ddof=1) == pytest.approx(1.0, abs=1e-5)
+    assert (out[groups == 2] == 0).all() and (out[groups == 3] == 0).all()  # one decision; no spread
+    # the order within a group is kept: a per-group affine map with a positive slope
+    assert (np.argsort(out[groups == 0]) == np.argsort(adv[groups == 0])).all()
+
+
+def test_advantage_norm_preset_scales_each_presets_advantages_before_the_update(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="'advantage_norm' must be one of"):
+        from_mapping({"advantage_norm": "minibatch"})
+    seen = []
+    real = train_module.ppo_update
+
+    def spy(policy, critic, optimizer, params, batch, config, rng, device):
+        seen.append((config.advantage_norm, batch["advantage"].copy(), batch["table"].copy()))
+        return real(policy, critic, optimizer, params, batch, config, rng, device)
+
+    monkeypatch.setattr(train_module, "ppo_update", spy)
+    runs = {}
+    for norm in ("batch", "preset"):
+        summary = train_module.train(
+            _short_mixture(tmp_path / norm, "--eval-every", "0", "--max-updates", "2", "--advantage-norm", norm)
+        )
+        runs[norm] = torch.load(Path(summary["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
+    presets = table_presets(small_config())
+    by_norm = {}
+    for norm, adv, tables in seen:
+        groups = presets[tables]
+        spreads = [adv[groups == g].std(ddof=1) for g in np.unique(groups)]
+        by_norm.setdefault(norm, []).append(spreads)
+    assert all(s == pytest.approx(1.0, abs=1e-4) for spreads in by_norm["preset"] for s in spreads)
+    assert any(abs(s - 1.0) > 0.05 for spreads in by_norm["batch"] for s in spreads)  # the raw ones differ
+    assert any(not torch.equal(runs["batch"][k], runs["preset"][k]) for k in runs["batch"])  # the outcome changes
