@@ -98,18 +98,19 @@ class Game:
         sides = rules.num_sides
         self.scores = _checked_per_side("scores", scores, sides, allow_negative=True)
         self.bags = _checked_per_side("bags", bags, sides, allow_negative=False)
-        if dealer is None:
-            dealer = int(first_dealer(rng, rules.num_players))
-        elif (
-            isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < rules.num_players
-        ):
-            raise GameError(f"dealer must be a seat in 0..{rules.num_players - 1}, got {dealer!r}")
+        # checked before the first dealer is drawn: a refused set-up leaves the generator as it was
         if isinstance(hand_index, bool) or not isinstance(hand_index, (int, np.integer)):
             raise GameError(f"hand_index must be an integer (the hands already played), got {hand_index!r}")
         if not 0 <= hand_index < rules.max_hands:
             raise GameError(
                 f"hand_index must be in 0..{rules.max_hands - 1} (max_hands {rules.max_hands}), got {hand_index}"
             )
+        if dealer is None:
+            dealer = int(first_dealer(rng, rules.num_players))
+        elif (
+            isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < rules.num_players
+        ):
+            raise GameError(f"dealer must be a seat in 0..{rules.num_players - 1}, got {dealer!r}")
         self.dealer = int(dealer)
         self.first_hand_index = int(hand_index)
         self._deals: Iterator[Deal] | None = iter(deals) if deals is not None else None

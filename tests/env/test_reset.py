@@ -198,6 +198,8 @@ def test_failed_unseeded_reset_does_not_consume_randomness():
     b.reset(seed=9)
     with pytest.raises(ValueError):
         a.reset(options={"dealer": 9})
+    with pytest.raises(ValueError, match="hand_index"):
+        a.reset(options={"hand_index": -1})  # refused before the first dealer is drawn
     a.reset()
     b.reset()
     assert a.hand.deal == b.hand.deal and a.game.dealer == b.game.dealer
