@@ -67,9 +67,12 @@ def cell_games(report: dict) -> str:
         return "-"
     g = report["games"]
     win = g["a_win_rate"]
-    return (
+    text = (
         f"{win['rate']:.1%} [{win['low']:.1%}, {win['high']:.1%}] of {g['n_games']} (fair {g['fair_a_win_rate']:.0%})"
     )
+    if g["undecided"]:  # truncated at max_hands: counted a fair share; where they stood
+        text += f"; {g['undecided']} undecided, A led {g.get('undecided_a_leading', '?')}"
+    return text
 
 
 def cell_points(report: dict) -> str:

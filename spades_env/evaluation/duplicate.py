@@ -242,6 +242,12 @@ def _tallies(rules: Rules, roles: tuple[str, ...], game, into: dict[str, SideTal
             into[role].add(tally_hand(hand_rules, result, side))
 
 
+def _leader_role(rules: Rules, roles: tuple[str, ...], scores: list[int]) -> str | None:
+    """The role of the side with the strictly highest score (None when the highest is shared)."""
+    best = max(scores)
+    return winner_role(rules, roles, scores.index(best)) if scores.count(best) == 1 else None
+
+
 def winner_role(rules: Rules, roles: tuple[str, ...], winner: int | None) -> str | None:
     """The role ("A" or "B") playing for the winning side (not its cross-play partner "P"); None if undecided."""
     if winner is None:
@@ -442,8 +448,15 @@ def _deals_report(rules: Rules, deals: list[dict[str, Any]]) -> dict[str, Any]:
 def _games_report(rules: Rules, games: list[dict[str, Any]]) -> dict[str, Any]:
     """The report's ``games`` block: wins per role (an undecided game counts each side its fair share,
     :func:`.stats.undecided_share`) with Wilson intervals over the games, and A's rate clustered by seed (the
-    orientations of a seed play the same deals, so its games are not independent)."""
+    orientations of a seed play the same deals, so its games are not independent); and of the undecided games, how
+    many A led when they stopped (truncated at ``max_hands``: not a win, but where they were heading)."""
     per_game = [[o["winner"] for o in r["orientations"]] for r in games]
+    leading = [
+        _leader_role(rules, tuple(o["roles"]), o["scores"])
+        for r in games
+        for o in r["orientations"]
+        if o["winner"] is None
+    ]
     a_wins = sum(w.count("A") for w in per_game)
     b_wins = sum(w.count("B") for w in per_game)
     undecided = sum(w.count(None) for w in per_game)
@@ -458,6 +471,7 @@ def _games_report(rules: Rules, games: list[dict[str, Any]]) -> dict[str, Any]:
         "b_wins": b_wins,
         "undecided": undecided,
         "undecided_share": share,
+        "undecided_a_leading": leading.count("A"),
         "a_win_rate": win_interval(a_wins + share * undecided, played),
         "b_win_rate": win_interval(b_wins + (1 - share) * undecided, played),
         "a_win_rate_by_seed": mean_interval(a_score),

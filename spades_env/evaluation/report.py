@@ -100,7 +100,12 @@ def format_report(report: dict[str, Any]) -> str:
         )
         lines.append(
             f"  A wins {g['a_wins']}, B wins {g['b_wins']}, undecided {g['undecided']}"
-            + (f" (each counted {g['undecided_share']:.2g} of a win to each side)" if g["undecided"] else "")
+            + (
+                f" (each counted {g['undecided_share']:.2g} of a win to each side; A led in "
+                f"{g.get('undecided_a_leading', '?')} of them when they stopped)"
+                if g["undecided"]
+                else ""
+            )
         )
         lines.append(
             f"  A win rate {_fmt(w['rate'], pct=True)}  95% Wilson CI [{_fmt(w['low'], pct=True)}, "

@@ -259,3 +259,14 @@ def test_a_fresh_worker_that_loads_torch_for_a_policy_runs_it_on_one_thread(tmp_
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "1"
+
+
+def test_undecided_games_report_how_many_a_led_when_they_stopped():
+    rules = preset("standard").replace(max_hands=2)  # no game reaches 500 in two hands: every game is truncated
+    report = evaluate(
+        EvalConfig("heuristic", "random", rules=rules.to_dict(), deals=0, games=3, workers=1, progress=False)
+    )
+    g = report["games"]
+    assert g["undecided"] == g["n_games"] == 6
+    # the heuristic leads random after two hands in most games; the count is of the stopped games only
+    assert 0 < g["undecided_a_leading"] <= g["undecided"]

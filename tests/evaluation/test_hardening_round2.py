@@ -261,7 +261,8 @@ def test_item27_cross_play_games_are_credited_to_the_role_not_the_partner():
 
 def synthetic_games(winners_by_seed):
     return [
-        {"seed": k, "orientations": [{"winner": w, "hands": 10} for w in ws]} for k, ws in enumerate(winners_by_seed)
+        {"seed": k, "orientations": [{"winner": w, "hands": 10, "roles": "ABAB", "scores": [0, 0]} for w in ws]}
+        for k, ws in enumerate(winners_by_seed)
     ]
 
 
