@@ -1,9 +1,9 @@
 """Where a policy's strength comes from: its bids and its card play, each beside the heuristic's.
 
 Plays a split agent against the heuristic on duplicate deals: bids (and blind calls) from one
-agent, card play (and the blind-nil exchange) from another.
+agent, card play (and the blind-nil exchange, and two players' drawing turns) from another.
 
-    python benchmarks/bid_play_split.py POLICY [--deals N] [--seed S]
+    python benchmarks/bid_play_split.py POLICY [--deals N] [--games M] [--rules PRESET] [--seed S] [--workers K]
 
 prints two matches against ``heuristic``: POLICY's bids with the heuristic's play, and the
 heuristic's bids with POLICY's play. Runs in one process (the split agent is registered here).
@@ -19,7 +19,7 @@ import numpy as np
 
 from spades_env.agents import make_agent
 from spades_env.agents.registry import register_agent
-from spades_env.core.actions import BID_OFFSET
+from spades_env.core.actions import BID_OFFSET, KEEP
 from spades_env.evaluation import EvalConfig, evaluate, headline_summary
 
 
@@ -31,7 +31,7 @@ class SplitAgent:
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         """The bidder's action when a bid or call is legal, else the player's."""
-        bidding = bool(np.asarray(observation["action_mask"])[BID_OFFSET:].any())
+        bidding = bool(np.asarray(observation["action_mask"])[BID_OFFSET:KEEP].any())  # drawing turns: the player's
         return (self.bidder if bidding else self.player).act(observation)
 
 
@@ -42,6 +42,8 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--games", type=int, default=100, help="game seeds to the target (each seating both ways)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--rules", default="standard", help="preset name or YAML path")
+    parser.add_argument("--workers", type=int, default=1, help="processes")
     args = parser.parse_args()
     register_agent("split", SplitAgent, "bids from one agent, card play from another", overwrite=True)
     splits: dict[str, dict[str, Any]] = {
@@ -54,10 +56,11 @@ def main() -> None:
                 "split",
                 "heuristic",
                 a_options=options,
+                rules=args.rules,
                 deals=args.deals,
                 games=args.games,
                 seed=args.seed,
-                workers=1,
+                workers=args.workers,
                 progress=False,
             )
         )
