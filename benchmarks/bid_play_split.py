@@ -3,7 +3,7 @@
 Plays a split agent against the heuristic on duplicate deals: bids (and blind calls) from one
 agent, card play (and the blind-nil exchange, and two players' drawing turns) from another.
 
-    python benchmarks/bid_play_split.py POLICY [--deals N] [--games M] [--rules PRESET] [--seed S] [--workers K]
+    python benchmarks/bid_play_split.py POLICY [--deals N] [--games M] [--rules PRESET] [--seed S]
 
 prints two matches against ``heuristic``: POLICY's bids with the heuristic's play, and the
 heuristic's bids with POLICY's play. Runs in one process (the split agent is registered here).
@@ -43,7 +43,6 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="game seeds to the target (each seating both ways)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rules", default="standard", help="preset name or YAML path")
-    parser.add_argument("--workers", type=int, default=1, help="processes")
     args = parser.parse_args()
     register_agent("split", SplitAgent, "bids from one agent, card play from another", overwrite=True)
     splits: dict[str, dict[str, Any]] = {
@@ -60,7 +59,7 @@ def main() -> None:
                 deals=args.deals,
                 games=args.games,
                 seed=args.seed,
-                workers=args.workers,
+                workers=1,  # the split agent is registered in this process only
                 progress=False,
             )
         )

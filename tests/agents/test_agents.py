@@ -673,13 +673,14 @@ AGENT_CODE_NOT_IN_THE_NETWORK = (
 )
 
 
-def test_the_released_ppo_policy_plays_whole_games_without_heuristic_or_search_code():
-    """Every Python function called while the released policy plays a whole game at all four seats is recorded;
-    none may belong to the heuristic, PIMC, the learned search or their shared knowledge module."""
+def modules_called_while_the_release_plays(name: str, episode: str, seed: int) -> set[str]:
+    """The modules of every Python function called while the released policy plays an episode of preset ``name``
+    at every seat (the episode checked to its end)."""
     import sys
 
     agent = make_agent("ppo")
     assert agent.policy.prior_weight == 0 and agent.heuristic is None  # a pure network: no heuristic prior
+    rules = preset(name)
     called: set[str] = set()
 
     def record(frame, event, _arg):
@@ -688,9 +689,44 @@ def test_the_released_ppo_policy_plays_whole_games_without_heuristic_or_search_c
 
     sys.setprofile(record)
     try:
-        env = play_env("standard", [agent] * 4, seed=11)
+        env = play_env(rules, [agent] * rules.num_players, seed=seed, episode=episode)
     finally:
         sys.setprofile(None)
-    assert env.game.over
+    assert env.episode_over and (episode == "hand" or env.game.over)
     assert {"spades_env.nn.nets", "spades_env.agents.policy"} <= called  # the recording saw the network play
+    return called
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_the_released_ppo_policy_plays_a_hand_of_every_preset_without_heuristic_or_search_code(name):
+    """Every Python function called while the released policy plays a hand at every seat is recorded; none may
+    belong to the heuristic, PIMC, the learned search or their shared knowledge module (whole games: below)."""
+    called = modules_called_while_the_release_plays(name, "hand", seed=11)
     assert sorted(m for m in called if m.startswith(AGENT_CODE_NOT_IN_THE_NETWORK)) == []
+
+
+@pytest.mark.parametrize("name", ["standard", "two_player"])
+def test_the_released_ppo_policy_plays_whole_games_without_heuristic_or_search_code(name):
+    called = modules_called_while_the_release_plays(name, "game", seed=11)
+    assert sorted(m for m in called if m.startswith(AGENT_CODE_NOT_IN_THE_NETWORK)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_the_released_ppo_policy_plays_whole_games_of_every_preset_without_heuristic_or_search_code(name):
+    called = modules_called_while_the_release_plays(name, "game", seed=12)
+    assert sorted(m for m in called if m.startswith(AGENT_CODE_NOT_IN_THE_NETWORK)) == []
+
+
+def test_the_standard_only_release_stays_loadable_by_name_beside_the_every_variant_release():
+    from spades_env.core.actions import NUM_ACTIONS
+
+    standard, every = make_agent("ppo_standard"), make_agent("ppo")
+    assert {"ppo", "ppo_standard"} <= set(registry.released_policies())
+    assert standard.policy.num_actions == 88 and every.policy.num_actions == NUM_ACTIONS  # drawing turns: only ppo
+    from spades_env.agents.policy import RELEASED_POLICY
+    from spades_env.nn import load_policy
+
+    assert "configs/train/every_variant.yaml" in load_policy(RELEASED_POLICY)[1]["command"]  # its recipe
+    env = play_env("standard", [standard, every, standard, every], seed=5, episode="hand")
+    assert env.episode_over

@@ -10,6 +10,7 @@ import torch
 import spades_env
 from spades_env.agents import HeuristicAgent, available_agents, make_agent
 from spades_env.agents.pimc import equivalent_choices, representative_card
+from spades_env.agents.registry import POLICY_DIR
 from spades_env.agents.search import SearchAgent, network_rollouts
 from spades_env.core import PRESETS, BidKind, HandState, Phase, deal_cards, preset
 from spades_env.core.actions import NUM_ACTIONS, action_name, mask_array
@@ -102,14 +103,16 @@ def test_search_plays_a_hand_of_every_preset_the_network_taking_the_decisions_it
 
 
 def test_others_default_to_the_heuristic_for_a_policy_without_the_drawing_actions():
-    release = SearchAgent(seed=0)  # trained on 88 actions (spades_v2)
+    standard_only = str(POLICY_DIR / "ppo_standard.pt")  # the release of 2026-12-03: 88 actions (spades_v2)
+    release = SearchAgent(seed=0, policy=standard_only)
     assert release.net.policy.num_actions < NUM_ACTIONS and release.others == "heuristic"
     rules = preset("two_player")
     state = HandState(rules, deal_cards(rules, np.random.default_rng(0), 0), dealer=0)
     assert state.phase == Phase.DRAW
     obs = observation(state)
     assert obs["action_mask"][release.act(obs)] == 1
-    forced = SearchAgent(seed=0, others="network")
+    forced = SearchAgent(seed=0, policy=standard_only, others="network")
+    assert SearchAgent(seed=0).others == "network"  # today's release has every action
     with pytest.raises(PolicyFileError, match="drawing turns"):
         forced.act(obs)
 

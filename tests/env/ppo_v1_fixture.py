@@ -1,6 +1,7 @@
-"""Write ``ppo_v1_fixture.json``: the play of the released ``ppo`` policy (``spades_env/policies/ppo.pt``, 88
-actions, trained on layout ``spades_obs_v1``), recorded with the release before the ``spades_v3`` bump
-(``spades_v2``, at c47199f; run from that release's checkout: ``python -m tests.env.ppo_v1_fixture OUT``).
+"""Write ``ppo_v1_fixture.json``: the play of the standard-only release of 2026-12-03 (released as ``ppo``
+until 2026-12-05, now ``ppo_standard``: ``spades_env/policies/ppo_standard.pt``, 88 actions, trained on layout
+``spades_obs_v1``), recorded with the release before the ``spades_v3`` bump (``spades_v2``, at c47199f, where it
+was ``ppo``; run from that release's checkout: ``python -m tests.env.ppo_v1_fixture OUT``).
 
 For each case, a seeded hand is played by that ``ppo`` agent at every seat; the fixture keeps every
 action and the SHA-256 of every observation's ``spades_obs_v1`` columns with the mask's first 88 entries
@@ -39,6 +40,7 @@ CASES = tuple(
     for seed in (0, 1)
 )
 OLD_ACTIONS = 88  # the action space of spades_v2
+RELEASED_NAME = "ppo_standard"  # its name since the every-variant release (2026-12-05); "ppo" when recorded
 try:  # the current layout: its version 1 columns
     from spades_env.obs.layout import OBSERVATION_V1
 
@@ -52,7 +54,7 @@ def play(preset: str, seed: int) -> tuple[list[int], str]:
     observations and masks."""
     env = spades_env.raw_env(rules=preset, episode="hand")
     env.reset(seed=seed)
-    agent = make_agent("ppo")
+    agent = make_agent(RELEASED_NAME)
     digest = hashlib.sha256()
     actions = []
     for _ in env.agent_iter():

@@ -13,6 +13,7 @@ import spades_env
 import spades_env.nn as nn_module
 from spades_env.agents import make_agent
 from spades_env.agents.policy import RELEASED_POLICY
+from spades_env.agents.registry import POLICY_DIR
 from spades_env.core.actions import DISCARD, KEEP, NUM_ACTIONS, NUM_ACTIONS_V2
 from spades_env.nn import (
     CheckpointError,
@@ -30,6 +31,7 @@ from .ppo_v1_fixture import FIXTURE as V1_FIXTURE
 from .ppo_v1_fixture import play as play_released
 
 SMALL = (16, 8)
+STANDARD_RELEASE = POLICY_DIR / "ppo_standard.pt"  # the standard-only release of 2026-12-03 (spades_obs_v1)
 
 
 @pytest.fixture
@@ -57,7 +59,10 @@ def test_policy_file_records_the_layout_and_loads_back(policy_file):
     assert policy.hidden == SMALL and policy.prior_weight == 1.5 and meta == {"update": 1}
 
 
-@pytest.mark.parametrize("path, layout", [(RELEASED_POLICY, OBSERVATION_V1), (V0_POLICY, OBSERVATION_V0)])
+@pytest.mark.parametrize(
+    "path, layout",
+    [(RELEASED_POLICY, OBSERVATION), (STANDARD_RELEASE, OBSERVATION_V1), (V0_POLICY, OBSERVATION_V0)],
+)
 def test_a_policy_file_records_the_layout_it_was_trained_on(path, layout):
     payload = torch.load(path, weights_only=True)
     assert payload["layout"] == layout.describe()  # a version 0 file is read through the projection
@@ -237,8 +242,8 @@ def test_a_policy_of_88_actions_refuses_a_drawing_turn_naming_its_file():
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][[KEEP, DISCARD]].all()
-    agent = make_agent("ppo")
-    with pytest.raises(PolicyFileError, match=r"ppo\.pt.*88 actions.*'keep', 'discard'.*spades_v3"):
+    agent = make_agent("ppo_standard")  # the standard-only release of 2026-12-03
+    with pytest.raises(PolicyFileError, match=r"ppo_standard\.pt.*88 actions.*'keep', 'discard'.*spades_v3"):
         agent.act(obs)
     while env.hand.phase.name == "DRAW":  # it still bids and plays two-player hands
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))

@@ -189,7 +189,7 @@ def test_init_from_the_release_widens_it_to_todays_observation_and_actions():
     from spades_env.obs.layout import OBSERVATION
     from training.checkpoint import init_weights
 
-    release = str(POLICY_DIR / "ppo.pt")
+    release = str(POLICY_DIR / "ppo_standard.pt")  # the standard-only release of 2026-12-03
     source, _ = load_policy(release)
     assert source.input_columns is not None and source.num_actions == 88
     config = from_mapping({"hidden": [256, 256], "card_scorer": 64, "mixture": ["standard", "two_player"]})
