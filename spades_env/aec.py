@@ -102,7 +102,7 @@ from pettingzoo import AECEnv
 from .config_io import load_rules
 from .core.actions import MASK_BYTES_CACHE, NUM_ACTIONS, mask_bytes
 from .core.deal import Deal, make_deal, make_stock
-from .core.game import Game, GameError, HandResult
+from .core.game import Game, GameError, HandResult, checked_hand_index
 from .core.hand import HandState, IllegalActionError, Phase
 from .core.rules import Rules
 from .core.scoring import BidKind
@@ -289,6 +289,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
             raise ValueError(f"give one of {list(DEAL_OPTIONS)}, not {given}")
         deals: list[Deal] | None = None
         try:
+            first = checked_hand_index(self.rules, options.get("hand_index", 0))  # the deals are made for that hand
             scores = self._checked_start("scores", options.get("scores"), self._score_range())
             bags = self._checked_start("bags", options.get("bags"), self._bag_range())
             if given:
@@ -297,8 +298,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 values = [options[key]] if key in ("deal", "stock") else options[key]
                 if not isinstance(values, (list, tuple)):
                     raise ValueError(f"'{key}' must be a list of {'stocks' if key == 'stocks' else 'deals'}")
-                start = options.get("hand_index", 0)
-                first = start if isinstance(start, int) and not isinstance(start, bool) else 0  # Game names a bad one
                 deals = [make(self.rules.hand_rules(first + i), d) for i, d in enumerate(values)]
             return Game(
                 self.rules,
@@ -307,7 +306,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
                 scores=scores,
                 bags=bags,
                 deals=deals,
-                hand_index=options.get("hand_index", 0),
+                hand_index=first,
             )
         except (GameError, ValueError, TypeError) as exc:  # TypeError: e.g. scores=5 (not a sequence)
             raise ValueError(f"invalid reset options: {exc}") from None

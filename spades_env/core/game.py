@@ -99,12 +99,7 @@ class Game:
         self.scores = _checked_per_side("scores", scores, sides, allow_negative=True)
         self.bags = _checked_per_side("bags", bags, sides, allow_negative=False)
         # checked before the first dealer is drawn: a refused set-up leaves the generator as it was
-        if isinstance(hand_index, bool) or not isinstance(hand_index, (int, np.integer)):
-            raise GameError(f"hand_index must be an integer (the hands already played), got {hand_index!r}")
-        if not 0 <= hand_index < rules.max_hands:
-            raise GameError(
-                f"hand_index must be in 0..{rules.max_hands - 1} (max_hands {rules.max_hands}), got {hand_index}"
-            )
+        hand_index = checked_hand_index(rules, hand_index)
         if dealer is None:
             dealer = int(first_dealer(rng, rules.num_players))
         elif (
@@ -211,6 +206,17 @@ def game_winner(rules: Rules, scores: Sequence[int]) -> int | None:
     """Winning side after a hand, or None when the game goes on (RULES.md section 6)."""
     winner, _ = game_end_one(rules, scores, 0)
     return None if winner == NO_WINNER else winner
+
+
+def checked_hand_index(rules: Rules, hand_index: Any) -> int:
+    """``hand_index`` as an int in ``0..max_hands - 1`` (the hands already played); GameError naming it otherwise."""
+    if isinstance(hand_index, bool) or not isinstance(hand_index, (int, np.integer)):
+        raise GameError(f"hand_index must be an integer (the hands already played), got {hand_index!r}")
+    if not 0 <= hand_index < rules.max_hands:
+        raise GameError(
+            f"hand_index must be in 0..{rules.max_hands - 1} (max_hands {rules.max_hands}), got {hand_index}"
+        )
+    return int(hand_index)
 
 
 def _checked_per_side(what: str, values: Sequence[int] | None, sides: int, allow_negative: bool) -> list[int]:

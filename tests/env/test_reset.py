@@ -192,6 +192,20 @@ def test_invalid_options_raise_value_error_and_leave_env_unchanged(options):
     env.step(env.legal_actions()[0])
 
 
+def test_a_bad_hand_index_is_named_before_the_deals_are_read():
+    # The deals are read with the rules of the hand they start at, so hand_index is checked first: a jokers
+    # deal for crazy's hand 1 with a malformed index is refused for the index, not for the deal.
+    rules = spades_env.load_rules("crazy")
+    env = spades_env.raw_env(rules=rules, episode="game")
+    env.reset(seed=4, options={"hand_index": 1})
+    jokers_deal = env.hand.deal.to_strings()
+    for bad in ("1", 1.0, True, -1, rules.max_hands):
+        with pytest.raises(ValueError, match="hand_index must be"):
+            env.reset(options={"hand_index": bad, "deals": [jokers_deal]})
+    env.reset(options={"hand_index": 1, "deals": [jokers_deal]})
+    assert env.hand.deal.to_strings() == jokers_deal and env.hand.rules.name == "jokers"
+
+
 def test_failed_unseeded_reset_does_not_consume_randomness():
     a, b = spades_env.raw_env(), spades_env.raw_env()
     a.reset(seed=9)
