@@ -40,6 +40,7 @@ from .cli_args import non_negative_int, sigterm_interrupts
 from .core.actions import action_name, is_card_action, parse_action
 from .core.cards import CARD_SUIT, NUM_STANDARD_CARDS, SUIT_CHARS, cards_of, format_card
 from .core.drawing import stock_left
+from .core.explain import why_illegal
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
@@ -215,16 +216,22 @@ def score_sheet(rules: Rules, results: Sequence[dict[str, Any]], names: Sequence
 
 
 # -------------------------------------------------------------------- play
-def parse_move(text: str, legal: Sequence[int], phase: Phase) -> int:
-    """The action a typed move names; ValueError with the reason when it is unknown or not legal."""
+def parse_move(text: str, phase: Phase) -> int:
+    """The action a typed move names (any action, legal or not); ValueError naming the examples when unknown."""
     words = text.strip().lower()
     if words.isdigit() and phase == Phase.BID:
         words = "nil" if int(words) == 0 else f"bid {int(words)}"  # a bare number while bidding is a bid
     for suit, symbol in zip(SUIT_CHARS, SUIT_SYMBOLS):
         words = words.replace(symbol, suit.lower())
-    action = parse_action(words)  # raises ActionError (a ValueError) naming the examples
-    if action not in legal:
-        raise ValueError(f"{action_name(action)} is not legal now")
+    return parse_action(words)  # raises ActionError (a ValueError) naming the examples
+
+
+def legal_move(text: str, hand: HandState) -> int:
+    """The legal action a typed move names; ValueError with the rule that forbids it otherwise (core.explain)."""
+    action = parse_move(text, hand.phase)
+    reason = why_illegal(hand, action)
+    if reason is not None:
+        raise ValueError(reason)
     return action
 
 
@@ -298,7 +305,7 @@ def human_turn(console: Console, env: Any, seat: int, names: Sequence[str], hint
             console.say(f"hint ({getattr(hint_agent, 'name', 'agent')}): {console.action(int(hint_agent.act(obs)))}")
             continue
         try:
-            return parse_move(line, legal, hand.phase)
+            return legal_move(line, hand)
         except ValueError as exc:
             console.say(f"not a move: {exc}")
             console.say(f"legal: {legal_text(console, legal)}")

@@ -21,6 +21,7 @@ from .actions import (
 )
 from .cards import CardError, Suit, format_card, format_cards, parse_card, parse_cards
 from .deal import Deal, DealError, deal_cards, make_deal, make_stock
+from .explain import why_illegal
 from .game import Game, GameError, HandResult, game_winner
 from .hand import HandState, IllegalActionError, Phase, trick_winner
 from .rules import PRESETS, Rules, RulesError, preset

@@ -9,9 +9,10 @@ import signal
 
 import pytest
 
+import spades_env
 from spades_env.core.actions import parse_action
 from spades_env.core.hand import Phase
-from spades_env.play import PROMPT, main, parse_move, symbols_supported
+from spades_env.play import PROMPT, legal_move, main, parse_move, symbols_supported
 from spades_env.records import load_record, replay
 
 LOW_TARGET_RULES = "base: standard\ntarget_score: 150\nmax_hands: 6\n"
@@ -65,7 +66,7 @@ def test_play_bad_input_reprompts_with_the_reason(scripted_game):
     _, text, _, _ = scripted_game
     assert "not a move: unknown action name 'what'" in text
     assert "not a move: unknown action name 'bid 99'" in text
-    assert "not a move: AS is not legal now" in text  # a card while bidding
+    assert "not a move: it is the bidding: make a bid, not AS" in text  # a card while bidding (core.explain)
 
 
 def test_play_hint_names_the_hint_agents_move(scripted_game):
@@ -139,20 +140,25 @@ def test_play_bad_table_is_named(argv, message, capsys):
 )
 def test_play_move_notation(typed, phase, expected):
     action = parse_action(expected)
-    assert parse_move(typed, [action], phase) == action
+    assert parse_move(typed, phase) == action
 
 
-@pytest.mark.parametrize(
-    "typed, phase, message",
-    [
-        ("KS", Phase.PLAY, "KS is not legal now"),
-        ("4", Phase.PLAY, "unknown action name"),
-        ("bid four", Phase.BID, "unknown action name"),
-    ],
-)
-def test_play_move_notation_errors(typed, phase, message):
+@pytest.mark.parametrize("typed, message", [("4", "unknown action name"), ("bid four", "unknown action name")])
+def test_play_move_notation_errors(typed, message):
     with pytest.raises(ValueError, match=message):
-        parse_move(typed, [parse_action("AS")], phase)
+        parse_move(typed, Phase.PLAY)
+
+
+def test_play_an_illegal_move_names_the_rule():
+    hand = spades_env.raw_env()
+    hand.reset(seed=3)
+    state = hand.hand
+    assert state.phase == Phase.BID
+    with pytest.raises(ValueError, match="^it is the bidding: make a bid, not KS$"):
+        legal_move("KS", state)
+    with pytest.raises(ValueError, match="^you may bid at most 13 tricks$"):
+        legal_move("bid 14", state)
+    assert legal_move("3", state) == parse_action("bid 3")
 
 
 @pytest.mark.parametrize("encoding, expected", [("utf-8", True), ("ascii", False), ("latin-1", False)])
