@@ -27,6 +27,10 @@ for name in spades_env.PRESETS:  # every preset builds and plays a whole hand at
         env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert env.unwrapped.game_record()["results"], f"{name}: no hand was scored"
 
+static = here.parent / "web" / "static"  # the browser table's page and assets ship in the wheel
+missing = [name for name in ("index.html", "table.js", "table.css") if not (static / name).is_file()]
+assert not missing, f"the wheel lacks the browser table's {missing}"
+
 policies = released_policies()
 assert "ppo" in policies, f"the released policies are {sorted(policies)}"
 ppo = spades_env.make_agent("ppo")

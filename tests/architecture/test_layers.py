@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("aec", "wrappers", "gym_env", "registration", "records", "batch"),
     ("agents",),
     ("evaluation", "integrations"),
-    ("play", "replay", "training"),
+    ("play", "replay", "training", "web"),
 )
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
 

@@ -1,0 +1,370 @@
+// The Spades table page: draws the server's views and sends the person's clicks (protocol: spades_env/web).
+"use strict";
+
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
+const $ = (id) => document.getElementById(id);
+
+let socket = null;
+let hello = null;
+let view = null;
+let hint = null;
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  socket.addEventListener("open", () => { $("connection").textContent = "connected"; });
+  socket.addEventListener("close", () => { $("connection").textContent = "disconnected: reload the page"; });
+  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+}
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function say(text) { $("message").textContent = text || ""; }
+
+function receive(message) {
+  if (message.type === "hello") { hello = message; setUp(); }
+  else if (message.type === "state") { view = message.view; hint = null; $("hint-text").textContent = ""; render(); }
+  else if (message.type === "error") { say(message.message); }
+  else if (message.type === "hint") {
+    hint = message.action;
+    $("hint-text").textContent = `hint (${message.agent}): ${actionLabel(message.name)}`;
+    render();
+  } else if (message.type === "record") { download(message.record); }
+}
+
+// ------------------------------------------------------------------ set-up
+function setUp() {
+  const rules = $("rules");
+  rules.replaceChildren(...hello.presets.map((name) => option(name, name)));
+  rules.value = "standard";
+  rules.addEventListener("change", seatChoices);
+  seatChoices();
+  $("pace").value = hello.pace_ms;
+  $("pace-text").textContent = `${hello.pace_ms} ms`;
+  $("pace").addEventListener("input", () => {
+    $("pace-text").textContent = `${$("pace").value} ms`;
+    send({ type: "pace", ms: Number($("pace").value) });
+  });
+  $("start").addEventListener("click", start);
+  $("hint").addEventListener("click", () => send({ type: "hint" }));
+  $("save").addEventListener("click", () => send({ type: "save" }));
+  $("continue").addEventListener("click", () => send({ type: "continue" }));
+  $("replay-file").addEventListener("change", openRecord);
+  $("replay-first").addEventListener("click", () => seek(0));
+  $("replay-prev").addEventListener("click", () => seek(view.index - 1));
+  $("replay-next").addEventListener("click", () => seek(view.index + 1));
+  $("replay-last").addEventListener("click", () => seek(view.total));
+  $("replay-slider").addEventListener("input", () => seek(Number($("replay-slider").value)));
+  $("viewer").addEventListener("change", () => {
+    const value = $("viewer").value;
+    send({ type: "viewer", seat: value === "all" ? null : Number(value) });
+  });
+}
+
+function option(value, text) {
+  const element = document.createElement("option");
+  element.value = value;
+  element.textContent = text;
+  return element;
+}
+
+function seatChoices() {
+  const players = hello.players[$("rules").value];
+  const box = $("seat-choices");
+  box.replaceChildren();
+  for (let seat = 0; seat < players; seat++) {
+    const label = document.createElement("label");
+    label.textContent = `Seat ${seat} `;
+    const select = document.createElement("select");
+    select.id = `seat-${seat}`;
+    select.append(option("human", "you"), ...hello.agents.map((name) => option(name, name)));
+    select.value = seat === 0 ? "human" : "heuristic";
+    label.append(select);
+    box.append(label);
+  }
+}
+
+function start() {
+  const players = hello.players[$("rules").value];
+  const seats = [];
+  for (let seat = 0; seat < players; seat++) seats.push($(`seat-${seat}`).value);
+  const seed = $("seed").value === "" ? null : Number($("seed").value);
+  say("");
+  send({ type: "new", rules: $("rules").value, seats, episode: $("episode").value, seed, pace_ms: Number($("pace").value) });
+}
+
+function openRecord() {
+  const file = $("replay-file").files[0];
+  if (!file) return;
+  if (file.size > hello.max_message_bytes) { say(`the record is too large (over ${hello.max_message_bytes} bytes)`); return; }
+  file.text().then((text) => {
+    let record;
+    try { record = JSON.parse(text); } catch (error) { say(`not a JSON file: ${error.message}`); return; }
+    say("");
+    send({ type: "replay", record });
+  });
+}
+
+function seek(index) {
+  if (!view || view.kind !== "replay") return;
+  send({ type: "seek", index: Math.max(0, Math.min(view.total, index)) });
+}
+
+function download(record) {
+  const blob = new Blob([JSON.stringify(record)], { type: "application/json" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = `spades-${record.rules.name}-seed${record.seed}.json`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+// ------------------------------------------------------------------ drawing
+function cardElement(name, small) {
+  const element = document.createElement("span");
+  element.className = "card" + (small ? " small" : "");
+  element.dataset.card = name;
+  if (name === "BJ" || name === "LJ") {
+    element.classList.add("joker");
+    element.textContent = name === "BJ" ? "★ big" : "☆ little";
+    element.title = name === "BJ" ? "big joker" : "little joker";
+  } else {
+    const rank = name[0] === "T" ? "10" : name[0];
+    element.textContent = rank + SUITS[name[1]];
+    if (name[1] === "H" || name[1] === "D") element.classList.add("red");
+  }
+  return element;
+}
+
+function actionLabel(name) {
+  return /^[2-9TJQKA][SHDC]$|^[BL]J$/.test(name) ? cardText(name) : name;
+}
+
+function cardText(name) {
+  if (name === "BJ") return "big joker";
+  if (name === "LJ") return "little joker";
+  return (name[0] === "T" ? "10" : name[0]) + SUITS[name[1]];
+}
+
+function anchorSeat() {
+  if (view.viewer !== null && view.viewer !== undefined) return view.viewer;
+  return 0;
+}
+
+function positionOf(seat) {
+  const n = view.num_players;
+  return POSITIONS[n][(seat - anchorSeat() + n) % n];
+}
+
+function render() {
+  $("table").classList.remove("empty");
+  const actions = view.actions;
+  const myTurn = actions && actions.legal.length > 0;
+  const legal = new Set(myTurn ? actions.legal.map((a) => a.id) : []);
+  const illegal = myTurn ? actions.illegal : {};
+  const cardIds = new Map(myTurn ? actions.shown.map((a) => [a.name, a.id]) : []);
+
+  for (const element of document.querySelectorAll("#table .seat")) { element.replaceChildren(); element.removeAttribute("data-seat"); }
+  for (const seat of view.seats) {
+    const box = document.querySelector(`#table .seat.pos-${positionOf(seat.seat)}`);
+    box.dataset.seat = seat.seat;
+    box.classList.toggle("to-act", view.current === seat.seat);
+    const name = document.createElement("div");
+    name.className = "name";
+    name.textContent = seat.name;
+    if (seat.dealer) {
+      const chip = document.createElement("span");
+      chip.className = "dealer-chip";
+      chip.textContent = "D";
+      chip.title = "dealer";
+      name.append(chip);
+    }
+    const facts = document.createElement("div");
+    facts.className = "facts";
+    facts.textContent = `bid ${seat.bid === null ? "–" : seat.bid} · tricks ${seat.tricks}`;
+    const cards = document.createElement("div");
+    cards.className = "cards";
+    if (seat.cards !== null) {
+      for (const card of seat.cards) {
+        const element = cardElement(card, seat.seat !== view.viewer && view.viewer !== null);
+        const id = cardIds.get(card);
+        if (seat.seat === view.viewer && myTurn && id !== undefined) {
+          element.dataset.action = id;
+          if (legal.has(id)) {
+            element.classList.add("legal");
+            element.addEventListener("click", () => { say(""); send({ type: "act", action: id }); });
+          } else if (illegal[id]) {
+            element.classList.add("illegal");
+            element.title = illegal[id];
+            element.setAttribute("aria-disabled", "true");
+            element.addEventListener("click", () => say(`${cardText(card)}: ${illegal[id]}`));
+          }
+          if (hint === id) element.classList.add("hinted");
+        }
+        cards.append(element);
+      }
+    } else if (seat.count > 0) {
+      const backs = document.createElement("span");
+      backs.className = "backs";
+      const back = document.createElement("span");
+      back.className = "card back small";
+      backs.append(back, ` × ${seat.count}`);
+      cards.append(backs);
+    }
+    box.append(name, facts, cards);
+    if (seat.discards && seat.discards.length) {
+      const discards = document.createElement("div");
+      discards.className = "facts";
+      discards.textContent = `discarded: ${seat.discards.map(cardText).join(" ")}`;
+      box.append(discards);
+    }
+  }
+
+  const trick = $("trick");
+  trick.replaceChildren();
+  for (const played of view.trick) {
+    const element = cardElement(played.card, false);
+    element.classList.add("played", `pos-${positionOf(played.seat)}`);
+    element.title = view.seats[played.seat].name;
+    trick.append(element);
+  }
+  const broken = view.spades_broken ? "spades broken" : "spades not broken";
+  $("info").textContent = `hand ${view.hand_number} (${view.hand_rules}) · ${view.phase}` +
+    (view.phase === "play" ? ` · trick ${view.trick_number} of ${view.num_tricks}` : "") + ` · ${broken}`;
+  $("last-trick").textContent = view.last_trick
+    ? `last trick: ${view.last_trick.cards.map((p) => cardText(p.card)).join(" ")}, won by ${view.seats[view.last_trick.winner].name}`
+    : "";
+
+  renderDecisions(myTurn, actions, legal, illegal);
+  renderScores();
+  renderStatus(myTurn);
+  renderSummary();
+  renderReplay();
+  $("hint").disabled = !myTurn;
+  $("save").disabled = view.kind !== "live";
+  const log = $("log");
+  log.replaceChildren(...view.log.map((line) => { const item = document.createElement("li"); item.textContent = line; return item; }));
+}
+
+function renderDecisions(myTurn, actions, legal, illegal) {
+  const bids = $("bids");
+  bids.replaceChildren();
+  const drawing = $("drawing");
+  drawing.replaceChildren();
+  drawing.hidden = !view.drawing;
+  if (view.drawing) {
+    const stock = document.createElement("span");
+    stock.textContent = `stock: ${view.drawing.stock_left} cards`;
+    drawing.append(stock);
+    if (view.drawing.offered) { drawing.append(" · on offer: ", cardElement(view.drawing.offered, false)); }
+  }
+  if (!myTurn) return;
+  const cardPhase = view.phase === "play" || view.phase === "exchange";
+  if (cardPhase) return;
+  const target = view.phase === "drawing" ? drawing : bids;
+  for (const action of actions.shown) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = action.name;
+    button.dataset.action = action.id;
+    if (legal.has(action.id)) {
+      button.className = "legal";
+      button.addEventListener("click", () => { say(""); send({ type: "act", action: action.id }); });
+    } else {
+      button.className = "illegal";
+      button.title = illegal[action.id] || "";
+      button.setAttribute("aria-disabled", "true");
+      button.addEventListener("click", () => say(`${action.name}: ${illegal[action.id]}`));
+    }
+    if (hint === action.id) button.classList.add("hinted");
+    target.append(button);
+  }
+}
+
+function renderScores() {
+  const body = $("score-table").querySelector("tbody");
+  body.replaceChildren(...view.sides.map((side) => {
+    const row = document.createElement("tr");
+    for (const value of [side.name, side.score, side.bags]) {
+      const cell = document.createElement("td");
+      cell.textContent = value;
+      row.append(cell);
+    }
+    return row;
+  }));
+  $("target").textContent = `target ${view.target}` + (view.lose_score !== null ? `, out at ${view.lose_score}` : "") +
+    (view.episode === "hand" ? " (one hand)" : "");
+}
+
+function renderStatus(myTurn) {
+  let text;
+  if (view.over) {
+    if (view.episode === "hand") text = "The hand is over.";
+    else if (view.winner === null) text = "The game is over, undecided.";
+    else text = `Game over: ${view.sides[view.winner].name} win.`;
+  } else if (view.holding) text = "The hand is over: see the summary, then go on.";
+  else if (myTurn) text = `Your turn: ${{ bidding: "bid", blind: "bid blind or see your cards", exchange: "pass a card", play: "play a card", drawing: "keep or discard" }[view.phase]}.`;
+  else if (view.current !== null) text = `${view.seats[view.current].name} to act.`;
+  else text = "";
+  if (view.kind === "replay") text = `Replay: ${text}`;
+  $("status").textContent = text;
+}
+
+function renderSummary() {
+  const box = $("summary");
+  const result = view.results.length ? view.results[view.results.length - 1] : null;
+  const show = result && (view.holding || view.over || (view.hand_ended && view.kind !== "replay") ||
+    (view.kind === "replay" && view.hand_ended));
+  box.hidden = !show;
+  if (!show) return;
+  $("summary-title").textContent = view.over ? statusLine() : `Hand ${result.hand_index + 1} (${result.rules}) is over`;
+  const table = $("summary-table");
+  table.replaceChildren();
+  const head = document.createElement("tr");
+  for (const title of ["", ...view.seats.map((s) => s.name)]) { const th = document.createElement("th"); th.textContent = title; head.append(th); }
+  table.append(head);
+  const row = (title, values) => {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.textContent = title;
+    tr.append(th);
+    for (const value of values) { const td = document.createElement("td"); td.textContent = value; tr.append(td); }
+    table.append(tr);
+  };
+  row("bid", result.bids);
+  row("tricks", result.tricks);
+  row("nil", result.nil_made.map((m) => (m === null ? "" : m ? "made" : "failed")));
+  const bySeat = (values) => view.seats.map((s) => values[s.side]);
+  row("contract", bySeat(result.contracts).map((c, i) => `${c} ${result.made[view.seats[i].side] ? "made" : "set"}`));
+  row("bag penalty", bySeat(result.bag_penalties));
+  row("points", bySeat(result.points));
+  row("score (bags)", view.seats.map((s) => `${result.scores[s.side]} (${result.bags[s.side]})`));
+  $("continue").hidden = !view.holding;
+}
+
+function statusLine() {
+  if (view.episode === "hand") return "The hand is over";
+  if (view.winner === null) return "The game is over, undecided";
+  return `Game over: ${view.sides[view.winner].name} win`;
+}
+
+function renderReplay() {
+  const bar = $("replay-bar");
+  bar.hidden = view.kind !== "replay";
+  if (view.kind !== "replay") return;
+  $("replay-slider").max = view.total;
+  $("replay-slider").value = view.index;
+  $("replay-index").textContent = `${view.index} / ${view.total}`;
+  const viewer = $("viewer");
+  const wanted = ["all", ...view.seats.map((s) => String(s.seat))];
+  if (viewer.options.length !== wanted.length) {
+    viewer.replaceChildren(option("all", "every hand"), ...view.seats.map((s) => option(String(s.seat), s.name)));
+  }
+  viewer.value = view.viewer === null ? "all" : String(view.viewer);
+}
+
+document.addEventListener("DOMContentLoaded", connect);

@@ -1,0 +1,288 @@
+"""The page in a real browser (headless Chromium through Selenium): a person plays a hand by clicking, an illegal
+click is refused with its reason, a hint shows, a replay shows the text replay's cards, two tabs keep apart.
+
+Skipped without Chromium and its driver, unless ``SPADES_REQUIRE_BROWSER`` is set (``.ci/run`` sets it and
+installs both). The screenshots of the docs (``docs/images/web_*.png``) are written by these tests when
+``SPADES_WEB_SCREENSHOTS`` names a folder (always into the test's temporary folder otherwise).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from spades_env.core.cards import parse_card
+from spades_env.replay import main as text_replay
+
+from .helpers import serving
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+GOLDEN = Path(__file__).parents[1] / "golden"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+REQUIRED = os.environ.get("SPADES_REQUIRE_BROWSER", "").lower() in ("1", "true", "yes")
+SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+
+if not (CHROMIUM and DRIVER):
+    if REQUIRED:
+        raise RuntimeError("SPADES_REQUIRE_BROWSER is set but chromium or chromedriver is missing")
+    pytest.skip("no chromium and chromedriver on this machine", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(max_tables=6) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    folder = os.environ.get("SPADES_WEB_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def wait(driver, test, timeout: float = 60):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: test(d))
+
+
+def text(driver, element_id: str) -> str:
+    return driver.find_element(By.ID, element_id).text
+
+
+def open_table(driver, base: str, rules: str, seats: list[str], seed: int, episode: str = "game", pace: int = 0):
+    driver.get(base + "/")
+    wait(driver, lambda d: text(d, "connection") == "connected" and d.find_elements(By.ID, "seat-0"))
+    driver.execute_script(
+        "const s = document.getElementById('rules'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));"
+        "const p = document.getElementById('pace'); p.value = arguments[1]; p.dispatchEvent(new Event('input'));",
+        rules,
+        pace,
+    )
+    for seat, spec in enumerate(seats):
+        driver.execute_script("document.getElementById(arguments[0]).value = arguments[1];", f"seat-{seat}", spec)
+    driver.execute_script("document.getElementById('episode').value = arguments[0];", episode)
+    driver.find_element(By.ID, "seed").send_keys(str(seed))
+    driver.find_element(By.ID, "start").click()
+    wait(driver, lambda d: text(d, "status") != "")
+
+
+def shoot(driver, path: Path) -> None:
+    """A screenshot of the page, checked to be a picture."""
+    driver.save_screenshot(str(path))
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, path
+
+
+def my_turn_or_end(driver) -> str | None:
+    status = text(driver, "status")
+    if status.startswith("Your turn") or "over" in status:
+        return status
+    return None
+
+
+def legal_elements(driver):
+    return driver.find_elements(By.CSS_SELECTOR, ".card.legal, #bids button.legal, #drawing button.legal")
+
+
+def test_a_person_plays_a_whole_hand_by_clicking_and_sees_the_summary(server, browser, shots):
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, pace=0)
+    clicks = 0
+    shot_bidding = shot_trick = False
+    while True:
+        status = wait(browser, my_turn_or_end)
+        if "over" in status:
+            break
+        if status.startswith("Your turn: bid") and not shot_bidding:
+            shoot(browser, shots / "web_bidding.png")
+            shot_bidding = True
+        if (
+            status.startswith("Your turn: play")
+            and not shot_trick
+            and browser.find_elements(By.CSS_SELECTOR, "#trick .card")
+        ):
+            shoot(browser, shots / "web_mid_trick.png")
+            shot_trick = True
+        before = browser.execute_script("return document.getElementById('log').textContent")
+        legal = legal_elements(browser)
+        assert legal, status
+        legal[0].click()
+        clicks += 1
+        wait(browser, lambda d: d.execute_script("return document.getElementById('log').textContent") != before)
+    assert clicks == 14  # a bid and thirteen cards
+    summary = browser.find_element(By.ID, "summary")
+    assert summary.is_displayed() and "Hand 1 (standard) is over" in text(browser, "summary-title")
+    assert "points" in text(browser, "summary-table") and browser.find_element(By.ID, "continue").is_displayed()
+    shoot(browser, shots / "web_hand_summary.png")
+    browser.find_element(By.ID, "continue").click()
+    wait(browser, lambda d: not d.find_element(By.ID, "summary").is_displayed())
+    assert "hand 2" in text(browser, "info")
+    assert shot_bidding and shot_trick
+
+
+def test_an_illegal_click_is_refused_with_the_rule(server, browser):
+    open_table(browser, server, "standard", ["human", "random", "random", "random"], seed=11, episode="hand")
+    for _ in range(40):
+        status = wait(browser, my_turn_or_end)
+        assert "over" not in status, "no illegal card came up in this hand"
+        illegal = browser.find_elements(By.CSS_SELECTOR, ".card.illegal")
+        if status.startswith("Your turn: play") and illegal:
+            break
+        before = browser.execute_script("return document.getElementById('log').textContent")
+        legal_elements(browser)[0].click()
+        wait(browser, lambda d: d.execute_script("return document.getElementById('log').textContent") != before)
+    decisions = browser.execute_script("return document.getElementById('log').children.length")
+    card = illegal[0]
+    card.click()
+    message = text(browser, "message")
+    reason = card.get_attribute("title")
+    assert reason and message.endswith(reason)
+    assert re.search(r"follow suit|spades are not broken", reason)
+    assert browser.execute_script("return document.getElementById('log').children.length") == decisions
+    assert my_turn_or_end(browser).startswith("Your turn: play")  # still the person's turn, nothing played
+
+
+def test_a_hint_appears_and_marks_the_suggested_action(server, browser):
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=2, episode="hand")
+    wait(browser, my_turn_or_end)
+    browser.find_element(By.ID, "hint").click()
+    wait(browser, lambda d: text(d, "hint-text").startswith("hint (heuristic): "))
+    marked = browser.find_elements(By.CSS_SELECTOR, ".hinted")
+    assert len(marked) == 1
+    suggested = text(browser, "hint-text").removeprefix("hint (heuristic): ")
+    assert marked[0].text == suggested or marked[0].get_attribute("data-card") in suggested
+
+
+def page_cards(driver, seat: int) -> set[int]:
+    cards = driver.find_elements(By.CSS_SELECTOR, f'#table .seat[data-seat="{seat}"] .card[data-card]')
+    return {parse_card(c.get_attribute("data-card")) for c in cards if c.get_attribute("data-card")}
+
+
+def text_replay_hands(path: Path, seat: int) -> list[set[int]]:
+    """Seat ``seat``'s hand at each stop of the text replay (``spades-replay --seat k --all``)."""
+    out = io.StringIO()
+    assert text_replay([str(path), "--seat", str(seat), "--all"], stdin=io.StringIO(""), stdout=out) == 0
+    hands = []
+    for line in out.getvalue().splitlines():
+        if line.strip().startswith(f"seat {seat} (viewer)") and "hand:" in line:
+            shown = line.split("hand:", 1)[1].split()
+            if shown and shown[0].startswith("("):  # "(no cards)"
+                shown = []
+            cards = set()
+            for word in shown:
+                word = word.replace("10", "T")
+                for symbol, letter in SYMBOLS.items():
+                    word = word.replace(symbol, letter)
+                cards.add(parse_card(word))
+            hands.append(cards)
+    return hands
+
+
+def replay_stops(record: dict) -> list[int]:
+    """The decision index at each stop of the text replay in the first hand: the deal, the end of the bidding,
+    each trick's last card."""
+    import spades_env
+    from spades_env.core import Phase, Rules
+    from spades_env.records import reset_options
+
+    rules = Rules.from_dict(record["rules"])
+    env = spades_env.raw_env(rules=rules, episode=record["episode"])
+    env.reset(options=reset_options(record, rules))
+    stops = [0]
+    for i, action in enumerate(record["actions"]):
+        before = env.hand
+        bidding = before.phase in (Phase.BID, Phase.BLIND)
+        env.step(action)
+        if (bidding and before.phase not in (Phase.BID, Phase.BLIND)) or before.last_transition.trick_winner >= 0:
+            stops.append(i + 1)
+        if env.hand is not before:
+            return stops
+    return stops
+
+
+def test_a_replay_steps_through_a_golden_record_and_shows_the_text_replays_cards(server, browser, shots):
+    path = GOLDEN / "jokers_seed11.json"
+    record = json.loads(path.read_text())["record"]
+    browser.get(server + "/")
+    wait(browser, lambda d: text(d, "connection") == "connected")
+    browser.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait(browser, lambda d: text(d, "replay-index") == f"0 / {len(record['actions'])}")
+    browser.execute_script(
+        "const v = document.getElementById('viewer'); v.value = '0'; v.dispatchEvent(new Event('change'));"
+    )
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, '#table .seat[data-seat="1"] .card[data-card]'))
+    expected = text_replay_hands(path, 0)
+    stops = replay_stops(record)
+    assert len(stops) == 15  # the deal, the bids, 13 tricks
+    for stop, hand in zip(stops, expected):
+        browser.execute_script(
+            "const s = document.getElementById('replay-slider'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('input'));",
+            stop,
+        )
+        wait(browser, lambda d, stop=stop: text(d, "replay-index").startswith(f"{stop} /"))
+        if stop == stops[-1]:  # the hand's last card: the page shows its summary and the next deal
+            assert browser.find_element(By.ID, "summary").is_displayed() and not hand
+        else:
+            assert page_cards(browser, 0) == hand, stop
+    browser.execute_script(
+        "const s = document.getElementById('replay-slider'); s.value = arguments[0]; s.dispatchEvent(new Event('input'));",
+        stops[6] + 2,  # two cards into the sixth trick
+    )
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#trick .card")) == 2)
+    shoot(browser, shots / "web_replay.png")
+    index = int(text(browser, "replay-index").split("/")[0])
+    browser.find_element(By.ID, "replay-prev").click()
+    wait(browser, lambda d: text(d, "replay-index").startswith(f"{index - 1} /"))
+    browser.find_element(By.ID, "replay-next").click()
+    wait(browser, lambda d: text(d, "replay-index").startswith(f"{index} /"))
+
+
+def test_two_tables_in_two_tabs_do_not_interfere(server, browser):
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=21, episode="hand")
+    wait(browser, my_turn_or_end)
+    first_tab = browser.current_window_handle
+    first_hand = page_cards(browser, 0)
+    browser.switch_to.new_window("tab")
+    try:
+        open_table(
+            browser, server, "cutthroat", ["heuristic", "human", "heuristic", "heuristic"], seed=22, episode="hand"
+        )
+        wait(browser, my_turn_or_end)
+        second_hand = page_cards(browser, 1)
+        assert second_hand != first_hand
+        legal_elements(browser)[0].click()  # the second tab bids
+        wait(browser, lambda d: "you" in d.execute_script("return document.getElementById('log').textContent"))
+        browser.switch_to.window(first_tab)
+        assert page_cards(browser, 0) == first_hand
+        assert "you" not in browser.execute_script("return document.getElementById('log').textContent")
+        legal_elements(browser)[0].click()  # and the first tab still plays its own table
+        wait(browser, lambda d: "you" in d.execute_script("return document.getElementById('log').textContent"))
+    finally:
+        for handle in browser.window_handles:
+            if handle != first_tab:
+                browser.switch_to.window(handle)
+                browser.close()
+        browser.switch_to.window(first_tab)

@@ -1,0 +1,218 @@
+"""The web server without a browser: the page and its assets, bad messages, turns, limits, disconnects."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import spades_env
+from spades_env.records import replay
+
+from .helpers import Tab, my_turn, serving
+
+GOLDEN = Path(__file__).parents[1] / "golden"
+HUMAN_FIRST = {"type": "new", "rules": "standard", "episode": "hand", "pace_ms": 0}
+
+
+def first_bidder(seed: int) -> int:
+    env = spades_env.raw_env(episode="hand")
+    env.reset(seed=seed)
+    return env.hand.current
+
+
+def seats(first: str = "human", others: str = "heuristic", n: int = 4) -> list[str]:
+    return [first] + [others] * (n - 1)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(max_tables=4) as base:
+        yield base
+
+
+def test_the_page_and_its_assets_come_from_the_package_with_a_strict_policy(server):
+    with urllib.request.urlopen(server + "/") as response:
+        page = response.read().decode()
+        assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert sorted(assets) == ["/static/table.css", "/static/table.js"]
+    for asset in assets:
+        with urllib.request.urlopen(server + asset) as response:
+            text = response.read().decode()
+        assert not re.search(r"https?://", text), f"{asset} fetches from elsewhere"  # no CDN: it works offline
+    assert "<script>" not in page and "style=" not in page  # nothing inline: the policy forbids it
+
+
+@pytest.mark.parametrize(
+    "message, reason",
+    [
+        ("not json", "not JSON"),
+        (b"\x00\x01", "JSON text, not binary"),
+        ("[1, 2]", "a JSON object"),
+        ({"type": "dance"}, "unknown message type 'dance'"),
+        ({"action": 3}, "a message needs a 'type'"),
+        ({"type": "act"}, "'act' needs ['action']"),
+        ({"type": "act", "action": 0, "extra": 1}, "unknown field(s) ['extra']"),
+        ({"type": "new", "rules": "standard", "seats": seats(), "pace_ms": -5}, "pace must be"),
+        ({"type": "new", "rules": "nope", "seats": seats()}, "unknown rules 'nope'"),
+        ({"type": "new", "rules": "standard", "seats": seats()[:3]}, "one entry per seat"),
+        ({"type": "new", "rules": "standard", "seats": ["human", "human", "random", "random"]}, "at most one seat"),
+        ({"type": "new", "rules": "standard", "seats": seats(others="/etc/passwd")}, "unknown agent '/etc/passwd'"),
+        ({"type": "new", "rules": "standard", "seats": seats(), "seed": "7"}, "seed must be"),
+        ({"type": "act", "action": 0}, "start a game first"),
+        ({"type": "seek", "index": 3}, "open a record to replay first"),
+        ({"type": "replay", "record": {"actions": []}}, "the record does not replay"),
+        ({"type": "replay", "record": "../../etc/passwd"}, "the record does not replay"),
+        ("[" * 100_000 + "]" * 100_000, "not JSON"),
+        ("x" * 1_000_001, "message too large"),
+    ],
+    ids=lambda v: str(v)[:30],
+)
+def test_a_bad_message_gets_an_error_naming_it_and_the_connection_goes_on(server, message, reason):
+    with Tab(server) as tab:
+        reply = tab.ask(message)
+        assert reply["type"] == "error" and reason in reply["message"], reply
+        started = tab.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})
+        assert started["type"] == "state"  # the same connection still serves
+
+
+def test_out_of_turn_and_illegal_actions_are_refused_with_the_rule_and_change_nothing(server):
+    with Tab(server) as tab:
+        seed = next(s for s in range(20) if first_bidder(s) != 0)  # an agent bids first
+        state = tab.ask({**HUMAN_FIRST, "seats": seats(), "seed": seed, "pace_ms": 5000})  # it waits 5 s
+        view = state["view"]
+        assert view["current"] != 0
+        reply = tab.ask({"type": "act", "action": 57})
+        assert reply == {
+            "type": "error",
+            "message": f"it is not your turn: {view['seats'][view['current']]['name']} is to act",
+        }
+        tab.send({"type": "pace", "ms": 0})
+        view = tab.until(my_turn)["view"]
+        assert view["phase"] == "bidding"
+        for bad, reason in [
+            (0, "it is the bidding: make a bid, not 2C"),
+            (71, "you may bid at most 13 tricks"),
+            (90, "is not an action"),
+            ("bid 3", "is not an action"),
+            (True, "is not an action"),
+        ]:
+            reply = tab.ask({"type": "act", "action": bad})
+            assert reply["type"] == "error" and reason in reply["message"], (bad, reply)
+        reply = tab.ask({"type": "act", "action": view["actions"]["legal"][0]["id"]})
+        assert reply["type"] == "state" and reply["view"]["decisions"] == view["decisions"] + 1
+
+
+def test_a_person_plays_a_whole_hand_and_the_saved_record_replays(server):
+    with Tab(server) as tab:
+        tab.send({**HUMAN_FIRST, "seats": ["heuristic", "ppo", "human", "random"], "seed": 5})
+        decisions = 0
+        while True:
+            view = tab.until(my_turn)["view"]
+            if view["over"]:
+                break
+            assert all(seat["cards"] is None for seat in view["seats"] if seat["seat"] != 2)  # only its own hand
+            legal = view["actions"]["legal"]
+            for shown in view["actions"]["shown"]:
+                assert (str(shown["id"]) in view["actions"]["illegal"]) != (shown in legal)
+            tab.send({"type": "act", "action": legal[-1]["id"]})
+            decisions += 1
+        assert decisions == 14  # one bid, thirteen cards
+        assert sum(seat["tricks"] for seat in view["seats"]) == 13 and len(view["results"]) == 1
+        record = tab.ask({"type": "save"})["record"]
+        assert record["seats"] == ["heuristic", "ppo", "human", "random"] and record["over"] is True
+        assert replay(record).results == view["results"]
+
+
+def test_agents_alone_play_a_game_to_its_end_at_any_pace(server):
+    with Tab(server) as tab:
+        tab.send({"type": "new", "rules": "cutthroat3", "seats": ["random"] * 3, "seed": 3, "pace_ms": 0})
+        view = tab.until(lambda m: m["type"] == "state" and m["view"]["over"], timeout=120)["view"]
+        assert view["actions"] is None and view["viewer"] is None
+        assert all(seat["cards"] is not None for seat in view["seats"])  # watched: every hand shown
+        assert view["winner"] is not None or view["truncated"]
+
+
+def test_the_hand_summary_waits_for_the_person(server):
+    with Tab(server) as tab:
+        tab.send({"type": "new", "rules": "standard", "seats": seats(others="random"), "seed": 8, "pace_ms": 0})
+        while True:
+            view = tab.until(my_turn)["view"]
+            if view["holding"]:
+                break
+            tab.send({"type": "act", "action": view["actions"]["legal"][0]["id"]})
+        assert view["hand_ended"] and len(view["results"]) == 1 and view["actions"] is None
+        assert tab.ask({"type": "act", "action": 57})["message"] == "the hand is over: continue to the next one first"
+        view = tab.ask({"type": "continue"})["view"]
+        assert not view["holding"] and view["hand_number"] == 2
+
+
+def test_a_replay_steps_to_any_decision_and_refuses_bad_indices(server):
+    record = json.loads((GOLDEN / "two_player_seed6.json").read_text())["record"]
+    with Tab(server) as tab:
+        view = tab.ask({"type": "replay", "record": record})["view"]
+        assert view["kind"] == "replay" and view["index"] == 0 and view["total"] == len(record["actions"])
+        assert view["drawing"]["offered"] is not None  # every hand shown: the card on offer too
+        drawer = view["current"]
+        view = tab.ask({"type": "viewer", "seat": 1 - drawer})["view"]
+        assert view["seats"][drawer]["cards"] is None and view["drawing"]["offered"] is None  # the other's card
+        view = tab.ask({"type": "viewer", "seat": drawer})["view"]
+        assert view["seats"][1 - drawer]["cards"] is None and view["drawing"]["offered"] is not None
+        for index in (5, 60, len(record["actions"]), 2):
+            assert tab.ask({"type": "seek", "index": index})["view"]["index"] == index
+        for bad in (-1, len(record["actions"]) + 1, "3", None):
+            assert "index must be" in tab.ask({"type": "seek", "index": bad})["message"]
+        assert "seat must be" in tab.ask({"type": "viewer", "seat": 2})["message"]
+        assert tab.ask({"type": "act", "action": 0})["message"] == "this is a replay: start a game to play"
+
+
+def test_tables_are_limited_and_a_closed_tab_frees_its_table():
+    with serving(max_tables=2) as base:
+        first, second = Tab(base), Tab(base)
+        for tab in (first, second):
+            assert tab.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})["type"] == "state"
+        third = Tab(base)
+        reply = third.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})
+        assert reply["type"] == "error" and "limit of 2 open tables" in reply["message"]
+        assert second.ask({**HUMAN_FIRST, "seats": seats(), "seed": 9})["type"] == "state"  # a tab replaces its own
+        first.close()  # mid-hand: the server frees its table
+        for _ in range(100):
+            reply = third.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})
+            if reply["type"] == "state":
+                break
+        assert reply["type"] == "state"
+        view = second.until(lambda m: my_turn(m) and m["view"]["seed"] == 9)["view"]  # the other table plays on
+        assert view["actions"]["legal"]
+        assert second.ask({"type": "hint"})["type"] == "hint"
+        second.close()
+        third.close()
+
+
+def test_many_tables_at_once_play_apart():
+    with serving(max_tables=6) as base:
+        tabs = [Tab(base) for _ in range(6)]
+        for i, tab in enumerate(tabs):
+            tab.send({"type": "new", "rules": "standard", "seats": seats(), "seed": i, "pace_ms": 0, "episode": "hand"})
+        views = [tab.until(my_turn)["view"] for tab in tabs]
+        hands = [v["seats"][0]["cards"] for v in views]
+        assert len({tuple(h) for h in hands}) == 6  # six seeds, six deals
+        for tab, view in zip(tabs, views):  # each acts at its own table only
+            tab.send({"type": "act", "action": view["actions"]["legal"][0]["id"]})
+        after = [
+            tab.until(lambda m: m["type"] == "state" and m["view"]["seats"][0]["bid"] is not None)["view"]
+            for tab in tabs
+        ]
+        assert [v["seats"][0]["cards"] for v in after] == hands
+        for tab in tabs:
+            tab.close()
+
+
+def test_a_socket_from_another_site_is_refused(server):
+    with pytest.raises(Exception):
+        Tab(server, origin="http://evil.example")
+    with Tab(server, origin=server) as tab:  # the page's own origin
+        assert tab.hello["type"] == "hello"

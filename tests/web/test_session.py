@@ -1,0 +1,102 @@
+"""Web tables without the web: what a person's view holds on every preset, refusals that change nothing, the
+agents the server offers, the command line."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from spades_env.core import PRESETS, why_illegal
+from spades_env.web.server import Agents, MessageError, build_parser, create_app, parse_message
+from spades_env.web.session import LiveTable, ReplayTable, TableError
+
+AGENTS = Agents()
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_person_sees_only_what_their_seat_knows_and_every_refusal_names_its_rule(name):
+    n = 2 if name == "two_player" else 3 if name == "cutthroat3" else 4
+    person = n - 1
+    seats = ["random"] * n
+    seats[person] = "human"
+    table = LiveTable(name, seats, AGENTS.make, episode="hand", seed=len(name))
+    rng = random.Random(0)
+    while not table.over:
+        view = json.loads(json.dumps(table.view()))  # JSON values only
+        hand = table.env.hand
+        for seat in view["seats"]:
+            if seat["seat"] != person:
+                assert seat["cards"] is None and seat["count"] == hand.hands[seat["seat"]].bit_count()
+            if seat["discards"] is not None and seat["seat"] != person:
+                assert hand.rules.discards_face_up
+        if view["drawing"] and view["drawing"]["offered"] is not None:
+            assert hand.current == person  # the card on offer is the drawer's to see
+        if table.agent_turn():
+            assert view["actions"]["legal"] == []
+            with pytest.raises(TableError, match="not your turn"):
+                table.act(hand.legal_actions()[0])
+            table.agent_move()
+            continue
+        actions = view["actions"]
+        for action_id, reason in actions["illegal"].items():
+            assert reason == why_illegal(hand, int(action_id))
+            before = table.track.decisions
+            with pytest.raises(TableError, match="^" + reason.replace("(", r"\(").replace(")", r"\)") + "$"):
+                table.act(int(action_id))
+            assert table.track.decisions == before
+        table.act(rng.choice(actions["legal"])["id"])
+    assert table.view()["results"] and table.record()["over"]
+
+
+def test_watching_agents_shows_every_hand_and_refuses_actions():
+    table = LiveTable("standard", ["random"] * 4, AGENTS.make, seed=1)
+    view = table.view()
+    assert view["viewer"] is None and all(s["cards"] is not None for s in view["seats"])
+    with pytest.raises(TableError, match="watched, not played"):
+        table.act(0)
+
+
+def test_an_uploaded_record_that_is_tampered_with_is_refused():
+    table = LiveTable("standard", ["human", "random", "random", "random"], AGENTS.make, episode="hand", seed=3)
+    while not table.over:
+        if table.agent_turn():
+            table.agent_move()
+        else:
+            table.act(table.view()["actions"]["legal"][0]["id"])
+    record = table.record()
+    assert ReplayTable(record).total == len(record["actions"])
+    tampered = json.loads(json.dumps(record))
+    tampered["results"][0]["points"][0] += 10
+    with pytest.raises(TableError, match="does not replay"):
+        ReplayTable(tampered)
+
+
+def test_the_server_offers_named_agents_only():
+    assert {"heuristic", "random", "ppo", "ppo_standard", "search", "pimc"} <= set(AGENTS.names)
+    for name in ("spades_env/policies/ppo.pt", "../x.pt", "os.system"):
+        with pytest.raises(TableError, match="unknown agent"):
+            AGENTS.make(name, 0, 0)
+    with pytest.raises(ValueError, match="unknown hint agent"):
+        Agents(hint_agent="oracle")
+    with pytest.raises(ValueError, match="max_tables"):
+        create_app(max_tables=0)
+
+
+def test_policy_files_are_named_on_the_command_line(tmp_path):
+    policy = tmp_path / "mine.pt"
+    policy.write_bytes(b"")
+    args = build_parser().parse_args(["--policy", f"mine={policy}", "--max-tables", "3"])
+    assert args.policy == [("mine", str(policy))] and args.host == "127.0.0.1"
+    for bad in ("mine", f"={policy}", f"mine={tmp_path / 'absent.pt'}"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["--policy", bad])
+    assert "mine" in Agents({"mine": str(policy)}).names
+
+
+def test_message_fields_are_checked_before_any_table_sees_them():
+    assert parse_message('{"type": "seek", "index": 3}') == {"type": "seek", "index": 3}
+    for bad in ('{"type": "seek"}', '{"type": "seek", "index": 1, "path": "/etc"}', "7", '"new"'):
+        with pytest.raises(MessageError):
+            parse_message(bad)
