@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 from . import actions as A
 from .cards import SPADE_MASK
-from .ops import ARRAY, INT, Ops, cached_by_rules
+from .ops import ARRAY, INT, Ops, cached_by_rules, per_form
 from .rules import TEN_FOR_200_TRICKS, Rules
 from .scoring import BidKind
 
@@ -109,10 +109,10 @@ def bid_rules(rules: Rules) -> BidRules:
     )
 
 
-def stack(records: list[BidRules]) -> BidRules:
-    """One array per field, one entry per record (the rules of a rotation), for ``ARRAY``."""
-    fields = {name: ARRAY.table(getattr(r, name) for r in records) for name in BidRules._fields}
-    fields["blind_bids"] = ARRAY.words(r.blind_bids for r in records)
+def stack(records: list[BidRules], ops: Ops = ARRAY) -> BidRules:
+    """One array per field, one entry per record (the rules of a rotation), for an array form (``ARRAY``)."""
+    fields = {name: ops.table(getattr(r, name) for r in records) for name in BidRules._fields}
+    fields["blind_bids"] = ops.words(r.blind_bids for r in records)
     return BidRules(**fields)
 
 
@@ -159,11 +159,14 @@ def _tables(ops: Ops) -> _Tables:
 
 
 _INT_TABLES, _ARRAY_TABLES = _tables(INT), _tables(ARRAY)
+_other_tables = per_form(_tables)
 
 
 def tables(ops: Ops) -> _Tables:
     """The lookup tables of bidding in one form."""
-    return _INT_TABLES if ops is INT else _ARRAY_TABLES
+    if ops is INT:
+        return _INT_TABLES
+    return _ARRAY_TABLES if ops is ARRAY else _other_tables(ops)
 
 
 # ------------------------------------------------------------------ turn order
@@ -310,7 +313,8 @@ def bid_context(
         partner_later = partner_later | (due & (seat == partner))
     has = partner >= 0
     partner_kind, partner_value = partner_bid(ops, ops.at(kinds, partner), ops.at(values, partner), has)
-    return BidContext(total, select(partner_kind == _NUMBER, partner_value, 0), later == 0, later - partner_later == 0)
+    # later == partner_later as counts (0 or 1): no bool subtracted, which torch refuses
+    return BidContext(total, select(partner_kind == _NUMBER, partner_value, 0), later == 0, later == partner_later * 1)
 
 
 def hooking_bids(ops: Ops, p: BidRules, c: BidContext) -> Any:

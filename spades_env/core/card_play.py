@@ -28,7 +28,7 @@ import functools
 from typing import Any, NamedTuple
 
 from .cards import NON_SPADE_MASK, NUM_SUITS, SPADE_MASK, SUIT_MASKS, Suit
-from .ops import ARRAY, INT, Ops, cached_by_rules
+from .ops import ARRAY, INT, Ops, cached_by_rules, per_form
 from .rules import FIRST_TRICK_LOWEST_CLUB, Rules
 
 # The situations of a card played (what it may be, and what it shows: core.tricks).
@@ -54,9 +54,9 @@ def play_rules(rules: Rules) -> PlayRules:
     return PlayRules(rules.first_trick == FIRST_TRICK_LOWEST_CLUB, bool(rules.dealer_leads_any))
 
 
-def stack(records: list[PlayRules]) -> PlayRules:
-    """One array per field, one entry per record (the rules of a rotation), for ``ARRAY``."""
-    return PlayRules(*(ARRAY.table(getattr(r, name) for r in records) for name in PlayRules._fields))
+def stack(records: list[PlayRules], ops: Ops = ARRAY) -> PlayRules:
+    """One array per field, one entry per record (the rules of a rotation), for an array form (``ARRAY``)."""
+    return PlayRules(*(ops.table(getattr(r, name) for r in records) for name in PlayRules._fields))
 
 
 def switches(records: list[PlayRules]) -> PlayRules:
@@ -122,12 +122,13 @@ def _tables(ops: Ops) -> _Tables:
 
 
 _INT_TABLES, _ARRAY_TABLES = _tables(INT), _tables(ARRAY)
+_other_tables = per_form(_tables)  # the tables of further array forms (torch), made once each
 
 
 def legal_cards(ops: Ops, on: PlayRules, hand: Any, situation: Any, led: Any) -> Any:
     """The cards of ``hand`` (a bitboard) that may be played in ``situation`` to a trick led in ``led``
     (any suit when leading)."""
-    tab = _INT_TABLES if ops is INT else _ARRAY_TABLES
+    tab = _INT_TABLES if ops is INT else _ARRAY_TABLES if ops is ARRAY else _other_tables(ops)
     first = hand & tab.first[situation * NUM_SUITS + led]
     if not on.lowest_club:  # then the second filter keeps the whole hand in every situation
         return ops.select(first != 0, first, hand)
@@ -162,7 +163,7 @@ def first_leader(ops: Ops, p: PlayRules, on: PlayRules, num_players: int, dealer
     if on.dealer_leads_any:
         leader = ops.select(p.dealer_leads_any, dealer, leader)
     if on.lowest_club:
-        tab = _INT_TABLES if ops is INT else _ARRAY_TABLES
+        tab = _INT_TABLES if ops is INT else _ARRAY_TABLES if ops is ARRAY else _other_tables(ops)
         clubs = ops.word(0)
         for seat in range(num_players):
             clubs = clubs | (ops.seat(hands, seat) & tab.clubs)

@@ -6,7 +6,8 @@ numpy call: the scalar engine's hot paths stay cheap), :data:`ARRAY` on numpy
 arrays with one entry per table (the batch engine). The rules use only
 arithmetic, comparisons, ``&`` ``|`` on bools and bitboards, and the
 operations below; never ``if`` on a value, ``not`` or ``~`` on a bool (``~True``
-is ``-2``), which would differ between the two.
+is ``-2``), which would differ between the two, nor arithmetic that subtracts
+a bool (torch refuses it).
 
 Per-seat values are one sequence per hand (``values[seat]``) or one
 ``(tables, seats)`` array (``values[:, seat]``): :meth:`Ops.seat` reads a fixed
@@ -15,8 +16,11 @@ seat, :meth:`Ops.at` a seat that may differ between tables.
 Bitboards (hands) and *bid words* (the bidding actions as bits, see
 :mod:`spades_env.core.bidding`) are ints or ``uint64`` arrays; constants the
 rules ``select`` between go through :meth:`Ops.word` so that an array keeps its
-dtype. Lookup tables are built twice from one definition (:meth:`Ops.table`:
-a tuple, or an array) and indexed with one flat index.
+dtype. Lookup tables are built from one definition for each form
+(:meth:`Ops.table`: a tuple, or an array; :func:`per_form` makes them once per
+form) and indexed with one flat index. Other array libraries are further
+forms of the same operations (``spades_env.batch.torch_ops``: torch tensors on
+any device), so every rule has one statement for all of them.
 """
 
 from __future__ import annotations
@@ -132,6 +136,20 @@ def cached_by_rules(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 _CACHE_SIZE = 256
+
+
+def per_form(build: Callable[[Ops], Any]) -> Callable[[Ops], Any]:
+    """``build(ops)`` made once per form (a rule's lookup tables in the form's own kind of array: tuples,
+    numpy arrays, or another backend's tensors on its device)."""
+    made: dict[int, tuple[Ops, Any]] = {}
+
+    def of(ops: Ops) -> Any:
+        hit = made.get(id(ops))
+        if hit is None or hit[0] is not ops:
+            hit = made[id(ops)] = (ops, build(ops))  # the form stays alive in the entry: its id is not reused
+        return hit[1]
+
+    return functools.update_wrapper(of, build)
 
 
 class Ops(NamedTuple):
