@@ -142,6 +142,35 @@ def test_a_person_plays_a_whole_hand_by_clicking_and_sees_the_summary(server, br
     assert shot_bidding and shot_trick
 
 
+@pytest.mark.parametrize(
+    "rules, players, phases",
+    [
+        ("online", 4, {"Your turn: bid blind or see your cards."}),  # blind nil open from the start; 10 for 200
+        ("two_player", 2, {"Your turn: keep or discard."}),  # the drawing from the stock
+        ("jokers", 4, set()),
+        ("cutthroat3", 3, set()),
+    ],
+)
+def test_a_hand_of_other_presets_is_played_by_clicking(server, browser, rules, players, phases):
+    open_table(browser, server, rules, ["human"] + ["heuristic"] * (players - 1), seed=6, episode="hand")
+    seen = set()
+    while True:
+        status = wait(browser, my_turn_or_end)
+        if "over" in status:
+            break
+        seen.add(status)
+        before = browser.execute_script("return document.getElementById('log').textContent")
+        legal_elements(browser)[-1].click()
+        wait(browser, lambda d: d.execute_script("return document.getElementById('log').textContent") != before)
+    assert phases <= seen, seen
+    tricks = [
+        int(e.text.split("tricks ")[1])
+        for e in browser.find_elements(By.CSS_SELECTOR, "#table .seat .facts")
+        if "tricks" in e.text
+    ]
+    assert len(tricks) == players and sum(tricks) == (17 if players == 3 else 13)
+
+
 def test_an_illegal_click_is_refused_with_the_rule(server, browser):
     open_table(browser, server, "standard", ["human", "random", "random", "random"], seed=11, episode="hand")
     for _ in range(40):
