@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .ops import cached_by_rules, pick
+from .ops import ARRAY, Ops, cached_by_rules, pick
 from .rules import (
     BLIND_BID_MULTIPLIER,
     POINTS_PER_BID_TRICK,
@@ -357,16 +357,25 @@ class HandScores:
 
 
 def score_hands(
-    rules: Rules | Sequence[Rules], kinds: Any, values: Any, tricks: Any, bags_before: Any, rules_index: Any = None
+    rules: Rules | Sequence[Rules],
+    kinds: Any,
+    values: Any,
+    tricks: Any,
+    bags_before: Any,
+    rules_index: Any = None,
+    ops: Ops = ARRAY,
 ) -> HandScores:
     """Scoring of k finished hands: ``(k, seats)`` bid kinds, values and tricks, ``(k, sides)`` bags
     carried in; ``rules`` is one Rules, or the hand rules of a rotation with ``rules_index`` (k,)
-    naming each hand's (pure, unchecked; ``score_hand`` checks its inputs)."""
+    naming each hand's (pure, unchecked; ``score_hand`` checks its inputs). ``ops``: the array form of
+    the inputs and outputs (numpy by default; ``spades_env.batch.torch_ops`` for torch tensors)."""
     if isinstance(rules, Rules):
         first, tab = rules, _single_rules_tables(rules)
     else:
         all_rules = tuple(rules)
         first, tab = all_rules[0], _scoring_tables(all_rules)
+    if ops is not ARRAY:
+        return _score_hands_in(ops, first, tab, kinds, values, tricks, bags_before, rules_index)
     kinds = np.asarray(kinds, dtype=np.intp)
     values = np.asarray(values, dtype=np.int64)
     tricks = np.asarray(tricks, dtype=np.int64)
@@ -396,6 +405,74 @@ def score_hands(
         points = points + boston * boston_bonus
     points, bags, penalties = _carried_bags(first, points, new_bags, np.asarray(bags_before, dtype=np.int64))
     nil_made = _nil_made(np.where, lookup.is_nil.take(code), cancelled, tricks)
+    return HandScores(points, bags, new_bags, penalties, contract, side_tricks, made, boston, nil_made)
+
+
+class _FormTables(NamedTuple):
+    """``_ScoringTables``' lookups in another array form."""
+
+    lookup: _KindTables
+    bag_value: Any
+    boston_bonus: Any
+    side_matrix: Any
+    seat_side: Any
+
+
+_form_tables_cache: dict[tuple[int, int], tuple[Any, Any, _FormTables]] = {}
+
+
+def _form_tables(tab: _ScoringTables, ops: Ops) -> _FormTables:
+    """A scoring table set in another array form (made once per tables and form)."""
+    key = (id(tab), id(ops))
+    hit = _form_tables_cache.get(key)
+    if hit is None or hit[0] is not tab or hit[1] is not ops:
+        table = lambda array: ops.table(array.ravel().tolist()).reshape(array.shape)  # noqa: E731
+        made = _FormTables(
+            _KindTables(*(table(t) for t in tab.arrays)),
+            table(tab.bag_value),
+            table(tab.boston_bonus),
+            table(tab.side_matrix),
+            table(tab.seat_side),
+        )
+        hit = _form_tables_cache[key] = (tab, ops, made)  # tab and ops stay alive: their ids are not reused
+    return hit[2]
+
+
+def _by_side(per_seat: Any, side_matrix: Any) -> Any:
+    """``(k, seats)`` terms summed by side, ``(k, sides)``: a broadcast product and a sum, which every array
+    library runs on every device (integer matrix products are not everywhere)."""
+    return (per_seat[:, :, None] * side_matrix[None]).sum(1)
+
+
+def _score_hands_in(
+    ops: Ops, first: Rules, tab: _ScoringTables, kinds: Any, values: Any, tricks: Any, bags: Any, rules_index: Any
+) -> HandScores:
+    """``score_hands`` on the arrays of another form (the same lines of arithmetic; see the module docstring)."""
+    t = _form_tables(tab, ops)
+    lookup, select = t.lookup, ops.select
+    if rules_index is None:
+        code, bag_value, boston_bonus = kinds, t.bag_value[0], t.boston_bonus[0]
+    else:
+        code = kinds + (rules_index * _NUM_KINDS)[:, None]
+        bag_value, boston_bonus = t.bag_value[rules_index][:, None], t.boston_bonus[rules_index][:, None]
+    terms = _seat_terms(select, lookup, kinds, code, values, tricks)
+    side_tricks, nil_bags, contract, counted, nil_points = (_by_side(term, t.side_matrix) for term in terms)
+    side_contract = None
+    cancelled: Any = False
+    seat_side_kind = lookup.side_kind[kinds]
+    if ops.any(seat_side_kind):
+        has_ten, blind_value = _side_contract_terms(select, kinds, values)
+        is_side = _by_side(seat_side_kind * 1, t.side_matrix) > 0
+        side_contract = (is_side, _by_side(has_ten * 1, t.side_matrix) > 0, _by_side(blind_value, t.side_matrix))
+        cancelled = is_side[:, t.seat_side]  # a nil cancelled by the partner's side bid
+    points, new_bags, contract, made = _side_outcome(
+        select, bag_value, side_tricks, nil_bags, contract, counted, nil_points, side_contract
+    )
+    boston = side_tricks == first.num_tricks
+    if tab.any_boston_bonus:
+        points = points + boston * boston_bonus
+    points, bags, penalties = _carried_bags(first, points, new_bags, bags)
+    nil_made = _nil_made(select, lookup.is_nil[code], cancelled, tricks)
     return HandScores(points, bags, new_bags, penalties, contract, side_tricks, made, boston, nil_made)
 
 

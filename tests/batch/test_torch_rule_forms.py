@@ -7,11 +7,13 @@ checked and unchecked (the form an accelerator uses: every code path computed, n
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+from spades_env.core import PRESETS, bidding, card_play, exchange, preset, scoring
 from spades_env.core import actions as A
-from spades_env.core import bidding, card_play, exchange
 from spades_env.core.cards import NUM_CARDS
 from spades_env.core.ops import ARRAY
 from spades_env.core.scoring import BidKind
@@ -30,6 +32,8 @@ def tt(x):
     """A numpy array (or a tuple of them) as torch tensors (uint64 bitboards as int64: they hold 54 bits)."""
     if isinstance(x, tuple):
         return tuple(tt(v) for v in x)
+    if x is None:
+        return None
     if isinstance(x, np.ndarray):
         return torch.from_numpy(x.astype(np.int64) if x.dtype == np.uint64 else x.copy())
     return x
@@ -133,3 +137,23 @@ def test_the_exchange_on_torch_equals_numpy(rng, T):
 def test_one_form_per_device_and_flavour():
     assert torch_ops("cpu") is torch_ops("cpu") and torch_ops("cpu") is not torch_ops("cpu", sync_free=True)
     assert torch_ops("cpu").any(torch.tensor([False])) is False and torch_ops("cpu", True).any(torch.tensor([False]))
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_scoring_on_torch_equals_numpy(name, rng, T):
+    rules = preset(name)
+    hand_rules = [rules.hand_rules(i) for i in range(len(rules.crazy))] if rules.crazy else None
+    first = hand_rules[0] if hand_rules else rules
+    n, sides = first.num_players, first.num_sides
+    kinds = rng.integers(1, len(BidKind), size=(K, n))  # any kinds: the arithmetic is compared, valid or not
+    values = rng.integers(0, first.num_tricks + 1, size=(K, n))
+    tricks = rng.integers(0, first.num_tricks + 1, size=(K, n))
+    tricks[:7] = 0
+    tricks[:7, 0] = first.num_tricks  # a few Bostons
+    bags = rng.integers(0, 10, size=(K, sides))
+    index = rng.integers(len(hand_rules), size=K) if hand_rules else None
+    scored = scoring.score_hands(hand_rules or rules, kinds, values, tricks, bags, index)
+    on_torch = scoring.score_hands(hand_rules or rules, *tt((kinds, values, tricks, bags, index)), ops=T)
+    for field in dataclasses.fields(scoring.HandScores):
+        same(getattr(scored, field.name), getattr(on_torch, field.name))
+    assert scored.made.any() and not scored.made.all() and (scored.nil_made >= 0).any()
