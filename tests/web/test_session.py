@@ -8,7 +8,9 @@ import random
 
 import pytest
 
-from spades_env.core import PRESETS, why_illegal
+pytest.importorskip("starlette")  # the [web] extra
+
+from spades_env.core import PRESETS, why_illegal  # noqa: E402
 from spades_env.web.server import Agents, MessageError, build_parser, create_app, parse_message
 from spades_env.web.session import LiveTable, ReplayTable, TableError
 
@@ -100,3 +102,15 @@ def test_message_fields_are_checked_before_any_table_sees_them():
     for bad in ('{"type": "seek"}', '{"type": "seek", "index": 1, "path": "/etc"}', "7", '"new"'):
         with pytest.raises(MessageError):
             parse_message(bad)
+
+
+def test_without_the_web_extra_the_command_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    from spades_env.web.__main__ import main
+
+    monkeypatch.delitem(sys.modules, "spades_env.web.server", raising=False)
+    monkeypatch.setitem(sys.modules, "starlette", None)  # as if starlette were not installed
+    monkeypatch.setitem(sys.modules, "starlette.applications", None)
+    assert main(["--port", "1"]) == 2
+    assert "pip install 'spades_env[web]'" in capsys.readouterr().err
