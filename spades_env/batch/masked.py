@@ -1,0 +1,372 @@
+"""Many hands stepped together with masks, on any array form: the hand layer of the engine for accelerators.
+
+``MaskedHands(hand_rules, ops)`` keeps one hand per table (a rotation's or a
+mixture's hand rules, one rules id per table; every table has the same number
+of players) in arrays of the form ``ops`` (``core.ops.ARRAY``: numpy;
+``spades_env.batch.torch_ops.torch_ops(device)``: torch tensors on any
+device). ``start(rid, hands, dealer, scores, stocks=None)`` deals (the cards
+as bitboards per seat, or two players' stocks), ``legal()`` gives every
+table's legal actions as a boolean ``(tables, NUM_ACTIONS)`` array, and
+``step(actions)`` takes one action at every table (tables whose hand is over
+ignore theirs).
+
+Unlike the numpy engine (:mod:`spades_env.batch.transitions`), which steps
+each phase's tables as an index group, every table goes through every phase's
+update at every step and a mask keeps what applies: the arrays keep their
+shapes, nothing is read back to the host (with a ``sync_free`` form), and the
+same lines run on numpy and on torch. No rule is stated here: legality, turn
+order, what a bid does, the exchange, the drawing, the first leader, spades
+broken and the trick keys are the core's functions, called on the form's
+arrays; the lockstep tests compare every decision with the core's
+``HandState`` on every preset, on numpy and on torch.
+
+Phases and per-table state follow ``HandState``: ``phase`` (``core.hand.Phase``
+codes), ``cur`` (the seat to act, -1 once over), ``hands``, ``looked``,
+``kinds``/``values`` (bids), ``won`` (tricks per seat), the trick in play order
+(``trick_cards``, ``trick_seats``, ``trick_n``), ``trick_index``, ``broken``,
+the exchange's givers and position, the stock and the drawing turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core import actions as A
+from ..core import bidding, card_play
+from ..core.bidding import (
+    bid_context,
+    bid_effect_on_partner,
+    bidder,
+    blind_nil_by_score,
+    decides_blind,
+    legal_bids,
+    next_bid_position,
+    partner_bid,
+)
+from ..core.card_play import breaks_spades, first_leader, legal_cards, situation
+from ..core.cards import CARD_SUIT, NUM_CARDS
+from ..core.drawing import DRAW_TURNS, drawer, drawn_cards, has_drawing
+from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
+from ..core.hand import Phase
+from ..core.ops import ARRAY, Ops
+from ..core.rules import Rules
+from ..core.tricks import TRICK_KEYS
+
+BLIND, BID, EXCHANGE, PLAY, OVER, DRAW = (int(p) for p in Phase)
+NO_SEAT = -1
+NO_CARD = NUM_CARDS  # an empty place of the trick (its bit is 0)
+BID_BITS = A.KEEP - A.BID_OFFSET  # the bid word's actions: BID_OFFSET .. KEEP - 1
+KEY_ROW = NUM_CARDS * 4  # TRICK_KEYS' row length
+
+
+class _Form:
+    """What the engine needs of an array library beyond ``Ops``: creation, argmax, concatenation."""
+
+    def __init__(self, ops: Ops):
+        self.ops = ops
+        self.torch = ops is not ARRAY
+        if self.torch:
+            import torch
+
+            self._torch = torch
+            self.device = ops.word(0).device
+
+    def ints(self, values: Any) -> Any:
+        """An integer array of the form (int64), from a numpy array or a list."""
+        values = np.asarray(values, dtype=np.int64)
+        if self.torch:
+            return self._torch.from_numpy(values.copy()).to(self.device)
+        return values.astype(np.intp)
+
+    def words(self, values: Any) -> Any:
+        """A bitboard array of the form (uint64 on numpy, int64 on torch)."""
+        values = np.asarray(values, dtype=np.uint64)
+        if self.torch:
+            return self._torch.from_numpy(values.astype(np.int64)).to(self.device)
+        return values.copy()
+
+    def bools(self, values: Any) -> Any:
+        values = np.asarray(values, dtype=bool)
+        return self._torch.from_numpy(values.copy()).to(self.device) if self.torch else values.copy()
+
+    def argmax1(self, x: Any) -> Any:
+        return x.argmax(dim=1) if self.torch else x.argmax(axis=1)
+
+    def concat1(self, parts: Sequence[Any]) -> Any:
+        return self._torch.cat(list(parts), dim=1) if self.torch else np.concatenate(parts, axis=1)
+
+    def numpy(self, x: Any) -> np.ndarray:
+        """An array of the form on the host, as numpy (for tests and the host side)."""
+        if self.torch:
+            x = x.cpu().numpy()
+        return np.asarray(x)
+
+
+class MaskedHands:
+    """One hand per table, every table stepped at every step (see the module docstring)."""
+
+    def __init__(self, hand_rules: Sequence[Rules], ops: Ops = ARRAY):
+        hand_rules = list(hand_rules)
+        n = hand_rules[0].num_players
+        if any(r.num_players != n or r.partnerships != hand_rules[0].partnerships for r in hand_rules):
+            raise ValueError("the hand rules of one MaskedHands share the number of players and partnerships")
+        self.rules, self.n, self.ops = hand_rules, n, ops
+        self.form = form = _Form(ops)
+        self.num_sides = hand_rules[0].num_sides
+        bid_records = [bidding.bid_rules(r) for r in hand_rules]
+        play_records = [card_play.play_rules(r) for r in hand_rules]
+        self._bid_stack, self.bid_on = bidding.stack(bid_records, ops), bidding.switches(bid_records)
+        self._play_stack, self.play_on = card_play.stack(play_records, ops), card_play.switches(play_records)
+        self._tricks = form.ints([r.num_tricks for r in hand_rules])
+        self._key_base = form.ints([int(r.deuce_of_spades_high) * KEY_ROW for r in hand_rules])
+        self._keys = form.ints(TRICK_KEYS.ravel())
+        self._drawing = any(has_drawing(r) for r in hand_rules)
+        partners = [NO_SEAT if hand_rules[0].partner_of(s) is None else hand_rules[0].partner_of(s) for s in range(n)]
+        self._partner = form.ints(partners)
+        self._side = form.ints([hand_rules[0].side_of(s) for s in range(n)])
+        self._next = form.ints([(s + 1) % n for s in range(n)])
+        self._cols = form.ints(range(n))[None]
+        self._kind = form.ints(A.BID_ACTION_KIND)
+        self._value = form.ints(A.BID_ACTION_VALUE)
+        self._bit = form.words([1 << c for c in range(NUM_CARDS)] + [0] * (A.NUM_ACTIONS + 1 - NUM_CARDS))
+        self._suit = form.ints(list(CARD_SUIT[:NUM_CARDS]) + [0] * (A.NUM_ACTIONS + 1 - NUM_CARDS))
+        self._card_shift = form.words(range(NUM_CARDS))
+        self._bid_shift = form.words(range(BID_BITS))
+        self._one, self._zero = ops.word(1), ops.word(0)
+
+    # ------------------------------------------------------------------ helpers
+    def _seat_mask(self, seat: Any, where: Any) -> Any:
+        """(tables, seats) True at ``seat`` of the tables ``where``."""
+        return (self._cols == seat[:, None]) & where[:, None]
+
+    def _set(self, values: Any, seat: Any, new: Any, where: Any) -> Any:
+        """``values`` with ``values[t, seat[t]] = new[t]`` at the tables ``where``."""
+        new = new[:, None] if hasattr(new, "shape") and len(new.shape) == 1 else new
+        return self.ops.select(self._seat_mask(seat, where), new, values)
+
+    def _or_bits(self, boards: Any, seat: Any, bits: Any, where: Any) -> Any:
+        return boards | self.ops.keep(self._seat_mask(seat, where), bits[:, None])
+
+    def _xor_bits(self, boards: Any, seat: Any, bits: Any, where: Any) -> Any:
+        return boards ^ self.ops.keep(self._seat_mask(seat, where), bits[:, None])
+
+    def _col(self, values: Any, col: Any) -> Any:
+        return self.ops.at(values, col)
+
+    # ------------------------------------------------------------------- start
+    def start(self, rid: Any, hands: Any, dealer: Any, scores: Any, stocks: Any = None) -> None:
+        """Deal a hand at every table: rules ids, ``(tables, seats)`` bitboards (empty with a stock),
+        dealers, ``(tables, sides)`` scores before the hand, ``(tables, 52)`` stocks for two players."""
+        f, ops, n = self.form, self.ops, self.n
+        self.rid = f.ints(rid)
+        self.T = T = len(np.asarray(rid))
+        self.p = bidding.BidRules(*(field[self.rid] for field in self._bid_stack))
+        self.pp = card_play.PlayRules(*(field[self.rid] for field in self._play_stack))
+        self.hands = f.words(hands)
+        self.dealer = f.ints(dealer)
+        self.scores = f.ints(scores)
+        self.looked = f.bools(np.zeros((T, n), bool))
+        self.kinds = f.ints(np.zeros((T, n)))
+        self.values = f.ints(np.zeros((T, n)))
+        self.won = f.ints(np.zeros((T, n)))
+        self.trick_cards = f.ints(np.full((T, n), NO_CARD))
+        self.trick_seats = f.ints(np.zeros((T, n)))
+        self.trick_n = f.ints(np.zeros(T))
+        self.trick_index = f.ints(np.zeros(T))
+        self.broken = f.bools(np.zeros(T, bool))
+        self.pos = f.ints(np.zeros(T))
+        self.ex_first = f.ints(np.full(T, NO_SEAT))
+        self.ex_second = f.ints(np.full(T, NO_SEAT))
+        self.ex_len = f.ints(np.zeros(T))
+        self.ex_pos = f.ints(np.zeros(T))
+        self.discards = f.words(np.zeros((T, n), np.uint64))
+        self.draw_turn = f.ints(np.zeros(T))
+        everyone = f.bools(np.ones(T, bool))
+        if stocks is not None:
+            self.stock = f.ints(stocks)
+            draws = everyone
+            self.looked = f.bools(np.ones((T, n), bool))  # each sees its cards as it draws them
+            self.phase = f.ints(np.full(T, DRAW))
+            self.cur = drawer(self.dealer, 0)
+        else:
+            self.stock = None
+            draws = ~everyone
+            self.phase = f.ints(np.full(T, BID))
+            self.cur = bidder(self.dealer, 0, n)
+        self.leader = f.ints(np.full(T, NO_SEAT))
+        self._begin_bid_turn(draws == False)  # noqa: E712
+
+    # ---------------------------------------------------------------- bidding
+    def _bid_inputs(self) -> tuple[Any, Any, Any, Any]:
+        """(partner's kind, partner's value, the no-hook context or None, blind nil open by the score) of the
+        seat to act at every table (core.bidding)."""
+        ops, p, cur = self.ops, self.p, self.cur
+        partner = self._partner[ops.maximum(cur, 0)]
+        has = partner >= 0
+        pk, pv = partner_bid(ops, ops.at(self.kinds, partner % self.n), ops.at(self.values, partner % self.n), has)
+        context = None
+        if self.bid_on.no_hook:
+            context = bid_context(ops, self.n, self.kinds, self.values, self.dealer, self.pos, partner)
+        side = self._side[ops.maximum(cur, 0)]
+        eligible = side < 0  # no table yet
+        for s in range(self.num_sides):
+            eligible = eligible | ((side == s) & blind_nil_by_score(ops, p, self.scores, s, self.num_sides))
+        return pk, pv, context, eligible
+
+    def _begin_bid_turn(self, where: Any) -> None:
+        """At the tables ``where`` the seat ``cur`` is to bid: it decides blind first (BLIND) or looks (BID)."""
+        ops = self.ops
+        pk, _, context, eligible = self._bid_inputs()
+        looked = ops.at(self.looked, self.cur)
+        blind = decides_blind(ops, self.p, self.bid_on, looked, eligible, pk, context)
+        self.phase = ops.select(where, ops.select(blind, BLIND, BID), self.phase)
+        self.looked = self.looked | self._seat_mask(self.cur, where & (blind == False))  # noqa: E712
+
+    def _bid(self, a: Any, where: Any) -> None:
+        ops, n = self.ops, self.n
+        see = where & (a == A.SEE_CARDS)
+        self.looked = self.looked | self._seat_mask(self.cur, see)
+        self.phase = ops.select(see, BID, self.phase)
+        real = where & (see == False)  # noqa: E712
+        kind, value = self._kind[a], self._value[a]
+        cur = self.cur
+        self.kinds = self._set(self.kinds, cur, kind, real)
+        self.values = self._set(self.values, cur, value, real)
+        self.looked = self.looked | self._seat_mask(cur, real)
+        partner = self._partner[ops.maximum(cur, 0)]
+        has = real & (partner >= 0)
+        seat_p = partner % n
+        self.kinds = self._set(self.kinds, seat_p, bid_effect_on_partner(ops, kind, ops.at(self.kinds, seat_p)), has)
+        pos = next_bid_position(ops, self.bid_on, n, self.kinds, self.dealer, self.pos)
+        self.pos = ops.select(real, pos, self.pos)
+        more = real & (self.pos < n)
+        self.cur = ops.select(more, bidder(self.dealer, ops.minimum(self.pos, n - 1), n), self.cur)
+        self._begin_bid_turn(more)
+        self._end_bidding(real & (self.pos >= n))
+
+    def _end_bidding(self, where: Any) -> None:
+        ops = self.ops
+        cards = self.p.exchange
+        givers = exchange_givers(ops, self.n, self.kinds, self.dealer)
+        length = exchange_length(givers, cards)
+        x = where & (length > 0)
+        self.ex_first = ops.select(x, givers.first, self.ex_first)
+        self.ex_second = ops.select(x, givers.second, self.ex_second)
+        self.ex_len = ops.select(x, length, self.ex_len)
+        self.ex_pos = ops.select(x, 0, self.ex_pos)
+        self.phase = ops.select(x, EXCHANGE, self.phase)
+        self.cur = ops.select(x, givers.first, self.cur)
+        self.looked = self.looked | self._seat_mask(self.cur, x)
+        self._begin_play(where & (x == False))  # noqa: E712
+
+    # --------------------------------------------------------------- exchange
+    def _passes(self, step: Any) -> tuple[Any, Any]:
+        cards = self.ops.maximum(self.p.exchange, 1)  # tables without an exchange are masked out: no step % 0
+        return exchange_pass(self.ops, self.n, Givers(self.ex_first, self.ex_second, None), cards, step)
+
+    def _pass(self, a: Any, where: Any) -> None:
+        ops = self.ops
+        seat, receiver = self._passes(self.ex_pos)
+        bit = self._bit[a]
+        self.hands = self._or_bits(self._xor_bits(self.hands, seat, bit, where), receiver, bit, where)
+        self.ex_pos = self.ex_pos + where
+        more = where & (self.ex_pos < self.ex_len)
+        nxt, _ = self._passes(self.ex_pos)
+        self.cur = ops.select(more, nxt, self.cur)
+        self.looked = self.looked | self._seat_mask(self.cur, more)
+        self._begin_play(where & (more == False))  # noqa: E712
+
+    # ---------------------------------------------------------------- drawing
+    def _draw(self, a: Any, where: Any) -> None:
+        ops = self.ops
+        at = 2 * ops.minimum(self.draw_turn, DRAW_TURNS - 1)
+        kept, discarded = drawn_cards(ops, a == A.KEEP, ops.at(self.stock, at), ops.at(self.stock, at + 1))
+        self.hands = self._or_bits(self.hands, self.cur, self._bit[kept], where)
+        self.discards = self._or_bits(self.discards, self.cur, self._bit[discarded], where)
+        self.draw_turn = self.draw_turn + where
+        more = where & (self.draw_turn < DRAW_TURNS)
+        done = where & (more == False)  # noqa: E712
+        self.cur = ops.select(more, drawer(self.dealer, self.draw_turn), self.cur)
+        self.cur = ops.select(done, bidder(self.dealer, 0, self.n), self.cur)
+        self._begin_bid_turn(done)
+
+    # ------------------------------------------------------------------- play
+    def _begin_play(self, where: Any) -> None:
+        ops = self.ops
+        leader = first_leader(ops, self.pp, self.play_on, self.n, self.dealer, self.hands)
+        self.phase = ops.select(where, PLAY, self.phase)
+        self.cur = ops.select(where, leader, self.cur)
+        self.leader = ops.select(where, leader, self.leader)
+        self.looked = self.looked | self._seat_mask(self.cur, where)
+        self.trick_n = ops.select(where, 0, self.trick_n)
+
+    def _play(self, a: Any, where: Any) -> None:
+        ops, n = self.ops, self.n
+        card = ops.select(where, a, NO_CARD)
+        bit = self._bit[card]
+        cur = self.cur
+        self.hands = self._xor_bits(self.hands, cur, bit, where)
+        self.broken = self.broken | (where & breaks_spades(bit))
+        place = ops.minimum(self.trick_n, n - 1)
+        self.trick_cards = self._set(self.trick_cards, place, card, where)
+        self.trick_seats = self._set(self.trick_seats, place, cur, where)
+        self.trick_n = self.trick_n + where
+        full = where & (self.trick_n == n)
+        on = where & (full == False)  # noqa: E712
+        nxt = self._next[ops.maximum(cur, 0)]
+        self.cur = ops.select(on, nxt, self.cur)
+        self.looked = self.looked | self._seat_mask(self.cur, on)
+        # the trick's winner where it is full: the highest key (core.tricks), the keys of possible winners distinct
+        cards = ops.minimum(self.trick_cards, NUM_CARDS - 1)  # an unfinished trick's empty places: any key, unread
+        led = self._suit[cards[:, 0]]
+        keys = self._keys[self._key_base[self.rid][:, None] + cards * 4 + led[:, None]]
+        winner = ops.at(self.trick_seats, self.form.argmax1(keys))
+        self.won = self.won + self._seat_mask(winner, full)
+        self.trick_index = self.trick_index + full
+        self.trick_n = ops.select(full, 0, self.trick_n)
+        self.trick_cards = ops.select(full[:, None], NO_CARD, self.trick_cards)
+        over = full & (self.trick_index == self._tricks[self.rid])
+        going = full & (over == False)  # noqa: E712
+        self.cur = ops.select(going, winner, ops.select(over, NO_SEAT, self.cur))
+        self.leader = ops.select(going, winner, ops.select(over, NO_SEAT, self.leader))
+        self.phase = ops.select(over, OVER, self.phase)
+
+    # ---------------------------------------------------------------- queries
+    def legal(self) -> Any:
+        """The legal actions of every table's seat to act, ``(tables, NUM_ACTIONS)`` bool (none once over)."""
+        ops, phase = self.ops, self.phase
+        cur = ops.maximum(self.cur, 0)
+        held = ops.at(self.hands, cur)
+        leads = self.trick_n == 0
+        led = ops.select(leads, 0, self._suit[self.trick_cards[:, 0]])
+        where = situation(ops, self.pp, self.play_on, self.trick_index == 0, leads, self.broken)
+        cards = legal_cards(ops, self.play_on, held, where, led)
+        cards = ops.select(phase == PLAY, cards, ops.select(phase == EXCHANGE, held, self._zero))
+        bidding_now = (phase == BID) | (phase == BLIND)
+        pk, pv, context, eligible = self._bid_inputs()
+        words = legal_bids(ops, self.p, self.bid_on, phase == BLIND, eligible, held, pk, pv, context)
+        words = ops.select(bidding_now, words, self._zero)
+        card_bits = ((cards[:, None] >> self._card_shift[None]) & self._one) != 0
+        bid_bits = ((words[:, None] >> self._bid_shift[None]) & self._one) != 0
+        draw = (phase == DRAW)[:, None] & (self._cols[:, :2] >= 0)
+        return self.form.concat1([card_bits, bid_bits, draw])
+
+    # ------------------------------------------------------------------- step
+    def step(self, actions: Any) -> None:
+        """One action at every table (ignored where the hand is over; the caller keeps them legal)."""
+        a = self.form.ints(actions) if isinstance(actions, (list, np.ndarray)) and self.form.torch else actions
+        phase = self.phase
+        drawing = phase == DRAW
+        bidding_now = (phase == BID) | (phase == BLIND)
+        passing = phase == EXCHANGE
+        playing = phase == PLAY
+        safe = self.ops.select(playing | passing, a, NO_CARD)  # a card's index only where a card is played
+        safe = self.ops.minimum(self.ops.maximum(safe, 0), NO_CARD)
+        if self._drawing:
+            self._draw(a, drawing)
+        self._bid(self.ops.select(bidding_now, a, A.SEE_CARDS), bidding_now)
+        self._pass(safe, passing)
+        self._play(safe, playing)
