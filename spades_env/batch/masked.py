@@ -160,7 +160,7 @@ class MaskedHands:
     def start(self, rid: Any, hands: Any, dealer: Any, scores: Any, stocks: Any = None) -> None:
         """Deal a hand at every table: rules ids, ``(tables, seats)`` bitboards (empty with a stock),
         dealers, ``(tables, sides)`` scores before the hand, ``(tables, 52)`` stocks for two players."""
-        f, ops, n = self.form, self.ops, self.n
+        f, n = self.form, self.n
         self.rid = f.ints(rid)
         self.T = T = len(np.asarray(rid))
         self.p = bidding.BidRules(*(field[self.rid] for field in self._bid_stack))
