@@ -30,7 +30,7 @@ the exchange's givers and position, the stock and the drawing turn.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -47,12 +47,14 @@ from ..core.bidding import (
     partner_bid,
 )
 from ..core.card_play import breaks_spades, first_leader, legal_cards, situation
-from ..core.cards import CARD_SUIT, NUM_CARDS
+from ..core.cards import CARD_SUIT, NUM_CARDS, deck
 from ..core.drawing import DRAW_TURNS, drawer, drawn_cards, has_drawing
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
+from ..core.game import game_end, next_dealer, side_leaders
 from ..core.hand import Phase
 from ..core.ops import ARRAY, Ops
 from ..core.rules import Rules
+from ..core.scoring import score_hands
 from ..core.tricks import TRICK_KEYS
 
 BLIND, BID, EXCHANGE, PLAY, OVER, DRAW = (int(p) for p in Phase)
@@ -94,6 +96,16 @@ class _Form:
 
     def argmax1(self, x: Any) -> Any:
         return x.argmax(dim=1) if self.torch else x.argmax(axis=1)
+
+    def argsort1(self, x: Any) -> Any:
+        return x.argsort(dim=1) if self.torch else x.argsort(axis=1)
+
+    def take1(self, values: Any, index: Any) -> Any:
+        """``values[t, index[t, j]]`` (numpy's take_along_axis, torch's gather on axis 1)."""
+        return values.gather(1, index) if self.torch else np.take_along_axis(values, index, axis=1)
+
+    def floor_int(self, x: Any) -> Any:
+        return x.floor().long() if self.torch else np.floor(x).astype(np.intp)
 
     def concat1(self, parts: Sequence[Any]) -> Any:
         return self._torch.cat(list(parts), dim=1) if self.torch else np.concatenate(parts, axis=1)
@@ -198,6 +210,26 @@ class MaskedHands:
             self.cur = bidder(self.dealer, 0, n)
         self.leader = f.ints(np.full(T, NO_SEAT))
         self._begin_bid_turn(draws == False)  # noqa: E712
+
+    _STATE = (
+        "rid", "hands", "dealer", "scores", "looked", "kinds", "values", "won", "trick_cards", "trick_seats",
+        "trick_n", "trick_index", "broken", "pos", "ex_first", "ex_second", "ex_len", "ex_pos", "discards",
+        "draw_turn", "stock", "phase", "cur", "leader",
+    )  # fmt: skip
+
+    def restart(self, where: Any, rid: Any, hands: Any, dealer: Any, scores: Any, stocks: Any = None) -> None:
+        """``start`` at the tables ``where`` only (the others keep their hands as they are)."""
+        old = {name: getattr(self, name) for name in self._STATE}
+        self.start(rid, hands, dealer, scores, stocks)
+        select = self.ops.select
+        for name in self._STATE:
+            new, before = getattr(self, name), old[name]
+            if new is None:
+                continue
+            mask = where if len(new.shape) == 1 else where[:, None]
+            setattr(self, name, select(mask, new, before))
+        self.p = bidding.BidRules(*(field[self.rid] for field in self._bid_stack))
+        self.pp = card_play.PlayRules(*(field[self.rid] for field in self._play_stack))
 
     # ---------------------------------------------------------------- bidding
     def _bid_inputs(self) -> tuple[Any, Any, Any, Any]:
@@ -370,3 +402,119 @@ class MaskedHands:
         self._bid(self.ops.select(bidding_now, a, A.SEE_CARDS), bidding_now)
         self._pass(safe, passing)
         self._play(safe, playing)
+
+
+class GameSteps(NamedTuple):
+    """What a step of ``MaskedGames`` did at each table (arrays of its form; rows of other tables hold 0 or -1)."""
+
+    hand_over: Any  # the table's hand ended at this step
+    points: Any  # (tables, sides) the hand's points, bag penalties included
+    scores: Any  # (tables, sides) the scores after the hand (before a new game resets them)
+    bags: Any  # (tables, sides) the bags after the hand
+    done: Any  # the episode ended (the table has started the next one)
+    winner: Any  # the episode's winning side, -1 if none
+    truncated: Any  # the episode ended at max_hands without a winner
+
+
+class MaskedGames:
+    """Games (or one-hand episodes) at many tables on any array form: ``MaskedHands`` plus the core's scoring
+    (``score_hands``), game end (``game_end``), the dealer's rotation, the crazy rotation's hand rules and dealing
+    from the engine's own generator (numpy's, or torch's on the device); a table whose episode ends starts the
+    next in the same step. Rewards belong to the RL layer: ``step`` returns what happened (``GameSteps``)."""
+
+    def __init__(self, rules: Rules, ops: Ops = ARRAY, episode: str = "game", seed: int = 0):
+        if episode not in ("game", "hand"):
+            raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        self.rules, self.ops, self.episode = rules, ops, episode
+        self.hand_rules = [rules.hand_rules(i) for i in range(len(rules.crazy))] if rules.crazy else [rules]
+        self.hands = MaskedHands(self.hand_rules, ops)
+        self.form = form = self.hands.form
+        self.n, self.num_sides = rules.num_players, rules.num_sides
+        self._packs = form.ints([deck(r.jokers) for r in self.hand_rules])
+        self._hand_size = self.hand_rules[0].hand_size
+        self._stocks = has_drawing(self.hand_rules[0])
+        if form.torch:
+            import torch
+
+            self._gen = torch.Generator(device=form.device).manual_seed(seed)
+        else:
+            self._gen = np.random.default_rng(seed)
+
+    def _random(self, shape: tuple[int, ...]) -> Any:
+        if self.form.torch:
+            import torch
+
+            return torch.rand(shape, generator=self._gen, device=self.form.device)
+        return self._gen.random(shape)
+
+    def _deal(self, rid: Any, dealer: Any) -> tuple[Any, Any]:
+        """New (boards, stocks) for every table: each table's pack shuffled by the engine's generator, dealt one
+        card at a time from the dealer's left (core.deal.deal_positions' order), or kept as the stock."""
+        n, T = self.n, self.T
+        order = self.form.argsort1(self._random((T, self._packs.shape[1])))
+        cards = self.form.take1(self._packs[rid], order)
+        if self._stocks:
+            return self.form.words(np.zeros((T, n), np.uint64)), cards
+        boards = self.form.words(np.zeros((T, n), np.uint64))
+        bit = self.hands._bit
+        everyone = dealer >= 0
+        for position in range(n):
+            board = bit[cards[:, position]]
+            for k in range(1, self._hand_size):
+                board = board | bit[cards[:, position + n * k]]
+            boards = self.hands._set(boards, bidder(dealer, position, n), board, everyone)
+        return boards, None
+
+    def reset(self, num_tables: int) -> None:
+        """New episodes at every table: scores and bags 0, a random first dealer, the first hand dealt."""
+        f = self.form
+        self.T = num_tables
+        self.scores = f.ints(np.zeros((num_tables, self.num_sides)))
+        self.bags = f.ints(np.zeros((num_tables, self.num_sides)))
+        self.hand_index = f.ints(np.zeros(num_tables))
+        self.first_dealer = self.dealer = self._first_dealers()
+        rid = self.hand_index % len(self.hand_rules)
+        boards, stocks = self._deal(rid, self.dealer)
+        self.hands.start(rid, boards, self.dealer, self.scores, stocks)
+
+    def _first_dealers(self) -> Any:
+        return self.form.floor_int(self._random((self.T,)) * self.n)
+
+    def legal(self) -> Any:
+        """``MaskedHands.legal`` of every table."""
+        return self.hands.legal()
+
+    def step(self, actions: Any) -> GameSteps:
+        """One action at every table; scores the hands that end, ends the episodes that are over and deals on."""
+        ops, hands = self.ops, self.hands
+        hands.step(actions)
+        ended = hands.phase == OVER
+        scored = score_hands(
+            self.hand_rules, hands.kinds, hands.values, hands.won, self.bags, hands.rid, ops=ops
+        )  # every table's (the others' are masked out below)
+        points = ops.select(ended[:, None], scored.points, 0)
+        scores = self.scores + points
+        bags = ops.select(ended[:, None], scored.bags, self.bags)
+        played = self.hand_index + ended
+        if self.episode == "hand":
+            _, _, leaders, first = side_leaders(ops, points)
+            winner, truncated = ops.select(leaders == 1, first, -1), ended & False
+        else:
+            winner, truncated = game_end(self.rules, scores, played, ops=ops)
+        over = (winner >= 0) | truncated if self.episode == "game" else ended
+        done = ended & over
+        winner = ops.select(done, winner, -1)
+        truncated = done & truncated
+        result = GameSteps(ended, points, scores, bags, done, winner, truncated)
+        # the games that go on: the deal passes left; the episodes that ended start again
+        going = ended & (over == False)  # noqa: E712
+        fresh = self._first_dealers()
+        self.dealer = ops.select(going, next_dealer(self.dealer, self.n), ops.select(done, fresh, self.dealer))
+        self.first_dealer = ops.select(done, fresh, self.first_dealer)
+        self.scores = ops.select(done[:, None], 0, scores)
+        self.bags = ops.select(done[:, None], 0, bags)
+        self.hand_index = ops.select(done, 0, played)
+        rid = self.hand_index % len(self.hand_rules)
+        boards, stocks = self._deal(rid, self.dealer)
+        hands.restart(ended, rid, boards, self.dealer, self.scores, stocks)
+        return result

@@ -35,7 +35,7 @@ import numpy as np
 from .card_play import next_seat
 from .deal import Deal, deal_cards
 from .hand import HandState, Phase
-from .ops import pick
+from .ops import ARRAY, Ops, pick
 from .rules import Rules
 from .scoring import Bid, HandScore, score_hand
 
@@ -176,7 +176,7 @@ def _game_end(
     select, rules: Rules, best: Any, lowest: Any, leaders: Any, first_leader: Any, hands_played: Any
 ) -> tuple[Any, Any]:
     """(winner, truncated) from each game's highest and lowest score, how many sides share the highest
-    and the first of them (ints of one game, or arrays; ``select``: ``pick`` or ``numpy.where``)."""
+    and the first of them (ints of one game, or arrays; ``select``: ``pick`` or the form's ``select``)."""
     ended = best >= rules.target_score
     if rules.lose_score is not None:
         ended = ended | (lowest <= rules.lose_score)
@@ -184,15 +184,30 @@ def _game_end(
     return winner, (winner == NO_WINNER) & (hands_played >= rules.max_hands)
 
 
-def game_end(rules: Rules, scores: Any, hands_played: Any) -> tuple[np.ndarray, np.ndarray]:
+def side_leaders(ops: Ops, values: Any) -> tuple[Any, Any, Any, Any]:
+    """Per game, from ``(k, sides)`` values: the highest, the lowest, how many sides share the highest and the
+    first of them (any array form: a few sides, compared column by column)."""
+    sides = values.shape[1]
+    columns = [ops.seat(values, s) for s in range(sides)]
+    best = lowest = columns[0]
+    for column in columns[1:]:
+        best, lowest = ops.maximum(best, column), ops.minimum(lowest, column)
+    leaders = 0
+    first = sides - 1
+    for s in reversed(range(sides)):
+        leads = columns[s] == best
+        leaders = leaders + leads * 1
+        first = ops.select(leads, s, first)
+    return best, lowest, leaders, first
+
+
+def game_end(rules: Rules, scores: Any, hands_played: Any, ops: Ops = ARRAY) -> tuple[Any, Any]:
     """(winner, truncated) of k games after a hand: ``(k, sides)`` scores, ``(k,)`` hands played;
-    winner is the winning side or -1 (RULES.md section 6)."""
-    scores = np.asarray(scores, dtype=np.int64)
-    best = scores.max(axis=1)
-    leaders = (scores == best[:, None]).sum(axis=1)
-    return _game_end(
-        np.where, rules, best, scores.min(axis=1), leaders, scores.argmax(axis=1), np.asarray(hands_played)
-    )
+    winner is the winning side or -1 (RULES.md section 6); arrays of the form ``ops`` (numpy by default)."""
+    if ops is ARRAY:
+        scores, hands_played = np.asarray(scores, dtype=np.int64), np.asarray(hands_played)
+    best, lowest, leaders, first = side_leaders(ops, scores)
+    return _game_end(ops.select, rules, best, lowest, leaders, first, hands_played)
 
 
 def game_end_one(rules: Rules, scores: Sequence[int], hands_played: int) -> tuple[int, bool]:

@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from spades_env.batch.masked import MaskedHands
-from spades_env.core import PRESETS, HandState, preset
-from spades_env.core.cards import mask_of
+from spades_env.batch.masked import MaskedGames, MaskedHands
+from spades_env.core import PRESETS, Deal, Game, HandState, make_deal, make_stock, preset
+from spades_env.core.cards import cards_of, mask_of
 from spades_env.core.deal import deal_cards
 from spades_env.core.hand import Phase
 from spades_env.core.ops import ARRAY
+from spades_env.rewards import hand_winner_one
 
 TABLES = 24
 EXPECTED = {  # phases a random hand of these presets meets at some of the tables
@@ -84,3 +85,72 @@ def test_every_decision_matches_the_core(name, ops):
     assert (form.numpy(engine.won) == np.array([s.tricks_won for s in states])).all()
     assert (form.numpy(engine.kinds) == np.array([[int(b.kind) for b in s.bids] for s in states])).all()
     assert (form.numpy(engine.values) == np.array([[b.value for b in s.bids] for s in states])).all()
+
+
+def engine_deal(engine, t: int, rules) -> Deal:
+    """The hand the engine has dealt at table t, as a core Deal."""
+    hands = engine.hands
+    if hands.stock is not None:
+        return make_stock(rules, [int(c) for c in engine.form.numpy(hands.stock)[t]])
+    boards = engine.form.numpy(hands.hands)[t]
+    return make_deal(rules, [cards_of(int(b)) for b in boards])
+
+
+class EngineDeals:
+    """The deals a core Game asks for, read off the engine's table when it asks (after the engine's step)."""
+
+    def __init__(self, engine, t: int):
+        self.engine, self.t = engine, t
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Deal:
+        rid = int(self.engine.form.numpy(self.engine.hands.rid)[self.t])
+        return engine_deal(self.engine, self.t, self.engine.hand_rules[rid])
+
+
+@pytest.mark.parametrize("ops", [f for f in forms() if f.id != "torch"])  # torch's two flavours differ in `any` only
+@pytest.mark.parametrize("name, episode", [(n, "game") for n in sorted(PRESETS)] + [("suicide", "hand")])
+def test_games_match_the_core_game(name, episode, ops):
+    rules = preset(name).replace(max_hands=6, target_score=200) if episode == "game" else preset(name)
+    engine = MaskedGames(rules, ops, episode=episode, seed=3)
+    tables = 12
+    engine.reset(tables)
+    form = engine.form
+
+    def new_game(t: int) -> Game:
+        dealer = int(form.numpy(engine.dealer)[t])
+        return Game(rules, np.random.default_rng(0), dealer=dealer, deals=EngineDeals(engine, t))
+
+    games = [new_game(t) for t in range(tables)]
+    pick = np.random.default_rng(1)
+    episodes = hands_over = 0
+    while episodes < tables:
+        legal = form.numpy(engine.legal())
+        actions = np.zeros(tables, dtype=np.int64)
+        for t, game in enumerate(games):
+            assert (legal[t] == bits(game.hand.legal_mask())).all(), (t, game.hand.phase)
+            actions[t] = pick.choice(game.hand.legal_actions())
+        out = engine.step(form.ints(actions))
+        over, done = form.numpy(out.hand_over), form.numpy(out.done)
+        for t, game in enumerate(games):
+            result = game.apply(int(actions[t]))
+            assert over[t] == (result is not None), t
+            if result is None:
+                continue
+            hands_over += 1
+            assert list(form.numpy(out.points)[t]) == list(result.points)
+            assert list(form.numpy(out.scores)[t]) == list(result.scores)
+            assert list(form.numpy(out.bags)[t]) == list(result.bags)
+            ended = game.over or episode == "hand"
+            assert done[t] == ended, t
+            if ended:
+                episodes += 1
+                if episode == "game":
+                    assert form.numpy(out.winner)[t] == (-1 if game.winner is None else game.winner)
+                    assert form.numpy(out.truncated)[t] == game.truncated
+                else:
+                    assert form.numpy(out.winner)[t] == hand_winner_one(list(result.points))
+                games[t] = new_game(t)
+    assert hands_over > episodes if episode == "game" else hands_over == episodes  # games of several hands
