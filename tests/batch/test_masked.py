@@ -4,6 +4,8 @@ bids and tricks at the end."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -154,3 +156,15 @@ def test_games_match_the_core_game(name, episode, ops):
                     assert form.numpy(out.winner)[t] == hand_winner_one(list(result.points))
                 games[t] = new_game(t)
     assert hands_over > episodes if episode == "game" else hands_over == episodes  # games of several hands
+
+
+def test_the_throughput_benchmark_runs(tmp_path, capsys):
+    import json
+    import runpy
+
+    script = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "masked_throughput.py"))
+    out = tmp_path / "figures.json"
+    assert script["main"](["--tables", "16", "--seconds", "0.05", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["form"] for r in rows] == ["numpy batch engine (reference)", "numpy", "torch"]
+    assert all(r["decisions_per_s"] > 0 for r in rows) and "x" in capsys.readouterr().out
