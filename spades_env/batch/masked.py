@@ -74,25 +74,48 @@ class _Form:
             import torch
 
             self._torch = torch
+            self.int64 = torch.int64
             self.device = ops.word(0).device
 
+    def _tensor(self, values: Any, dtype: Any) -> Any:
+        """A tensor of the form: one already on the device keeps its data (no trip through the host)."""
+        torch = self._torch
+        if isinstance(values, torch.Tensor):
+            return values.to(device=self.device, dtype=dtype)
+        return torch.from_numpy(np.array(values)).to(device=self.device, dtype=dtype)
+
     def ints(self, values: Any) -> Any:
-        """An integer array of the form (int64), from a numpy array or a list."""
-        values = np.asarray(values, dtype=np.int64)
+        """An integer array of the form (intp on numpy, int64 on torch)."""
         if self.torch:
-            return self._torch.from_numpy(values.copy()).to(self.device)
-        return values.astype(np.intp)
+            return self._tensor(np.asarray(values, dtype=np.int64) if isinstance(values, list) else values, self.int64)
+        return np.array(values, dtype=np.intp)
 
     def words(self, values: Any) -> Any:
-        """A bitboard array of the form (uint64 on numpy, int64 on torch)."""
-        values = np.asarray(values, dtype=np.uint64)
+        """A bitboard array of the form (uint64 on numpy, int64 on torch: 54 bits, the sign bit never set)."""
         if self.torch:
-            return self._torch.from_numpy(values.astype(np.int64)).to(self.device)
-        return values.copy()
+            if isinstance(values, self._torch.Tensor):
+                return values.to(device=self.device, dtype=self.int64)
+            return self._tensor(np.asarray(values, dtype=np.uint64).astype(np.int64), self.int64)
+        return np.array(values, dtype=np.uint64)
 
     def bools(self, values: Any) -> Any:
-        values = np.asarray(values, dtype=bool)
-        return self._torch.from_numpy(values.copy()).to(self.device) if self.torch else values.copy()
+        if self.torch:
+            return self._tensor(values, self._torch.bool)
+        return np.array(values, dtype=bool)
+
+    def zeros(self, shape: tuple[int, ...], kind: str = "int") -> Any:
+        """Zeros made where the form keeps its arrays (``kind``: int, word or bool)."""
+        if self.torch:
+            dtype = self._torch.bool if kind == "bool" else self.int64
+            return self._torch.zeros(shape, dtype=dtype, device=self.device)
+        return np.zeros(shape, dtype={"int": np.intp, "word": np.uint64, "bool": bool}[kind])
+
+    def full(self, shape: tuple[int, ...], value: int) -> Any:
+        return (
+            self._torch.full(shape, value, dtype=self.int64, device=self.device)
+            if self.torch
+            else np.full(shape, value, np.intp)
+        )
 
     def argmax1(self, x: Any) -> Any:
         return x.argmax(dim=1) if self.torch else x.argmax(axis=1)
@@ -174,41 +197,41 @@ class MaskedHands:
         dealers, ``(tables, sides)`` scores before the hand, ``(tables, 52)`` stocks for two players."""
         f, n = self.form, self.n
         self.rid = f.ints(rid)
-        self.T = T = len(np.asarray(rid))
+        self.T = T = self.rid.shape[0]
         self.p = bidding.BidRules(*(field[self.rid] for field in self._bid_stack))
         self.pp = card_play.PlayRules(*(field[self.rid] for field in self._play_stack))
         self.hands = f.words(hands)
         self.dealer = f.ints(dealer)
         self.scores = f.ints(scores)
-        self.looked = f.bools(np.zeros((T, n), bool))
-        self.kinds = f.ints(np.zeros((T, n)))
-        self.values = f.ints(np.zeros((T, n)))
-        self.won = f.ints(np.zeros((T, n)))
-        self.trick_cards = f.ints(np.full((T, n), NO_CARD))
-        self.trick_seats = f.ints(np.zeros((T, n)))
-        self.trick_n = f.ints(np.zeros(T))
-        self.trick_index = f.ints(np.zeros(T))
-        self.broken = f.bools(np.zeros(T, bool))
-        self.pos = f.ints(np.zeros(T))
-        self.ex_first = f.ints(np.full(T, NO_SEAT))
-        self.ex_second = f.ints(np.full(T, NO_SEAT))
-        self.ex_len = f.ints(np.zeros(T))
-        self.ex_pos = f.ints(np.zeros(T))
-        self.discards = f.words(np.zeros((T, n), np.uint64))
-        self.draw_turn = f.ints(np.zeros(T))
-        everyone = f.bools(np.ones(T, bool))
+        self.looked = f.zeros((T, n), "bool")
+        self.kinds = f.zeros((T, n))
+        self.values = f.zeros((T, n))
+        self.won = f.zeros((T, n))
+        self.trick_cards = f.full((T, n), NO_CARD)
+        self.trick_seats = f.zeros((T, n))
+        self.trick_n = f.zeros((T,))
+        self.trick_index = f.zeros((T,))
+        self.broken = f.zeros((T,), "bool")
+        self.pos = f.zeros((T,))
+        self.ex_first = f.full((T,), NO_SEAT)
+        self.ex_second = f.full((T,), NO_SEAT)
+        self.ex_len = f.zeros((T,))
+        self.ex_pos = f.zeros((T,))
+        self.discards = f.zeros((T, n), "word")
+        self.draw_turn = f.zeros((T,))
+        everyone = self.trick_n == 0
         if stocks is not None:
             self.stock = f.ints(stocks)
             draws = everyone
-            self.looked = f.bools(np.ones((T, n), bool))  # each sees its cards as it draws them
-            self.phase = f.ints(np.full(T, DRAW))
+            self.looked = self.looked | True  # each sees its cards as it draws them
+            self.phase = f.full((T,), DRAW)
             self.cur = drawer(self.dealer, 0)
         else:
             self.stock = None
-            draws = ~everyone
-            self.phase = f.ints(np.full(T, BID))
+            draws = everyone & False
+            self.phase = f.full((T,), BID)
             self.cur = bidder(self.dealer, 0, n)
-        self.leader = f.ints(np.full(T, NO_SEAT))
+        self.leader = f.full((T,), NO_SEAT)
         self._begin_bid_turn(draws == False)  # noqa: E712
 
     _STATE = (
@@ -389,7 +412,7 @@ class MaskedHands:
     # ------------------------------------------------------------------- step
     def step(self, actions: Any) -> None:
         """One action at every table (ignored where the hand is over; the caller keeps them legal)."""
-        a = self.form.ints(actions) if isinstance(actions, (list, np.ndarray)) and self.form.torch else actions
+        a = self.form.ints(actions)
         phase = self.phase
         drawing = phase == DRAW
         bidding_now = (phase == BID) | (phase == BLIND)
@@ -453,9 +476,9 @@ class MaskedGames:
         n, T = self.n, self.T
         order = self.form.argsort1(self._random((T, self._packs.shape[1])))
         cards = self.form.take1(self._packs[rid], order)
+        boards = self.form.zeros((T, n), "word")
         if self._stocks:
-            return self.form.words(np.zeros((T, n), np.uint64)), cards
-        boards = self.form.words(np.zeros((T, n), np.uint64))
+            return boards, cards
         bit = self.hands._bit
         everyone = dealer >= 0
         for position in range(n):
@@ -469,9 +492,9 @@ class MaskedGames:
         """New episodes at every table: scores and bags 0, a random first dealer, the first hand dealt."""
         f = self.form
         self.T = num_tables
-        self.scores = f.ints(np.zeros((num_tables, self.num_sides)))
-        self.bags = f.ints(np.zeros((num_tables, self.num_sides)))
-        self.hand_index = f.ints(np.zeros(num_tables))
+        self.scores = f.zeros((num_tables, self.num_sides))
+        self.bags = f.zeros((num_tables, self.num_sides))
+        self.hand_index = f.zeros((num_tables,))
         self.first_dealer = self.dealer = self._first_dealers()
         rid = self.hand_index % len(self.hand_rules)
         boards, stocks = self._deal(rid, self.dealer)

@@ -192,13 +192,17 @@ class Connection:
             )
         self.wake.set()
 
-    def _claim(self) -> None:
-        """A table slot for this tab (it keeps its slot when it replaces its table)."""
+    def _room(self) -> None:
+        """TableError unless this tab may hold a table (it keeps its slot when it replaces its table)."""
         state = self.app.state
+        if self.table is None and state.open_tables >= state.max_tables:
+            raise TableError(f"this server holds its limit of {state.max_tables} open tables; close one and retry")
+
+    def _claim(self) -> None:
+        """Take this tab's table slot (checked by ``_room`` before the table was built, and again here)."""
+        self._room()
         if self.table is None:
-            if state.open_tables >= state.max_tables:
-                raise TableError(f"this server holds its limit of {state.max_tables} open tables; close one and retry")
-            state.open_tables += 1
+            self.app.state.open_tables += 1
 
     def _live(self) -> LiveTable:
         if not isinstance(self.table, LiveTable):
@@ -212,6 +216,7 @@ class Connection:
 
     async def on_new(self, m: dict[str, Any]) -> None:
         pace = pace_of(m.get("pace_ms", self.pace))
+        self._room()  # before the agents are loaded
         agents = self.app.state.agents
         table = await asyncio.to_thread(
             LiveTable, m["rules"], m["seats"], agents.make, m.get("episode", "game"), m.get("seed")
@@ -244,6 +249,7 @@ class Connection:
         await self.send({"type": "record", "record": self._live().record()})
 
     async def on_replay(self, m: dict[str, Any]) -> None:
+        self._room()  # before the record is replayed
         table = await asyncio.to_thread(ReplayTable, m["record"])
         self._claim()
         self.table = table
