@@ -130,7 +130,7 @@ def test_a_person_plays_a_whole_hand_and_the_saved_record_replays(server):
 
 def test_agents_alone_play_a_game_to_its_end_at_any_pace(server):
     with Tab(server) as tab:
-        tab.send({"type": "new", "rules": "cutthroat3", "seats": ["random"] * 3, "seed": 3, "pace_ms": 0})
+        tab.send({"type": "new", "rules": "cutthroat3", "seats": ["heuristic"] * 3, "seed": 3, "pace_ms": 0})
         view = tab.until(lambda m: m["type"] == "state" and m["view"]["over"], timeout=120)["view"]
         assert view["actions"] is None and view["viewer"] is None
         assert all(seat["cards"] is not None for seat in view["seats"])  # watched: every hand shown
