@@ -6,7 +6,10 @@ of players) in arrays of the form ``ops`` (``core.ops.ARRAY``: numpy;
 ``spades_env.batch.torch_ops.torch_ops(device)``: torch tensors on any
 device). ``start(rid, hands, dealer, scores, stocks=None)`` deals (the cards
 as bitboards per seat, or two players' stocks), ``legal()`` gives every
-table's legal actions as a boolean ``(tables, NUM_ACTIONS)`` array, and
+table's legal actions as a boolean ``(tables, NUM_ACTIONS)`` array,
+``observe(observer, scores, bags, game_rules)`` every table's observation of a
+seat (exactly the reference encoder's, ``spades_env.obs.encode``: the history
+blocks, the public voids and the two-player blocks are kept as play goes), and
 ``step(actions)`` takes one action at every table (tables whose hand is over
 ignore theirs).
 
@@ -47,15 +50,44 @@ from ..core.bidding import (
     partner_bid,
 )
 from ..core.card_play import breaks_spades, first_leader, legal_cards, situation
-from ..core.cards import CARD_SUIT, NUM_CARDS, deck
-from ..core.drawing import DRAW_TURNS, drawer, drawn_cards, has_drawing
+from ..core.cards import CARD_SUIT, NUM_CARDS, SPADE_MASK, deck
+from ..core.drawing import DRAW_TURNS, STOCK_SIZE, drawer, drawn_cards, has_drawing, stock_left
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.game import game_end, next_dealer, side_leaders
 from ..core.hand import Phase
 from ..core.ops import ARRAY, Ops
 from ..core.rules import Rules
-from ..core.scoring import score_hands
-from ..core.tricks import TRICK_KEYS
+from ..core.scoring import BidKind, score_hands
+from ..core.tricks import TRICK_KEYS, VOIDS_SHOWN
+from ..obs.encode import (
+    BAGS_AT,
+    BIDS_AT,
+    BROKEN_AT,
+    DEALER_AT,
+    DISCARDED_AT,
+    DRAW_RULES_AT,
+    HAND_AT,
+    KEPT_AT,
+    LEADER_AT,
+    LED_AT,
+    OBS_SIZE,
+    OFFERED_AT,
+    PASSED_AT,
+    PHASE_CELLS,
+    PLAYED_AT,
+    PLAYED_TRICK_AT,
+    RECEIVED_AT,
+    RULES_AT,
+    SCORES_AT,
+    STOCK_SIZE_AT,
+    TARGET_AT,
+    TO_ACT_AT,
+    TRICK_AT,
+    TRICKS_AT,
+    VOIDS_AT,
+)
+from ..obs.features import SCORE_SCALE_TARGET, bag_scale, cached_rule_features, draw_rule_features
+from ..obs.layout import BID_FEATURES, NUM_BID_KINDS
 
 BLIND, BID, EXCHANGE, PLAY, OVER, DRAW = (int(p) for p in Phase)
 NO_SEAT = -1
@@ -120,6 +152,32 @@ class _Form:
     def argmax1(self, x: Any) -> Any:
         return x.argmax(dim=1) if self.torch else x.argmax(axis=1)
 
+    def floats(self, values: Any) -> Any:
+        values = np.asarray(values, dtype=np.float32)
+        return self._torch.from_numpy(values.copy()).to(self.device) if self.torch else values.copy()
+
+    def floats_zeros(self, shape: tuple[int, ...]) -> Any:
+        if self.torch:
+            return self._torch.zeros(shape, dtype=self._torch.float32, device=self.device)
+        return np.zeros(shape, np.float32)
+
+    def to_floats(self, x: Any) -> Any:
+        return x.to(self._torch.float32) if self.torch else np.asarray(x, dtype=np.float32)
+
+    def arange(self, n: int) -> Any:
+        return self._torch.arange(n, device=self.device) if self.torch else np.arange(n)
+
+    def put(self, out: Any, rows: Any, cols: Any, values: Any) -> None:
+        """``out[rows[i], cols[i]] = values[i]`` (a scalar for all)."""
+        out[rows, cols] = values
+
+    def put_rows(self, out: Any, cols: Any, values: Any) -> None:
+        """``out[t, cols[t, j]] = values[t, j]`` for every table t (the columns differ by table)."""
+        if self.torch:
+            out.scatter_(1, cols.expand_as(values) if cols.shape != values.shape else cols, values)
+        else:
+            np.put_along_axis(out, np.broadcast_to(cols, values.shape), values, axis=1)
+
     def argsort1(self, x: Any) -> Any:
         return x.argsort(dim=1) if self.torch else x.argsort(axis=1)
 
@@ -171,6 +229,16 @@ class MaskedHands:
         self._card_shift = form.words(range(NUM_CARDS))
         self._bid_shift = form.words(range(BID_BITS))
         self._one, self._zero = ops.word(1), ops.word(0)
+        self._voids_shown = form.ints(VOIDS_SHOWN.ravel())
+        self._card_cols = form.ints(range(NUM_CARDS + 1))[None]
+        self._suit_cols = form.ints(range(4))[None]
+        self._suit_shift = form.ints(range(4))
+        self._phase_cells = form.ints(PHASE_CELLS)
+        has_value = [k in (BidKind.NUMBER, BidKind.BLIND, BidKind.TEN_FOR_200, BidKind.CANCELLED) for k in BidKind]
+        self._has_value = form.bools(has_value)
+        self._rule_rows = form.floats(np.stack([cached_rule_features(r) for r in hand_rules]))
+        self._draw_rule_rows = form.floats(np.stack([draw_rule_features(r) for r in hand_rules]))
+        self._spades = ops.word(SPADE_MASK)
 
     # ------------------------------------------------------------------ helpers
     def _seat_mask(self, seat: Any, where: Any) -> Any:
@@ -188,8 +256,13 @@ class MaskedHands:
     def _xor_bits(self, boards: Any, seat: Any, bits: Any, where: Any) -> Any:
         return boards ^ self.ops.keep(self._seat_mask(seat, where), bits[:, None])
 
-    def _col(self, values: Any, col: Any) -> Any:
-        return self.ops.at(values, col)
+    def _cards_bits(self, cards: Any) -> Any:
+        """The bitboard of each row's cards (``(tables, k)`` card indices, NO_CARD for none)."""
+        bits = self._bit[cards]
+        board = bits[:, 0]
+        for j in range(1, bits.shape[1]):
+            board = board | bits[:, j]
+        return board
 
     # ------------------------------------------------------------------- start
     def start(self, rid: Any, hands: Any, dealer: Any, scores: Any, stocks: Any = None) -> None:
@@ -219,6 +292,13 @@ class MaskedHands:
         self.ex_pos = f.zeros((T,))
         self.discards = f.zeros((T, n), "word")
         self.draw_turn = f.zeros((T,))
+        self.played = f.zeros((T, n), "word")  # the history an observation reads, kept as play goes
+        self.passed = f.zeros((T, n), "word")
+        self.received = f.zeros((T, n), "word")
+        self.led = f.zeros((T,), "word")
+        self.played_trick = f.zeros((T, NUM_CARDS + 1))  # each card's trick + 1 (0: not played; last: no card)
+        self.voids = f.zeros((T, n))  # suit bitmask per seat: the public voids (core.tricks.VOIDS_SHOWN)
+        self.gone = f.zeros((T,), "word")  # the cards of the tricks before the current one
         everyone = self.trick_n == 0
         if stocks is not None:
             self.stock = f.ints(stocks)
@@ -237,7 +317,8 @@ class MaskedHands:
     _STATE = (
         "rid", "hands", "dealer", "scores", "looked", "kinds", "values", "won", "trick_cards", "trick_seats",
         "trick_n", "trick_index", "broken", "pos", "ex_first", "ex_second", "ex_len", "ex_pos", "discards",
-        "draw_turn", "stock", "phase", "cur", "leader",
+        "draw_turn", "stock", "phase", "cur", "leader", "played", "passed", "received", "led", "played_trick",
+        "voids", "gone",
     )  # fmt: skip
 
     def restart(self, where: Any, rid: Any, hands: Any, dealer: Any, scores: Any, stocks: Any = None) -> None:
@@ -327,6 +408,8 @@ class MaskedHands:
         seat, receiver = self._passes(self.ex_pos)
         bit = self._bit[a]
         self.hands = self._or_bits(self._xor_bits(self.hands, seat, bit, where), receiver, bit, where)
+        self.passed = self._or_bits(self.passed, seat, bit, where)
+        self.received = self._or_bits(self.received, receiver, bit, where)
         self.ex_pos = self.ex_pos + where
         more = where & (self.ex_pos < self.ex_len)
         nxt, _ = self._passes(self.ex_pos)
@@ -364,6 +447,17 @@ class MaskedHands:
         bit = self._bit[card]
         cur = self.cur
         self.hands = self._xor_bits(self.hands, cur, bit, where)
+        self.played = self._or_bits(self.played, cur, bit, where)
+        leads = where & (self.trick_n == 0)
+        self.led = self.led | ops.keep(leads, bit)
+        at_card = (self._card_cols == card[:, None]) & where[:, None]
+        self.played_trick = ops.select(at_card, (self.trick_index + 1)[:, None], self.played_trick)
+        # what the card shows the table (core.tricks): by the situation with spades broken before the trick
+        led_suit = ops.select(leads, self._suit[card], self._suit[ops.minimum(self.trick_cards[:, 0], NUM_CARDS - 1)])
+        broken_before = (self.gone & self._spades) != 0
+        shown_in = situation(ops, self.pp, self.play_on, self.trick_index == 0, leads, broken_before)
+        shown = self._voids_shown[(shown_in * 4 + led_suit) * 4 + self._suit[card]]
+        self.voids = self._set(self.voids, cur, ops.at(self.voids, cur) | shown, where)
         self.broken = self.broken | (where & breaks_spades(bit))
         place = ops.minimum(self.trick_n, n - 1)
         self.trick_cards = self._set(self.trick_cards, place, card, where)
@@ -382,6 +476,7 @@ class MaskedHands:
         self.won = self.won + self._seat_mask(winner, full)
         self.trick_index = self.trick_index + full
         self.trick_n = ops.select(full, 0, self.trick_n)
+        self.gone = self.gone | ops.keep(full, self._cards_bits(cards))
         self.trick_cards = ops.select(full[:, None], NO_CARD, self.trick_cards)
         over = full & (self.trick_index == self._tricks[self.rid])
         going = full & (over == False)  # noqa: E712
@@ -408,6 +503,89 @@ class MaskedHands:
         bid_bits = ((words[:, None] >> self._bid_shift[None]) & self._one) != 0
         draw = (phase == DRAW)[:, None] & (self._cols[:, :2] >= 0)
         return self.form.concat1([card_bits, bid_bits, draw])
+
+    # ------------------------------------------------------------ observations
+    def observe(self, observer: Any, scores: Any, bags: Any, game_rules: Rules) -> Any:
+        """Each table's observation of the seat ``observer`` (``(tables,)``), ``(tables, OBS_SIZE)`` float32:
+        exactly :func:`spades_env.obs.encode.encode_observation` of that seat (the same layout object, the same
+        features); ``scores``/``bags``: ``(tables, sides)`` before the hand, ``game_rules``: the game's rules
+        (the target and bag scale; a rotation's hand rules give the rules block)."""
+        ops, f, n, T = self.ops, self.form, self.n, self.T
+        obs = f.floats_zeros((T, OBS_SIZE + 1))  # the last column takes the writes of tables that have none
+        rows = f.arange(T)
+        sink = OBS_SIZE
+        observer = f.ints(observer)
+
+        def slot(seat: Any) -> Any:
+            return (seat - observer) % n
+
+        slots = (self._cols - observer[:, None]) % n  # each seat's slot, per table
+        scores, bags = f.ints(scores), f.ints(bags)
+
+        def one(col: Any, where: Any = None) -> None:
+            col = col if where is None else ops.select(where, col, sink)
+            f.put(obs, rows, col, 1.0)
+
+        def block(at: int, width: int, values: Any) -> None:
+            obs[:, at : at + width] = values
+
+        def cards(at: int, board: Any) -> None:
+            block(at, NUM_CARDS, f.to_floats(((board[:, None] >> self._card_shift[None]) & self._one) != 0))
+
+        phase = self.phase
+        one(self._phase_cells[phase])
+        one(TO_ACT_AT + slot(ops.maximum(self.cur, 0)), self.cur >= 0)
+        one(DEALER_AT + slot(self.dealer))
+        one(LEADER_AT + slot(ops.maximum(self.leader, 0)), self.trick_n > 0)
+        size = float(self.rules[0].hand_size)
+        target = float(game_rules.target_score)
+        scale = bag_scale(game_rules)
+        for s in range(n):
+            k = slots[:, s]
+            kind, value = self.kinds[:, s], self.values[:, s]
+            base = BIDS_AT + k * BID_FEATURES
+            one(base + kind)
+            one(base + NUM_BID_KINDS + value, self._has_value[kind])
+            f.put(obs, rows, TRICKS_AT + k, f.to_floats(self.won[:, s]) / size)
+            side = self._side[s]
+            f.put(obs, rows, SCORES_AT + k, f.to_floats(scores[:, side]) / target)
+            f.put(obs, rows, BAGS_AT + k, f.to_floats(bags[:, side]) / scale)
+            played = ((self.played[:, s][:, None] >> self._card_shift[None]) & self._one) != 0
+            f.put_rows(obs, PLAYED_AT + k[:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS], f.to_floats(played))
+            voids = ((self.voids[:, s][:, None] >> self._suit_shift[None]) & 1) != 0
+            f.put_rows(obs, VOIDS_AT + k[:, None] * 4 + self._suit_cols, f.to_floats(voids))
+            trick_here = self.trick_n > s
+            seat_t, card_t = self.trick_seats[:, s], ops.minimum(self.trick_cards[:, s], NUM_CARDS - 1)
+            one(TRICK_AT + slot(seat_t) * NUM_CARDS + card_t, trick_here)
+        obs[:, BROKEN_AT] = f.to_floats(self.broken)
+        obs[:, TARGET_AT] = target / SCORE_SCALE_TARGET
+        block(RULES_AT.start, RULES_AT.stop - RULES_AT.start, self._rule_rows[self.rid])
+        block(DRAW_RULES_AT.start, DRAW_RULES_AT.stop - DRAW_RULES_AT.start, self._draw_rule_rows[self.rid])
+
+        def mine(boards: Any) -> Any:
+            return ops.at(boards, observer)
+
+        looked = ops.at(self.looked, observer)
+        cards(HAND_AT, ops.keep(looked, mine(self.hands)))
+        cards(PASSED_AT, mine(self.passed))
+        cards(RECEIVED_AT, mine(self.received))
+        cards(LED_AT, self.led)
+        block(PLAYED_TRICK_AT, NUM_CARDS, f.to_floats(self.played_trick[:, :NUM_CARDS]) / size)
+        if self.stock is not None:
+            obs[:, STOCK_SIZE_AT] = f.to_floats(stock_left(self.draw_turn)) / STOCK_SIZE
+            cards(KEPT_AT, mine(self.hands) | mine(self.played))
+            at = 2 * ops.minimum(self.draw_turn, DRAW_TURNS - 1)
+            offered = (phase == DRAW) & (self.cur == observer)
+            one(OFFERED_AT + ops.at(self.stock, at), offered)
+            face_up = self.rules[0].discards_face_up
+            for s in range(n):
+                k = slots[:, s]
+                seen = ops.keep((observer == s) | face_up, self.discards[:, s])
+                bits = ((seen[:, None] >> self._card_shift[None]) & self._one) != 0
+                f.put_rows(
+                    obs, DISCARDED_AT + k[:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS], f.to_floats(bits)
+                )
+        return obs[:, :OBS_SIZE]
 
     # ------------------------------------------------------------------- step
     def step(self, actions: Any) -> None:
@@ -506,6 +684,12 @@ class MaskedGames:
     def legal(self) -> Any:
         """``MaskedHands.legal`` of every table."""
         return self.hands.legal()
+
+    def observe(self, observer: Any = None) -> Any:
+        """Every table's observation of ``observer`` (a seat per table; default: the seat to act)."""
+        hands = self.hands
+        seat = self.ops.maximum(hands.cur, 0) if observer is None else observer
+        return hands.observe(seat, self.scores, self.bags, self.rules)
 
     def step(self, actions: Any) -> GameSteps:
         """One action at every table; scores the hands that end, ends the episodes that are over and deals on."""

@@ -15,6 +15,8 @@ from spades_env.core.cards import cards_of, mask_of
 from spades_env.core.deal import deal_cards
 from spades_env.core.hand import Phase
 from spades_env.core.ops import ARRAY
+from spades_env.obs.encode import encode_observation
+from spades_env.obs.layout import OBSERVATION
 from spades_env.rewards import hand_winner_one
 
 TABLES = 24
@@ -39,6 +41,11 @@ def forms():
     ]
 
 
+def block_of(index: int) -> str:
+    """The name of the observation block holding ``index`` (for failure messages)."""
+    return next(name for name in OBSERVATION if OBSERVATION[name].start <= index < OBSERVATION[name].stop)
+
+
 def bits(mask: int) -> np.ndarray:
     return np.array([(mask >> a) & 1 for a in range(90)], dtype=bool)
 
@@ -52,6 +59,7 @@ def test_every_decision_matches_the_core(name, ops):
     rid = rng.integers(len(hand_rules), size=TABLES)
     dealer = rng.integers(rules.num_players, size=TABLES)
     scores = rng.integers(-150, 400, size=(TABLES, rules.num_sides))  # blind nil open at some tables
+    bags = rng.integers(0, 9, size=(TABLES, rules.num_sides))
     states, boards, stocks = [], [], []
     for t in range(TABLES):
         r = hand_rules[rid[t]]
@@ -68,6 +76,12 @@ def test_every_decision_matches_the_core(name, ops):
         legal = form.numpy(engine.legal())
         phase, cur = form.numpy(engine.phase), form.numpy(engine.cur)
         actions = np.zeros(TABLES, dtype=np.int64)
+        for observer in (np.maximum(cur, 0), (np.maximum(cur, 0) + 1) % rules.num_players):
+            seen_obs = form.numpy(engine.observe(form.ints(observer), scores, bags, rules))
+            for t, state in enumerate(states):
+                want = encode_observation(state, scores[t], bags[t], rules, int(observer[t]))
+                bad = np.flatnonzero(seen_obs[t] != want)
+                assert not len(bad), (t, state.phase, [block_of(int(i)) for i in bad[:5]], bad[:5])
         for t, state in enumerate(states):
             assert phase[t] == int(state.phase), (t, phase[t], state.phase)
             seen.add(state.phase)
@@ -168,3 +182,16 @@ def test_the_throughput_benchmark_runs(tmp_path, capsys):
     rows = json.loads(out.read_text())["rows"]
     assert [r["form"] for r in rows] == ["numpy batch engine (reference)", "numpy", "torch"]
     assert all(r["decisions_per_s"] > 0 for r in rows) and "x" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("ops", [f for f in forms() if f.id != "torch"])
+def test_games_observe_the_seat_to_act_by_default(ops):
+    engine = MaskedGames(preset("crazy"), ops, seed=5)
+    engine.reset(8)
+    for _ in range(30):
+        legal = engine.form.numpy(engine.legal())
+        engine.step(engine.form.ints(legal.argmax(axis=1)))
+    form, hands = engine.form, engine.hands
+    cur = np.maximum(form.numpy(hands.cur), 0)
+    assert (form.numpy(engine.observe()) == form.numpy(engine.observe(form.ints(cur)))).all()
+    assert form.numpy(engine.observe()).shape == (8, OBSERVATION.size)
