@@ -3,7 +3,9 @@
 A scheme turns a finished hand and a finished episode into one reward per
 seat. Partners always share their side's reward (in cutthroat every player is
 its own side). Both hooks work on numpy arrays with any leading batch
-dimensions, so the AEC env and the batch engine use the very same code.
+dimensions, so the AEC env and the batch engine use the very same code; the
+built-in schemes also take torch tensors (the torch batch engine's rewards
+stay on its device, float32).
 
 =============  ============================================================
 name           reward
@@ -136,11 +138,30 @@ def _relative(points, total, others: int):
     return points - (total - points) / others
 
 
-def relative_points(points: np.ndarray) -> np.ndarray:
-    """Each side's points minus the mean of the other sides' points."""
-    points = np.asarray(points, dtype=np.float64)
+def _is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a torch tensor (the rewards of the torch batch engine stay on its device)."""
+    return type(x).__module__.startswith("torch")
+
+
+def _floats(points: Any) -> Any:
+    """Points as floats: float64 numpy, or float32 on a tensor's device."""
+    return points.float() if _is_tensor(points) else np.asarray(points, dtype=np.float64)
+
+
+def _like(x: Any, values: np.ndarray) -> Any:
+    """``values`` in ``x``'s array library (a tensor on its device, or numpy)."""
+    if _is_tensor(x):
+        import torch
+
+        return torch.as_tensor(values, device=x.device)
+    return values
+
+
+def relative_points(points: Any) -> Any:
+    """Each side's points minus the mean of the other sides' points (numpy arrays or torch tensors)."""
+    points = _floats(points)
     k = points.shape[-1]
-    total = points.sum(axis=-1, keepdims=True)
+    total = points.sum(-1)[..., None]
     return _relative(points, total, k - 1)
 
 
@@ -149,6 +170,15 @@ def relative_points_one(points: Sequence[float]) -> list[float]:
     points = [float(p) for p in points]
     total = sum(points)
     return [_relative(p, total, len(points) - 1) for p in points]
+
+
+def _where(condition: Any, if_true: Any, if_false: Any) -> Any:
+    """``numpy.where`` or ``torch.where``, by the arrays' library."""
+    if _is_tensor(if_true):
+        import torch
+
+        return torch.where(condition, if_true, if_false)
+    return np.where(condition, if_true, if_false)
 
 
 def _loss_reward(num_sides: int) -> float:
@@ -170,6 +200,8 @@ class HandPoints:
 
     def episode_end(self, rules: Rules, winner: np.ndarray) -> np.ndarray:
         """No reward at the end of the episode."""
+        if _is_tensor(winner):
+            return winner.new_zeros(tuple(winner.shape) + (rules.num_players,), dtype=_floats(winner).dtype)
         winner = np.asarray(winner)
         return np.zeros(winner.shape + (rules.num_players,))
 
@@ -190,17 +222,18 @@ class WinLoss:
 
     def hand_end(self, rules: Rules, points: np.ndarray) -> np.ndarray:
         """No reward per hand."""
+        if _is_tensor(points):
+            return _floats(points).new_zeros(tuple(points.shape[:-1]) + (rules.num_players,))
         points = np.asarray(points)
         return np.zeros(points.shape[:-1] + (rules.num_players,))
 
     def episode_end(self, rules: Rules, winner: np.ndarray) -> np.ndarray:
         """See :class:`RewardScheme`."""
-        winner = np.asarray(winner)
-        k = rules.num_sides
-        sides = seat_sides(rules)
-        won = winner[..., None] == sides
-        out = np.where(won, WIN_REWARD, _loss_reward(k))
-        return np.where(winner[..., None] >= 0, out, 0.0)
+        winner = winner if _is_tensor(winner) else np.asarray(winner)
+        won = winner[..., None] == _like(winner, seat_sides(rules))
+        win, loss = _floats(won * 0) + WIN_REWARD, _floats(won * 0) + _loss_reward(rules.num_sides)
+        out = _where(won, win, loss)
+        return _where(winner[..., None] >= 0, out, loss * 0)
 
     def hand_end_one(self, rules: Rules, points: Sequence[int]) -> list[float]:
         """:meth:`hand_end` of one hand, as Python floats."""

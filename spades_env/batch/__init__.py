@@ -92,6 +92,11 @@ keys, the scoring and the game end are the core's functions
 lines the scalar ``HandState`` runs on ints; the lockstep tests compare the
 two on every preset.
 
+``BatchEnv(..., backend="torch", device=...)`` returns the engine on torch tensors instead
+(:mod:`spades_env.batch.torch_env`: :class:`~spades_env.batch.masked.MaskedGames` on the core's
+operations as torch ops, :mod:`spades_env.batch.torch_ops`): the same observations, masks and
+rewards, tensors on the device, every table stepped with masks at fixed shapes.
+
 A ``BatchEnv`` pickles and deep-copies mid-game (generator included): the copy
 continues exactly as the original. ``observe(seats)``, ``step(actions)`` and
 the per-table queries reject bad input (wrong shape, non-integers, out of

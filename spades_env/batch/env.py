@@ -7,6 +7,7 @@ Bad input raises a clear error naming the problem and changes no table.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -26,9 +27,31 @@ from .state import BatchTables
 from .tables import DRAW, EXCHANGE, NUM_ACTIONS, PLAY, WORD_BITS
 from .transitions import bid, draw, exchange, play
 
+BACKENDS = ("numpy", "torch")
+
 
 class BatchEnv(BatchTables):
-    """``num_envs`` Spades tables stepped together; see the package docstring."""
+    """``num_envs`` Spades tables stepped together; see the package docstring. ``backend="torch"`` (with
+    ``device``) returns a :class:`~spades_env.batch.torch_env.TorchBatchEnv` instead: torch tensors in and out."""
+
+    def __new__(cls, *args: Any, backend: str = "numpy", device: Any = None, check_actions: bool = True, **kwargs: Any):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+        if backend == "numpy":
+            if device not in (None, "cpu"):
+                raise ValueError(f"the numpy backend runs on the CPU; device {device!r} needs backend='torch'")
+            return super().__new__(cls)
+        from .torch_env import TorchBatchEnv  # torch only when asked for
+
+        bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        given.pop("self")
+        if given.pop("obs_format") != "float32":
+            raise ValueError("obs_format='packed' is not on the torch backend (its float32 rows stay on the device)")
+        for unused in ("record_deals", "output_buffers", "backend", "device", "check_actions"):
+            given.pop(unused, None)
+        return TorchBatchEnv(**given, device=device or "cpu", check_actions=check_actions)
 
     def __init__(
         self,
@@ -41,6 +64,9 @@ class BatchEnv(BatchTables):
         record_deals: bool = True,
         output_buffers: int = 2,
         obs_format: str = "float32",
+        backend: str = "numpy",
+        device: Any = None,
+        check_actions: bool = True,
     ):
         super().__init__(num_envs, rules, episode, reward, observations, record_deals, output_buffers, obs_format)
         self.reset(seed)

@@ -1,0 +1,118 @@
+"""``BatchEnv(..., backend="torch", device=...)``: the batch engine on torch tensors, on any device.
+
+``TorchBatchEnv`` has ``BatchEnv``'s ``reset`` and ``step`` (see the package docstring) with torch tensors in and
+out, on ``device``: observations float32 ``(num_envs, OBS_SIZE)`` (the same layout and values), masks int8
+``(num_envs, NUM_ACTIONS)``, seats to act int64, rewards float32 ``(num_envs, num_players)`` (the reward scheme's
+``hand_end`` at a hand's end plus ``episode_end`` when the episode ends, as the numpy engine pays them), dones
+bool. ``info`` is a dict of tensors, one row per table: ``hand_over``, ``points``, ``scores``, ``bags`` (after the
+hand), ``done``, ``winner`` (-1 if none) and ``truncated``.
+
+The engine is :class:`~spades_env.batch.masked.MaskedGames`: every table through every phase's update at every
+step, fixed shapes, dealing from the engine's own torch generator on the device, every rule the core's. Off the
+CPU, ``Ops.any`` is answered without reading the device (``torch_ops(device)``), so a step does not wait for the
+device unless actions are checked: ``check_actions`` (default on) reads back one flag per step to refuse an
+illegal or out-of-range action with :class:`~spades_env.core.hand.IllegalActionError` naming the table, before
+any table changes; turn it off where the actions come from the mask (a policy sampling it).
+
+Not (yet) on this backend: ``obs_format="packed"``, ``record_deals`` and the per-table queries of the numpy
+engine (``state``, ``observe(seats)``, ``episode_deals``); the constructor refuses them by name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..config_io import load_rules
+from ..core import actions as A
+from ..core.hand import IllegalActionError
+from ..core.rules import Rules
+from ..obs.encode import OBS_SIZE
+from ..rewards import RewardScheme, make_reward
+from .masked import MaskedGames
+from .torch_ops import torch_ops
+
+INFO_KEYS = ("hand_over", "points", "scores", "bags", "done", "winner", "truncated")
+
+
+class TorchBatchEnv:
+    """``num_envs`` Spades tables stepped together on torch tensors (see the module docstring)."""
+
+    backend = "torch"
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Rules | str = "standard",
+        episode: str = "game",
+        seed: int | None = 0,
+        reward: str | RewardScheme = "hand_points",
+        observations: bool = True,
+        device: str | torch.device = "cpu",
+        check_actions: bool = True,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if episode not in ("game", "hand"):
+            raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        self.rules = load_rules(rules)
+        self.device = torch.device(device)
+        self.num_envs = num_envs
+        self.num_players, self.num_sides = self.rules.num_players, self.rules.num_sides
+        self.obs_size, self.num_actions = OBS_SIZE, A.NUM_ACTIONS
+        self.episode, self.observations, self.check_actions = episode, bool(observations), bool(check_actions)
+        self.reward_scheme = make_reward(reward)
+        self._seed = 0 if seed is None else int(seed)
+        self.games = MaskedGames(self.rules, torch_ops(self.device), episode=episode, seed=self._seed)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+        """A new episode at every table; ``(obs, mask, to_act)``. With a seed the generator restarts from it."""
+        if seed is not None:
+            self.games._gen.manual_seed(int(seed))
+        self.games.reset(self.num_envs)
+        return self._outputs(self.observations)
+
+    def _outputs(self, observe: bool) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+        self._legal = self.games.legal()
+        obs = self.games.observe() if observe else None
+        return obs, self._legal.to(torch.int8), self.games.hands.cur.clone()
+
+    def _checked(self, actions: Any) -> torch.Tensor:
+        a = torch.as_tensor(actions, device=self.device)
+        if a.shape != (self.num_envs,) or a.is_floating_point() or a.dtype == torch.bool:
+            raise ValueError(
+                f"actions must be integers of shape ({self.num_envs},), got {a.dtype} {tuple(a.shape)}; "
+                "no table was changed"
+            )
+        a = a.to(torch.int64)
+        if self.check_actions:
+            inside = (a >= 0) & (a < A.NUM_ACTIONS)
+            legal = inside & self._legal.gather(1, a.clamp(0, A.NUM_ACTIONS - 1)[:, None])[:, 0]
+            if not bool(legal.all()):  # one read of the device per step: the price of checking
+                t = int((~legal).nonzero()[0, 0])
+                action = int(a[t])
+                names = A.action_names(sum(1 << int(i) for i in self._legal[t].nonzero()[:, 0]))
+                shown = A.action_name(action) if 0 <= action < A.NUM_ACTIONS else "not an action id"
+                raise IllegalActionError(
+                    f"table {t}: illegal action {action} ({shown}); legal: {names}; no table was changed"
+                )
+        return a
+
+    def step(self, actions: Any, observe: bool | None = None):
+        """One action per table; ``(obs, mask, to_act, rewards, dones, info)`` (see the module docstring)."""
+        a = self._checked(actions)
+        if observe is not None and not isinstance(observe, bool):
+            raise TypeError(f"observe must be True, False or None, got {observe!r}; no table was changed")
+        out = self.games.step(a)
+        scheme, rules = self.reward_scheme, self.rules
+        # the built-in schemes read only the seats' sides, the same for every hand of a rotation
+        hand = torch.as_tensor(scheme.hand_end(self.games.hand_rules[0], out.points), device=self.device)
+        episode = torch.as_tensor(scheme.episode_end(rules, out.winner), device=self.device)
+        rewards = (hand * out.hand_over[:, None] + episode * out.done[:, None]).to(torch.float32)
+        info = dict(
+            zip(INFO_KEYS, (out.hand_over, out.points, out.scores, out.bags, out.done, out.winner, out.truncated))
+        )
+        obs, mask, to_act = self._outputs(self.observations if observe is None else observe)
+        return obs, mask, to_act, rewards, out.done.clone(), info

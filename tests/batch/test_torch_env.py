@@ -1,0 +1,106 @@
+"""``BatchEnv(..., backend="torch")``: tensors in and out, the core's games, the reward schemes' rewards, bad
+actions refused before any table changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from spades_env.batch import BatchEnv  # noqa: E402
+from spades_env.core import Game, IllegalActionError, preset  # noqa: E402
+from spades_env.obs.encode import OBS_SIZE  # noqa: E402
+from spades_env.rewards import hand_rewards_one, make_reward  # noqa: E402
+from tests.batch.test_masked import EngineDeals, bits  # noqa: E402
+
+TABLES = 6
+
+
+def test_tensors_in_and_out():
+    env = BatchEnv(TABLES, rules="two_player", backend="torch", seed=2)
+    obs, mask, to_act = env.reset()
+    assert obs.shape == (TABLES, OBS_SIZE) and obs.dtype == torch.float32
+    assert mask.shape == (TABLES, 90) and mask.dtype == torch.int8 and to_act.dtype == torch.int64
+    obs, mask, to_act, rewards, dones, info = env.step(torch.multinomial(mask.float(), 1).squeeze(1), observe=False)
+    assert obs is None and rewards.shape == (TABLES, 2) and rewards.dtype == torch.float32 and dones.dtype == torch.bool
+    assert set(info) == {"hand_over", "points", "scores", "bags", "done", "winner", "truncated"}
+
+
+@pytest.mark.parametrize(
+    "rules, episode, reward",
+    [("standard", "game", "hand_points"), ("cutthroat3", "game", "win_loss"), ("crazy", "game", "hand_points"),
+     ("two_player", "hand", "win_loss"), ("suicide", "hand", "hand_points")],
+)  # fmt: skip
+def test_every_step_pays_the_rewards_of_the_core_game(rules, episode, reward):
+    game_rules = preset(rules).replace(max_hands=8, target_score=100) if episode == "game" else preset(rules)
+    env = BatchEnv(TABLES, rules=game_rules, episode=episode, reward=reward, backend="torch", seed=4)
+    _, mask, _ = env.reset()
+    engine, scheme = env.games, make_reward(reward)
+
+    def new_game(t):
+        dealer = int(engine.dealer[t])
+        return Game(game_rules, np.random.default_rng(0), dealer=dealer, deals=EngineDeals(engine, t))
+
+    games = [new_game(t) for t in range(TABLES)]
+    pick = np.random.default_rng(3)
+    episodes = paid = 0
+    while episodes < 2 * TABLES:
+        actions = []
+        for t, game in enumerate(games):
+            assert (mask[t].numpy().astype(bool) == bits(game.hand.legal_mask())).all()
+            actions.append(int(pick.choice(game.hand.legal_actions())))
+        _, mask, to_act, rewards, dones, _ = env.step(torch.tensor(actions), observe=False)
+        for t, game in enumerate(games):
+            result = game.apply(actions[t])
+            over = result is not None and (game.over or episode == "hand")
+            want = [0.0] * game_rules.num_players
+            if result is not None:
+                winner = None
+                if over:
+                    winner = (-1 if game.winner is None else game.winner) if episode == "game" else None
+                    if episode == "hand":
+                        from spades_env.rewards import hand_winner_one
+
+                        winner = hand_winner_one(list(result.points))
+                want = hand_rewards_one(
+                    scheme, game_rules.hand_rules(result.hand_index), game_rules, result.points, winner
+                )
+                paid += any(want)
+            assert np.allclose(rewards[t].numpy(), want, atol=1e-6), (t, rewards[t], want)
+            assert bool(dones[t]) == over
+            if over:
+                episodes += 1
+                games[t] = new_game(t)
+    assert paid
+
+
+def test_bad_actions_are_refused_before_any_table_changes():
+    env = BatchEnv(TABLES, backend="torch", seed=1)
+    _, mask, _ = env.reset()
+    before = (mask.clone(), env.games.hands.hands.clone(), env.games.hands.cur.clone())
+    legal = torch.multinomial(mask.float(), 1).squeeze(1)
+    illegal = legal.clone()
+    illegal[3] = int((mask[3] == 0).nonzero()[0, 0])
+    for bad, error, words in [
+        (legal[:3], ValueError, "shape"),
+        (legal.float(), ValueError, "integers"),
+        (torch.full((TABLES,), 95), IllegalActionError, "not an action id"),
+        (illegal, IllegalActionError, "table 3: illegal action"),
+    ]:
+        with pytest.raises(error, match=words):
+            env.step(bad)
+        after = (env._legal.to(torch.int8), env.games.hands.hands, env.games.hands.cur)
+        assert all(torch.equal(x, y) for x, y in zip(before, after))
+    env.step(legal)  # and it plays on
+
+
+def test_backends_are_checked():
+    with pytest.raises(ValueError, match="backend must be one of"):
+        BatchEnv(2, backend="jax")
+    with pytest.raises(ValueError, match="needs backend='torch'"):
+        BatchEnv(2, device="cuda")
+    with pytest.raises(ValueError, match="packed"):
+        BatchEnv(2, backend="torch", obs_format="packed")
+    fast = BatchEnv(2, backend="torch", check_actions=False)
+    assert type(fast).__name__ == "TorchBatchEnv" and not fast.check_actions
