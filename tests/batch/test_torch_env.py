@@ -9,7 +9,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from spades_env.batch import BatchEnv  # noqa: E402
-from spades_env.core import Game, IllegalActionError, preset  # noqa: E402
+from spades_env.batch.masked import MaskedGames  # noqa: E402
+from spades_env.core import PRESETS, Game, IllegalActionError, preset  # noqa: E402
+from spades_env.core.cards import mask_of  # noqa: E402
 from spades_env.obs.encode import OBS_SIZE  # noqa: E402
 from spades_env.rewards import hand_rewards_one, make_reward  # noqa: E402
 from tests.batch.test_masked import EngineDeals, bits  # noqa: E402
@@ -104,3 +106,43 @@ def test_backends_are_checked():
         BatchEnv(2, backend="torch", obs_format="packed")
     fast = BatchEnv(2, backend="torch", check_actions=False)
     assert type(fast).__name__ == "TorchBatchEnv" and not fast.check_actions
+
+
+class Mirrored(MaskedGames):
+    """The masked engine dealt the numpy engine's deals and first dealers (read after the numpy engine steps)."""
+
+    def __init__(self, numpy_env, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.numpy_env = numpy_env
+
+    def _first_dealers(self):
+        return self.form.ints(self.numpy_env.first_dealer)
+
+    def _deal(self, rid, dealer):
+        env, n = self.numpy_env, self.n
+        current = [env.episode_deals(t)[-1] for t in range(self.T)]
+        if self._stocks:
+            return self.form.zeros((self.T, n), "word"), self.form.ints(np.array(current))
+        boards = np.array([[mask_of(hand) for hand in deal] for deal in current], dtype=np.uint64)
+        return self.form.words(boards), None
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_torch_engine_equals_the_numpy_engine_decision_by_decision(name):
+    rules = preset(name).replace(max_hands=6, target_score=150)
+    numpy_env = BatchEnv(TABLES, rules=rules, seed=len(name))
+    torch_env = BatchEnv(TABLES, rules=rules, backend="torch")
+    torch_env.games = Mirrored(numpy_env, rules, torch_env.games.ops)
+    obs_n, mask_n, to_act_n = numpy_env.reset()
+    obs_t, mask_t, to_act_t = torch_env.reset()
+    pick = np.random.default_rng(0)
+    dones = 0
+    for _ in range(400):
+        assert (mask_t.numpy() == mask_n).all() and (to_act_t.numpy() == to_act_n).all()
+        assert (obs_t.numpy() == obs_n).all()
+        actions = np.array([pick.choice(np.flatnonzero(row)) for row in mask_n])
+        obs_n, mask_n, to_act_n, rewards_n, dones_n, _ = numpy_env.step(actions)
+        obs_t, mask_t, to_act_t, rewards_t, dones_t, _ = torch_env.step(torch.tensor(actions))
+        assert np.allclose(rewards_t.numpy(), rewards_n, atol=1e-6) and (dones_t.numpy() == dones_n).all()
+        dones += int(dones_n.sum())
+    assert dones >= TABLES  # episodes ended and started again in lockstep
