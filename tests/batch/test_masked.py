@@ -20,6 +20,9 @@ from spades_env.obs.layout import OBSERVATION
 from spades_env.rewards import hand_winner_one
 
 TABLES = 24
+# The presets whose whole games run in the default suite (every preset with -m slow): each special phase and
+# rule family among them (the exchange, the drawing, three players, the rotation, blind bids, jokers).
+DEFAULT_PRESETS = {"standard", "pagat", "two_player", "cutthroat3", "crazy", "barmore"}
 EXPECTED = {  # phases a random hand of these presets meets at some of the tables
     "standard": {Phase.BLIND},
     "pagat": {Phase.BLIND, Phase.EXCHANGE},
@@ -127,7 +130,11 @@ class EngineDeals:
 
 
 @pytest.mark.parametrize("ops", [f for f in forms() if f.id != "torch"])  # torch's two flavours differ in `any` only
-@pytest.mark.parametrize("name, episode", [(n, "game") for n in sorted(PRESETS)] + [("suicide", "hand")])
+@pytest.mark.parametrize(
+    "name, episode",
+    [pytest.param(n, "game", marks=() if n in DEFAULT_PRESETS else pytest.mark.slow) for n in sorted(PRESETS)]
+    + [("suicide", "hand")],
+)
 def test_games_match_the_core_game(name, episode, ops):
     rules = preset(name).replace(max_hands=6, target_score=200) if episode == "game" else preset(name)
     engine = MaskedGames(rules, ops, episode=episode, seed=3)

@@ -14,7 +14,7 @@ from spades_env.core import PRESETS, Game, IllegalActionError, preset  # noqa: E
 from spades_env.core.cards import mask_of  # noqa: E402
 from spades_env.obs.encode import OBS_SIZE  # noqa: E402
 from spades_env.rewards import hand_rewards_one, make_reward  # noqa: E402
-from tests.batch.test_masked import EngineDeals, bits  # noqa: E402
+from tests.batch.test_masked import DEFAULT_PRESETS, EngineDeals, bits  # noqa: E402
 
 TABLES = 6
 
@@ -127,7 +127,9 @@ class Mirrored(MaskedGames):
         return self.form.words(boards), None
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=() if n in DEFAULT_PRESETS else pytest.mark.slow) for n in sorted(PRESETS)]
+)
 def test_the_torch_engine_equals_the_numpy_engine_decision_by_decision(name):
     rules = preset(name).replace(max_hands=6, target_score=150)
     numpy_env = BatchEnv(TABLES, rules=rules, seed=len(name))
