@@ -25,7 +25,12 @@ The first preset of ``--rules`` is measured at every ``--sizes``; the others at
 
     python benchmarks/batch_throughput.py [--seconds 5] [--sizes 256,1024,4096]
         [--rules standard,pagat,...|all] [--others-size 1024] [--output-buffers 2] [--clock wall|cpu]
-        [--json out.json]
+        [--backend numpy|torch] [--device cpu|cuda] [--profile] [--json out.json]
+
+``--backend torch --device D`` measures ``BatchEnv(..., backend="torch", device=D)`` the same way (the
+packed mode is n/a there; the random legal actions are drawn on the device with ``torch.multinomial``; on a
+GPU each step is timed after ``torch.cuda.synchronize()``; ``--profile`` prints one step's calls and device
+kernels). OpenSpiel stays the reference of the ratios, measured in the same run.
 
 ``--fixed-steps N --fixed-mode raw|obs_mask|packed_mask`` steps the first
 preset at the first size exactly N times (seeded random legal play, no
@@ -77,6 +82,17 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 clock = time.perf_counter  # set by --clock
 
 
+backend, device = "numpy", None  # set by --backend and --device
+
+
+def _torch_sync() -> None:
+    """Wait for the device (the GPU's work is asynchronous: a step's time is taken after it is done)."""
+    if device is not None and str(device).startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+
+
 def measure(
     rules: str,
     size: int,
@@ -88,34 +104,77 @@ def measure(
     obs_format: str | None = None,
 ) -> dict[str, float] | None:
     """Steady-state decisions per second: engine step only, and end to end (None: the engine here does not have
-    obs_format, or refuses it for these rules, as checkouts before packed two-player rows did)."""
+    obs_format, or refuses it for these rules, as checkouts before packed two-player rows did, or the torch
+    backend, which has no packed rows)."""
     extra = {} if obs_format is None else {"obs_format": obs_format}
-    try:
-        env = BatchEnv(size, rules, seed=seed, observations=observe, output_buffers=buffers, **extra)
-    except TypeError:  # an older engine without this option
-        return None
-    except ValueError:
-        if obs_format is None:
-            raise
-        return None
-    rng = np.random.default_rng(seed)
+    if backend == "torch":
+        if obs_format is not None:
+            return None
+        import torch
+
+        env = BatchEnv(size, rules, seed=seed, observations=observe, backend="torch", device=device or "cpu",
+                       check_actions=False)  # fmt: skip
+        generator = torch.Generator(device=env.device).manual_seed(seed)
+
+        def choose(mask):  # on the device: no trip through the host
+            return torch.multinomial(mask.float(), 1, generator=generator).squeeze(1)
+    else:
+        try:
+            env = BatchEnv(size, rules, seed=seed, observations=observe, output_buffers=buffers, **extra)
+        except TypeError:  # an older engine without this option
+            return None
+        except ValueError:
+            if obs_format is None:
+                raise
+            return None
+        rng = np.random.default_rng(seed)
+
+        def choose(mask):
+            return random_legal(rng, mask)
+
     _, mask, _ = env.reset()
     start = clock()
     while clock() - start < warmup:
-        _, mask, *_ = env.step(random_legal(rng, mask))
+        _, mask, *_ = env.step(choose(mask))
+    _torch_sync()
     engine = 0.0
     steps = 0
     start = clock()
     while True:
-        actions = random_legal(rng, mask)
+        actions = choose(mask)
+        _torch_sync()
         t0 = clock()
         _, mask, *_ = env.step(actions)
+        _torch_sync()
         engine += clock() - t0
         steps += 1
         wall = clock() - start
         if wall >= seconds:
             break
     return {"engine": steps * size / engine, "end_to_end": steps * size / wall, "steps": steps}
+
+
+def profile_step(rules: str, size: int) -> None:
+    """Kernel count and time of one torch step (``torch.profiler``): what the next step of the work is."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    env = BatchEnv(size, rules, seed=0, backend="torch", device=device or "cpu", check_actions=False)
+    generator = torch.Generator(device=env.device).manual_seed(0)
+    _, mask, _ = env.reset()
+    for _ in range(20):
+        _, mask, *_ = env.step(torch.multinomial(mask.float(), 1, generator=generator).squeeze(1))
+    cuda = env.device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    actions = torch.multinomial(mask.float(), 1, generator=generator).squeeze(1)
+    with profile(activities=activities) as prof:
+        env.step(actions)
+        _torch_sync()
+    events = prof.key_averages()
+    ops = sum(e.count for e in events)
+    kernels = sum(e.count for e in events if "cuda" in str(getattr(e, "device_type", "")).lower())
+    print(f"one step of {rules} at {size} tables on {env.device}: {ops} profiled calls, {kernels} device kernels")
+    print(events.table(sort_by="self_cuda_time_total" if cuda else "self_cpu_time_total", row_limit=15))
 
 
 FIXED_MODES = {"raw": {"observations": False}, "obs_mask": {}, "packed_mask": {"obs_format": "packed"}}
@@ -144,7 +203,7 @@ def engine_peak_memory(rules: str, size: int, steps: int = 200) -> float:
     return peak
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Run every measurement and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
@@ -173,7 +232,12 @@ def main() -> None:
         help="step exactly this many times (no timing) and exit: for instruction counts",
     )
     parser.add_argument("--fixed-mode", choices=tuple(FIXED_MODES), default="raw", help="the mode of --fixed-steps")
-    args = parser.parse_args()
+    parser.add_argument("--backend", choices=("numpy", "torch"), default="numpy", help="BatchEnv's backend")
+    parser.add_argument("--device", default=None, help="the torch backend's device (cpu, cuda); default cpu")
+    parser.add_argument("--profile", action="store_true", help="torch: profile one step at the first size")
+    args = parser.parse_args(argv)
+    global backend, device
+    backend, device = args.backend, args.device
     if args.fixed_steps is not None:
         size = int(args.sizes.split(",")[0])
         rules = args.rules.split(",")[0]
@@ -259,7 +323,9 @@ def main() -> None:
             f"{raw['engine']:>11,.0f}{row.get('raw_vs_openspiel', 0):>6.1f}x{raw['end_to_end']:>11,.0f}"
         )
     largest = max(sizes)
-    peak = engine_peak_memory(names[0], largest)
+    if backend == "torch" and args.profile:
+        profile_step(names[0], sizes[0])
+    peak = engine_peak_memory(names[0], largest) if backend == "numpy" else float("nan")  # tracemalloc: numpy
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
     print(
         f"\npeak memory: engine {peak / 2**20:.1f} MiB ({names[0]}, {largest} tables, obs+mask, tracemalloc); "
@@ -270,6 +336,8 @@ def main() -> None:
             json.dump(
                 {
                     "seconds": args.seconds,
+                    "backend": backend,
+                    "device": str(device or "cpu"),
                     "clock": args.clock,
                     "warmup": warmup,
                     "output_buffers": args.output_buffers,

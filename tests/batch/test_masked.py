@@ -4,8 +4,6 @@ bids and tricks at the end."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -177,28 +175,3 @@ def test_games_match_the_core_game(name, episode, ops):
                     assert form.numpy(out.winner)[t] == hand_winner_one(list(result.points))
                 games[t] = new_game(t)
     assert hands_over > episodes if episode == "game" else hands_over == episodes  # games of several hands
-
-
-def test_the_throughput_benchmark_runs(tmp_path, capsys):
-    import json
-    import runpy
-
-    script = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "masked_throughput.py"))
-    out = tmp_path / "figures.json"
-    assert script["main"](["--tables", "16", "--seconds", "0.05", "--json", str(out)]) == 0
-    rows = json.loads(out.read_text())["rows"]
-    assert [r["form"] for r in rows] == ["numpy batch engine (reference)", "numpy", "torch"]
-    assert all(r["decisions_per_s"] > 0 for r in rows) and "x" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("ops", [f for f in forms() if f.id != "torch"])
-def test_games_observe_the_seat_to_act_by_default(ops):
-    engine = MaskedGames(preset("crazy"), ops, seed=5)
-    engine.reset(8)
-    for _ in range(30):
-        legal = engine.form.numpy(engine.legal())
-        engine.step(engine.form.ints(legal.argmax(axis=1)))
-    form, hands = engine.form, engine.hands
-    cur = np.maximum(form.numpy(hands.cur), 0)
-    assert (form.numpy(engine.observe()) == form.numpy(engine.observe(form.ints(cur)))).all()
-    assert form.numpy(engine.observe()).shape == (8, OBSERVATION.size)

@@ -3,6 +3,10 @@ actions refused before any table changes."""
 
 from __future__ import annotations
 
+import json
+import runpy
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -148,3 +152,15 @@ def test_the_torch_engine_equals_the_numpy_engine_decision_by_decision(name):
         assert np.allclose(rewards_t.numpy(), rewards_n, atol=1e-6) and (dones_t.numpy() == dones_n).all()
         dones += int(dones_n.sum())
     assert dones >= TABLES  # episodes ended and started again in lockstep
+
+
+def test_the_throughput_benchmark_measures_the_torch_backend(tmp_path, capsys, monkeypatch):
+    benchmarks = Path(__file__).parents[2] / "benchmarks"
+    monkeypatch.syspath_prepend(str(benchmarks))  # the script imports its neighbour aec_throughput
+    script = runpy.run_path(str(benchmarks / "batch_throughput.py"))
+    out = tmp_path / "figures.json"
+    argv = ["--backend", "torch", "--sizes", "16", "--seconds", "0.05", "--warmup", "0", "--profile"]
+    script["main"](argv + ["--json", str(out)])
+    figures = json.loads(out.read_text())
+    assert figures["backend"] == "torch" and figures["rows"][0]["raw"] > 0 and figures["rows"][0]["obs_mask"] > 0
+    assert figures["rows"][0]["packed_mask"] is None and "device kernels" in capsys.readouterr().out
