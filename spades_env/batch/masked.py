@@ -696,6 +696,10 @@ class MaskedGames:
         ops, hands = self.ops, self.hands
         hands.step(actions)
         ended = hands.phase == OVER
+        if not ops.any(ended):  # most steps end no hand: nothing to score or deal (a sync-free form goes on)
+            none = ended & False
+            zeros = self.scores * 0
+            return GameSteps(ended, zeros, self.scores, self.bags, none, self.hand_index * 0 - 1, none)
         scored = score_hands(
             self.hand_rules, hands.kinds, hands.values, hands.won, self.bags, hands.rid, ops=ops
         )  # every table's (the others' are masked out below)
