@@ -14,14 +14,15 @@ device unless actions are checked: ``check_actions`` (default on) reads back one
 illegal or out-of-range action with :class:`~spades_env.core.hand.IllegalActionError` naming the table, before
 any table changes; turn it off where the actions come from the mask (a policy sampling it).
 
-Not (yet) on this backend: ``obs_format="packed"``, ``record_deals`` and the per-table queries of the numpy
-engine (``state``, ``observe(seats)``, ``episode_deals``); the constructor refuses them by name.
+Not (yet) on this backend: ``obs_format="packed"`` (refused by name), ``record_deals``, pickling and the
+per-table queries of the numpy engine (``state``, ``observe(seats)``, ``episode_deals``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from ..config_io import load_rules
@@ -63,7 +64,8 @@ class TorchBatchEnv:
         self.obs_size, self.num_actions = OBS_SIZE, A.NUM_ACTIONS
         self.episode, self.observations, self.check_actions = episode, bool(observations), bool(check_actions)
         self.reward_scheme = make_reward(reward)
-        self._seed = 0 if seed is None else int(seed)
+        # seed None: a fresh seed from the system's entropy, as the numpy engine's generator takes
+        self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
         self.games = MaskedGames(self.rules, torch_ops(self.device), episode=episode, seed=self._seed)
         self.reset(seed)
 

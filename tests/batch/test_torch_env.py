@@ -164,3 +164,10 @@ def test_the_throughput_benchmark_measures_the_torch_backend(tmp_path, capsys, m
     figures = json.loads(out.read_text())
     assert figures["backend"] == "torch" and figures["rows"][0]["raw"] > 0 and figures["rows"][0]["obs_mask"] > 0
     assert figures["rows"][0]["packed_mask"] is None and "device kernels" in capsys.readouterr().out
+
+
+def test_seeds_repeat_and_no_seed_draws_one():
+    first, second = (BatchEnv(4, backend="torch", seed=11) for _ in range(2))
+    assert torch.equal(first.games.hands.hands, second.games.hands.hands)
+    assert torch.equal(first.reset(seed=3)[0], second.reset(seed=3)[0])
+    assert BatchEnv(4, backend="torch", seed=None)._seed != BatchEnv(4, backend="torch", seed=None)._seed
