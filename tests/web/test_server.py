@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 from pathlib import Path
 
@@ -180,10 +181,11 @@ def test_tables_are_limited_and_a_closed_tab_frees_its_table():
         assert reply["type"] == "error" and "limit of 2 open tables" in reply["message"]
         assert second.ask({**HUMAN_FIRST, "seats": seats(), "seed": 9})["type"] == "state"  # a tab replaces its own
         first.close()  # mid-hand: the server frees its table
-        for _ in range(100):
+        for _ in range(200):  # the server frees the table when it sees the socket close
             reply = third.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})
             if reply["type"] == "state":
                 break
+            time.sleep(0.05)
         assert reply["type"] == "state"
         view = second.until(lambda m: my_turn(m) and m["view"]["seed"] == 9)["view"]  # the other table plays on
         assert view["actions"]["legal"]
