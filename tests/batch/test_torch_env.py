@@ -18,7 +18,8 @@ from spades_env.core import PRESETS, Game, IllegalActionError, preset  # noqa: E
 from spades_env.core.cards import mask_of  # noqa: E402
 from spades_env.obs.encode import OBS_SIZE  # noqa: E402
 from spades_env.rewards import hand_rewards_one, make_reward  # noqa: E402
-from tests.batch.test_masked import DEFAULT_PRESETS, EngineDeals, bits  # noqa: E402
+
+from .test_masked import DEFAULT_PRESETS, EngineDeals, bits  # noqa: E402
 
 TABLES = 6
 
