@@ -14,8 +14,9 @@ device unless actions are checked: ``check_actions`` (default on) reads back one
 illegal or out-of-range action with :class:`~spades_env.core.hand.IllegalActionError` naming the table, before
 any table changes; turn it off where the actions come from the mask (a policy sampling it).
 
-Not (yet) on this backend: ``obs_format="packed"`` (refused by name), ``record_deals``, pickling and the
-per-table queries of the numpy engine (``state``, ``observe(seats)``, ``episode_deals``).
+``observe(seats)`` gives any seat's observation at each table and ``action_masks()`` the current mask, as on
+numpy. Not (yet) on this backend: ``obs_format="packed"`` (refused by name), ``record_deals``, pickling, ``state()``
+and the per-table queries of the numpy engine (``episode_deals``, ``legal_actions(table)``).
 """
 
 from __future__ import annotations
@@ -101,6 +102,21 @@ class TorchBatchEnv:
                     f"table {t}: illegal action {action} ({shown}); legal: {names}; no table was changed"
                 )
         return a
+
+    def observe(self, seats: Any) -> torch.Tensor:
+        """Fresh observations of the given seat at each table (a seat per table, any seat)."""
+        seats = torch.as_tensor(seats, device=self.device)
+        if seats.shape != (self.num_envs,) or seats.is_floating_point() or seats.dtype == torch.bool:
+            raise ValueError(
+                f"seats must be integers of shape ({self.num_envs},), got {seats.dtype} {tuple(seats.shape)}"
+            )
+        if bool(((seats < 0) | (seats >= self.num_players)).any()):
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        return self.games.observe(seats.to(torch.int64))
+
+    def action_masks(self) -> torch.Tensor:
+        """A fresh int8 mask ``(num_envs, NUM_ACTIONS)`` of the current legal actions."""
+        return self._legal.to(torch.int8)
 
     def step(self, actions: Any, observe: bool | None = None):
         """One action per table; ``(obs, mask, to_act, rewards, dones, info)`` (see the module docstring)."""

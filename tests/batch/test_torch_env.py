@@ -111,6 +111,14 @@ def test_backends_are_checked():
         BatchEnv(2, backend="torch", obs_format="packed")
     fast = BatchEnv(2, backend="torch", check_actions=False)
     assert type(fast).__name__ == "TorchBatchEnv" and not fast.check_actions
+    for seats, words in (
+        (torch.tensor([0]), "shape"),
+        (torch.tensor([0.0, 1.0]), "integers"),
+        (torch.tensor([0, 4]), "0..3"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            fast.observe(seats)
+    assert torch.equal(fast.action_masks(), fast.reset()[1])
 
 
 class Mirrored(MaskedGames):
@@ -147,6 +155,8 @@ def test_the_torch_engine_equals_the_numpy_engine_decision_by_decision(name):
     for _ in range(400):
         assert (mask_t.numpy() == mask_n).all() and (to_act_t.numpy() == to_act_n).all()
         assert (obs_t.numpy() == obs_n).all()
+        other = (to_act_n + 1) % rules.num_players  # any seat's observation, not only the one to act
+        assert (torch_env.observe(torch.tensor(other)).numpy() == numpy_env.observe(other)).all()
         actions = np.array([pick.choice(np.flatnonzero(row)) for row in mask_n])
         obs_n, mask_n, to_act_n, rewards_n, dones_n, _ = numpy_env.step(actions)
         obs_t, mask_t, to_act_t, rewards_t, dones_t, _ = torch_env.step(torch.tensor(actions))
