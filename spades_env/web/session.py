@@ -24,21 +24,16 @@ import numpy as np
 from ..aec import raw_env
 from ..core.explain import why_illegal
 from ..core.rules import PRESETS, Rules, preset
+from ..play import HUMAN, seat_names
 from ..records import RecordError, check_record, iter_replay, reset_options
 from .view import Track, actions, table_view
 
-HUMAN = "human"
 EPISODES = ("game", "hand")
 MAX_SEED = 2**63 - 1
 
 
 class TableError(ValueError):
     """A message the table refuses; nothing changed."""
-
-
-def seat_names(specs: list[str]) -> list[str]:
-    """``you`` for the person's seat, the agent's name and seat otherwise."""
-    return ["you" if spec == HUMAN else f"{spec} (seat {s})" for s, spec in enumerate(specs)]
 
 
 class LiveTable:

@@ -36,6 +36,7 @@ from ..core.cards import cards_of, format_card, sort_key
 from ..core.drawing import stock_left
 from ..core.explain import why_illegal
 from ..core.hand import HandState, Phase
+from ..play import side_names
 
 PHASE_WORDS = {
     Phase.DRAW: "drawing",
@@ -121,8 +122,8 @@ def table_view(
         shown = offered is not None and (viewer is None or viewer == hand.current)
         drawing = {"stock_left": int(stock_left(hand.draw_turn)), "offered": format_card(offered) if shown else None}
     sides = [
-        {"side": s, "name": side_name(rules, names, s), "score": game.scores[s], "bags": game.bags[s]}
-        for s in range(rules.num_sides)
+        {"side": s, "name": name, "score": game.scores[s], "bags": game.bags[s]}
+        for s, name in enumerate(side_names(rules, names))
     ]
     record = env.game_record()
     return {
@@ -153,11 +154,6 @@ def table_view(
         "decisions": track.decisions,
         "log": track.log[-12:],
     }
-
-
-def side_name(rules: Any, names: list[str], side: int) -> str:
-    """A side's name: its seats' names joined (a partnership) or the seat's name."""
-    return " + ".join(names[s] for s in range(rules.num_players) if rules.side_of(s) == side)
 
 
 def actions(env: Any, seat: int) -> dict[str, Any]:
