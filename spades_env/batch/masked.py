@@ -51,6 +51,7 @@ from ..core.bidding import (
 )
 from ..core.card_play import breaks_spades, first_leader, legal_cards, situation
 from ..core.cards import CARD_SUIT, NUM_CARDS, SPADE_MASK, deck
+from ..core.deal import deal_positions
 from ..core.drawing import DRAW_TURNS, STOCK_SIZE, drawer, drawn_cards, has_drawing, stock_left
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.game import game_end, next_dealer, side_leaders
@@ -650,19 +651,17 @@ class MaskedGames:
 
     def _deal(self, rid: Any, dealer: Any) -> tuple[Any, Any]:
         """New (boards, stocks) for every table: each table's pack shuffled by the engine's generator, dealt one
-        card at a time from the dealer's left (core.deal.deal_positions' order), or kept as the stock."""
+        card at a time from the dealer's left (core.deal.deal_positions), or kept as the stock."""
         n, T = self.n, self.T
         order = self.form.argsort1(self._random((T, self._packs.shape[1])))
         cards = self.form.take1(self._packs[rid], order)
         boards = self.form.zeros((T, n), "word")
         if self._stocks:
             return boards, cards
-        bit = self.hands._bit
+        by_position, _ = deal_positions(cards, n, self._hand_size)  # the core's order of dealing
         everyone = dealer >= 0
         for position in range(n):
-            board = bit[cards[:, position]]
-            for k in range(1, self._hand_size):
-                board = board | bit[cards[:, position + n * k]]
+            board = self.hands._cards_bits(by_position[:, position])
             boards = self.hands._set(boards, bidder(dealer, position, n), board, everyone)
         return boards, None
 
