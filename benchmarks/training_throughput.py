@@ -15,13 +15,15 @@ the wait for its batch) plus the PPO update.
 * ``new``: the embedded default config (``training.config.TrainConfig``), or
   the YAML file given with ``--config``;
 * ``new_in_process``: ``new`` with its rollouts in this process, when ``new``
-  has the rollout worker (``rollout_worker``): the worker's own share;
+  has rollout workers (``rollout_workers``): the workers' own share;
+* ``new_workers_N``: ``new`` with N rollout workers, for each N of
+  ``--rollout-workers`` (the tables split among them; for machines with more cores);
 * ``new_without_card_scorer``: ``new`` with a plain MLP policy (``card_scorer: 0``),
   when ``new`` has the card-centred scorer: the network the speed-ups were made
   for; the scorer makes every decision dearer (and the imitation far closer).
 
     python benchmarks/training_throughput.py [--updates 6] [--rounds 2] [--clock wall|cpu] [--config new.yaml]
-        [--json out.json]
+        [--rollout-workers 2,4] [--device cpu|cuda] [--json out.json]
 
 It prints each configuration's learner decisions/s with the time split
 between rollouts and updates, and the ratios to ``old`` over the summed
@@ -114,7 +116,7 @@ OLD = {
     "hidden": [256, 256],
     "critic_hidden": [256, 256],
     "critic_input": "state",
-    "rollout_worker": False,
+    "rollout_workers": 0,
     "card_scorer": 0,
 }
 WARMUP_UPDATES = 1  # the first update of each configuration (tables all at a hand's start) is not timed
@@ -131,7 +133,7 @@ class Trainer:
         state = {k: v.detach().clone() for k, v in self.run.learner.policy.state_dict().items()}
         self.run.pool = [{k: v.clone() for k, v in state.items()} for _ in range(config.pool_size)]
         start_tables(self.run.rollout, self.run.rng, len(self.run.pool))
-        self.source = Batches(self.run)  # in this process, or the rollout worker (rollout_worker)
+        self.source = Batches(self.run)  # in this process, or the rollout workers (rollout_workers)
         self.totals = {"decisions": 0, "rollout_s": 0.0, "update_s": 0.0}
 
     def step(self, clock, timed: bool) -> None:
@@ -178,25 +180,42 @@ def main() -> None:
     parser.add_argument(
         "--config", default=None, help="the new configuration's YAML file (default: the embedded default)"
     )
+    parser.add_argument(
+        "--rollout-workers",
+        default="",
+        help="comma-separated worker counts to run as well (new_workers_N: the new configuration with N workers)",
+    )
+    parser.add_argument("--device", default=None, help="torch device of every configuration (default: the config's)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
+    try:
+        worker_counts = [int(n) for n in args.rollout_workers.split(",") if n.strip()]
+    except ValueError:
+        parser.error(f"--rollout-workers takes comma-separated counts, got {args.rollout_workers!r}")
     torch.set_num_threads(1)
     clock = CLOCKS[args.clock]
     new_config = load_config(args.config)
-    if new_config.rollout_worker and args.clock == "cpu":  # the worker's time is another process's
+    device = {"device": args.device} if args.device else {}
+    new_config = dataclasses.replace(new_config, **device).validate()
+    uses_workers = new_config.rollout_workers or any(worker_counts)
+    if uses_workers and args.clock == "cpu":  # the workers' time is other processes'
         parser.error(
             "the new configuration collects rollouts in a worker process, whose time the cpu clock (this "
             "process's) does not see: use --clock wall on an otherwise idle machine"
         )
     with tempfile.TemporaryDirectory() as tmp:
-        trainers = [Trainer("old", from_mapping(OLD), os.path.join(tmp, "old"))]
-        if new_config.rollout_worker:
-            in_process = dataclasses.replace(new_config, rollout_worker=False)
+        trainers = [Trainer("old", from_mapping({**OLD, **device}), os.path.join(tmp, "old"))]
+        if new_config.rollout_workers:
+            in_process = dataclasses.replace(new_config, rollout_workers=0)
             trainers.append(Trainer("new_in_process", in_process, os.path.join(tmp, "new_in_process")))
         if new_config.card_scorer:
             plain = dataclasses.replace(new_config, card_scorer=0)
             trainers.append(Trainer("new_without_card_scorer", plain, os.path.join(tmp, "new_without_card_scorer")))
         trainers.append(Trainer("new", new_config, os.path.join(tmp, "new")))
+        for count in worker_counts:
+            if count != new_config.rollout_workers:
+                more = dataclasses.replace(new_config, rollout_workers=count).validate()
+                trainers.append(Trainer(f"new_workers_{count}", more, os.path.join(tmp, f"new_workers_{count}")))
         try:
             for trainer in trainers:
                 for _ in range(WARMUP_UPDATES):

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from spades_env.nn import POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, atomic_torch_save, load_policy, safe_load
-from training.config import TrainConfig
+from training.config import TrainConfig, with_legacy_keys, worker_configs
 from training.learner import Learner
 
 CHECKPOINT_FORMAT = "spades_env.train_checkpoint/2"
@@ -65,7 +65,7 @@ class Resumed:
     torch_rng: torch.Tensor
     python_random: Any
     cuda_rng: list = field(default_factory=list)
-    worker: dict | None = None  # the rollout worker's in-flight request (training.pipeline), if one ran
+    worker: dict | None = None  # the rollout workers' in-flight request (training.pipeline), if they ran
 
 
 def save_checkpoint(
@@ -78,8 +78,8 @@ def save_checkpoint(
     rng: np.random.Generator,
     worker: dict | None = None,
 ) -> None:
-    """Write the checkpoint atomically (a crash leaves the previous one whole); ``worker``: the rollout worker's
-    in-flight request (:meth:`training.pipeline.RolloutWorker.inflight`), whose state replaces ``rollout``."""
+    """Write the checkpoint atomically (a crash leaves the previous one whole); ``worker``: the rollout workers'
+    in-flight request (:meth:`training.pipeline.RolloutWorkers.inflight`), whose states replace ``rollout``."""
     if worker is not None:
         rollout = None  # the worker's tables are the live ones
     session = pickle.dumps({"rng": rng, "rollout": rollout, "python_random": random.getstate(), "worker": worker})
@@ -109,7 +109,7 @@ def config_conflicts(saved: dict[str, Any], config: TrainConfig) -> list[str]:
     """The fields outside RESUMABLE_FIELDS whose value differs from the checkpoint's, as 'name: old -> new'."""
     now = config.to_dict()
     # before critic_hidden, the critic had the policy's hidden sizes
-    saved = {**ADDED_FIELDS, "critic_hidden": saved.get("hidden"), **saved}
+    saved = {**ADDED_FIELDS, "critic_hidden": saved.get("hidden"), **with_legacy_keys(saved)}
     return [
         f"{k}: {saved.get(k)!r} -> {v!r}" for k, v in now.items() if k not in RESUMABLE_FIELDS and saved.get(k) != v
     ]
@@ -149,9 +149,13 @@ def load_checkpoint(path: Path, config: TrainConfig, learner: Learner) -> Resume
         )
     except Exception as exc:  # unpickling raises many types (a moved class, truncated bytes)
         raise CheckpointError(f"{path}: its tables cannot be restored ({type(exc).__name__}: {exc})") from None
-    for rollout in (resumed.rollout, resumed.worker and resumed.worker["state"].rollout):
-        if rollout is not None:
-            rollout.config = config  # the allowed changes (stop rules, evaluation) apply to the tables too
+    if resumed.worker is not None and "state" in resumed.worker:  # one worker's, as saved up to 0.3.0
+        resumed.worker = {"states": [resumed.worker.pop("state")], **resumed.worker}
+    if resumed.rollout is not None:
+        resumed.rollout.config = config  # the allowed changes (stop rules, evaluation) apply to the tables too
+    if resumed.worker is not None:
+        for share, state in zip(worker_configs(config), resumed.worker["states"]):
+            state.rollout.config = share
     return resumed
 
 

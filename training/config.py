@@ -59,6 +59,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
         name: (0, INF, True)
         for name in (
             "seed",
+            "rollout_workers",
             "time_limit_minutes",
             "max_updates",
             "card_scorer",
@@ -114,10 +115,11 @@ class TrainConfig:
     )
     num_envs: int = _f(256, "tables stepped in lockstep")
     rollout_steps: int = _f(64, "table steps per rollout (each step is one decision per table)")
-    rollout_worker: bool = _f(
-        True,
-        "collect each rollout in a second process during the update before it "
-        "(both cores busy; one update of policy lag, see training.pipeline)",
+    rollout_workers: int = _f(
+        1,
+        "processes collecting rollouts during the update before it (one update of policy lag, see "
+        "training.pipeline): 0 = in this process; 1 = one worker (both of 2 cores busy); N > 1 splits the tables "
+        "among N workers, for machines with more cores (the learner stays in this process)",
     )
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy MLP")
@@ -247,6 +249,12 @@ class TrainConfig:
                     f"train config: give either 'rules' ({self.rules!r}) or 'mixture', not both (a mixture names its presets)"
                 )
             mixture_weights(self.mixture)  # raises naming a bad entry
+        tables_per_worker = len(self.presets) if self.mixture else 1  # each worker's share plays every preset
+        if self.rollout_workers > 1 and self.num_envs < self.rollout_workers * tables_per_worker:
+            raise ValueError(
+                f"train config 'rollout_workers': {self.rollout_workers} workers need at least "
+                f"{self.rollout_workers * tables_per_worker} tables (num_envs), got {self.num_envs}"
+            )
         for name in ("hidden", "critic_hidden"):
             sizes = getattr(self, name)
             if not sizes or any(not isinstance(h, int) or isinstance(h, bool) or h <= 0 for h in sizes):
@@ -258,9 +266,45 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+def worker_configs(config: TrainConfig) -> list[TrainConfig]:
+    """Each rollout worker's config: its share of the tables as ``num_envs`` (split as evenly as can be, the first
+    workers one more), as the config of a run with one worker; ``[config]`` with 0 or 1 worker."""
+    if config.rollout_workers <= 1:
+        return [config]
+    shares = [len(part) for part in _even_split(config.num_envs, config.rollout_workers)]
+    return [dataclasses.replace(config, num_envs=share, rollout_workers=1) for share in shares]
+
+
+def _even_split(total: int, parts: int) -> list[range]:
+    size, extra = divmod(total, parts)
+    bounds = [i * size + min(i, extra) for i in range(parts + 1)]
+    return [range(a, b) for a, b in zip(bounds, bounds[1:])]
+
+
+# Keys of older configs (saved beside runs, in checkpoints) read as today's: key -> (today's key, conversion)
+LEGACY_KEYS: dict[str, tuple[str, Any]] = {"rollout_worker": ("rollout_workers", int)}  # a bool up to 0.3.0
+
+
+def with_legacy_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the keys of older configs renamed to today's (ValueError when both forms are given, or an old
+    key has a value of the wrong type)."""
+    out = dict(data)
+    for old, (new, convert) in LEGACY_KEYS.items():
+        if old not in out:
+            continue
+        if new in out:
+            raise ValueError(f"train config: give '{new}' only ('{old}' is its older form)")
+        value = out.pop(old)
+        if not isinstance(value, bool):
+            raise ValueError(f"train config '{old}' (now '{new}') must be bool, got {value!r}")
+        out[new] = convert(value)
+    return out
+
+
 def from_mapping(data: dict[str, Any], base: TrainConfig | None = None) -> TrainConfig:
-    """A config from a mapping (strict about unknown keys and types)."""
+    """A config from a mapping (strict about unknown keys and types; older keys read as today's: LEGACY_KEYS)."""
     base = base or TrainConfig()
+    data = with_legacy_keys(data)
     known = {f.name: f for f in fields(TrainConfig)}
     unknown = sorted(set(data) - set(known))
     if unknown:

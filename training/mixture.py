@@ -23,7 +23,7 @@ import numpy as np
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules, preset
 from spades_env.obs.encode import OBS_SIZE
-from training.config import TrainConfig
+from training.config import TrainConfig, worker_configs
 from training.rollout import Opponents, Rollout
 from training.trajectories import TrajectoryStore
 
@@ -55,9 +55,13 @@ def pad_seats(rewards: np.ndarray) -> np.ndarray:
 
 
 def table_presets(config: TrainConfig) -> np.ndarray:
-    """The preset index (in the mixture's order) of every table of a run; all 0 without a mixture."""
-    counts = table_counts(config.presets, config.num_envs)
-    return np.repeat(np.arange(len(counts)), list(counts.values()))
+    """The preset index (in the mixture's order) of every table of a run, the rollout workers' tables one worker
+    after another (each worker splits its share among the presets); all 0 without a mixture."""
+    parts = []
+    for share in worker_configs(config):
+        counts = table_counts(share.presets, share.num_envs)
+        parts.append(np.repeat(np.arange(len(counts)), list(counts.values())))
+    return np.concatenate(parts)
 
 
 class _PartStore:
@@ -89,7 +93,7 @@ class MixedRollout(Rollout):
         first = self.parts[0]
         self.heuristic, self.prior_agent, self.random_agent = first.heuristic, first.prior_agent, first.random_agent
         n = config.num_envs
-        self.preset_of = table_presets(config)  # each table's preset
+        self.preset_of = np.repeat(np.arange(len(counts)), list(counts.values()))  # each table's preset
         self.num_sides = np.array([self.parts[p].rules.num_sides for p in self.preset_of], dtype=np.int64)
         self.table_sides = np.zeros((n, MAX_SEATS), dtype=np.intp)  # the side of each seat at each table
         for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):

@@ -1,4 +1,4 @@
-"""Rollouts in a second process beside the PPO update (``rollout_worker: true``): both cores busy.
+"""Rollouts in other processes beside the PPO update (``rollout_workers: N``): every core busy.
 
 A rollout (the tables, the heuristic, network inference; mostly Python) and a
 PPO update (mostly matrix products) take about as long as each other, and each
@@ -27,6 +27,16 @@ weights the pending request was made with, so that ``--resume`` collects the
 same batch again and continues bit for bit. Only checkpoints need that state,
 so it crosses the pipe only for them (it holds the unfinished hands'
 decisions: 4 to 20 MB, as much again as a batch).
+
+With N > 1 workers (:class:`RolloutWorkers`), the tables are split among
+them (:func:`training.config.worker_configs`: ``num_envs`` as evenly as can
+be; in a mixture each worker splits its share among the presets); each deals
+its own from a stream of the run's seed and the worker's index, all are asked
+for their next batch at once, and their decisions are joined in the workers'
+order (:func:`training.trajectories.join_decisions`), so a run is
+reproducible for a given N. A checkpoint holds every worker's state. The
+learner (the critic's pass, GAE, the update) stays in the main process: N
+workers and the learner want N + 1 cores, or N when the update is short.
 """
 
 from __future__ import annotations
@@ -41,11 +51,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.config import TrainConfig
+from spades_env.core.rules import Rules
+from training.config import TrainConfig, worker_configs
 from training.learner import SnapshotNets, build_learner  # the worker builds the same networks as the learner
-from training.rollout import Rollout, collect, heuristic_decisions
+from training.mixture import make_rollout
+from training.rollout import Rollout, add_rewards, collect, heuristic_decisions, start_tables
+from training.trajectories import join_decisions
 
 WORKER_STREAM = 0x5EED  # mixed into the run's seed: the worker's generators are their own streams
+ROLLOUT_TABLES = 2  # several workers' tables: streams [seed, WORKER_STREAM, ROLLOUT_TABLES, worker] (1: imitation's)
 
 
 @dataclass
@@ -61,6 +75,23 @@ def fresh_worker_state(rollout: Rollout, seed: int) -> WorkerState:
     """The worker's state for tables that have not been in a worker yet: generators seeded from the run's seed."""
     generator = torch.Generator().manual_seed(int(np.random.SeedSequence([seed, WORKER_STREAM]).generate_state(1)[0]))
     return WorkerState(rollout, np.random.default_rng([seed, WORKER_STREAM]), generator.get_state())
+
+
+def fresh_worker_states(config: TrainConfig, rules: Rules, rollout: Rollout, pool_size: int) -> list[WorkerState]:
+    """The states of ``rollout_workers`` workers that have not run yet. One worker takes ``rollout`` (the run's
+    tables, dealt); several each deal their share of the tables (:func:`training.config.worker_configs`) from
+    streams of their own, so that a run is reproducible for a given number of workers."""
+    if config.rollout_workers <= 1:
+        return [fresh_worker_state(rollout, config.seed)]
+    states = []
+    for index, share in enumerate(worker_configs(config)):
+        stream = [config.seed, WORKER_STREAM, ROLLOUT_TABLES, index]
+        rng = np.random.default_rng(stream)
+        tables = make_rollout(share, rules, rng)
+        start_tables(tables, rng, pool_size)
+        generator = torch.Generator().manual_seed(int(np.random.SeedSequence(stream).generate_state(1)[0]))
+        states.append(WorkerState(tables, rng, generator.get_state()))
+    return states
 
 
 def _networks(config: TrainConfig, device: torch.device) -> tuple[torch.nn.Module, SnapshotNets]:
@@ -223,6 +254,56 @@ class RolloutWorker:
             self._process.kill()
             self._process.join()
         self._conn.close()
+
+
+class RolloutWorkers:
+    """The rollout workers of a run (``rollout_workers``), each with its share of the tables, asked together; their
+    decisions joined in the workers' order (tables numbered worker after worker) and their hand rewards pooled.
+
+    :meth:`inflight` is what a checkpoint saves: ``{"states": each worker's state from before the batch in flight,
+    "policy": the weights that batch was asked with}``.
+    """
+
+    def __init__(self, config: TrainConfig, states: list[WorkerState], device: torch.device):
+        shares = worker_configs(config)
+        if len(states) != len(shares):
+            raise RolloutWorkerError(f"{len(states)} worker states for {len(shares)} rollout workers")
+        self.tables = [share.num_envs for share in shares]
+        self.workers: list[RolloutWorker] = []
+        try:
+            for share, state in zip(shares, states):
+                self.workers.append(RolloutWorker(share, state, device))
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def pending(self) -> bool:
+        """Whether a request is in flight."""
+        return self.workers[0].pending
+
+    def submit(self, policy_state: dict, pool: list) -> None:
+        """Ask every worker for its next batch (see :meth:`RolloutWorker.submit`)."""
+        for worker in self.workers:
+            worker.submit(policy_state, pool)
+
+    def result(self) -> tuple[dict[str, Any] | None, dict[str, list[float]]]:
+        """Every worker's finished decisions joined (None when none finished), and seat 0's hand rewards by preset."""
+        answers = [worker.result() for worker in self.workers]
+        rewards: dict[str, list[float]] = {}
+        for _, hand_rewards in answers:
+            add_rewards(rewards, hand_rewards)
+        return join_decisions([decisions for decisions, _ in answers], self.tables), rewards
+
+    def inflight(self) -> dict[str, Any]:
+        """For a checkpoint: each worker's state from before the batch in flight, and that batch's weights."""
+        requests = [worker.inflight() for worker in self.workers]
+        return {"states": [request["state"] for request in requests], "policy": requests[0]["policy"]}
+
+    def close(self) -> None:
+        """Stop every worker."""
+        for worker in self.workers:
+            worker.close()
 
 
 class ImitationRequest:

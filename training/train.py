@@ -27,10 +27,11 @@
    critic values the finished decisions in one batched pass; then PPO epochs
    over them (:mod:`training.ppo`), the networks' first layers fed only the
    active features (``sparse_input``, see :mod:`spades_env.nn`). With
-   ``rollout_worker`` the tables live in a second process that collects the
+   ``rollout_workers`` the tables live in other processes that collect the
    next rollout during the update (one update of policy lag; the critic's
-   pass stays in this process; also half of the imitation data): both cores
-   busy (:mod:`training.pipeline`).
+   pass stays in this process; the first worker also collects half of the
+   imitation data): one worker keeps both of 2 cores busy, more split the
+   tables among them for more cores (:mod:`training.pipeline`).
 5. Metrics go to ``metrics.csv`` (and TensorBoard when installed), a learning
    curve to ``learning_curve.png``; duplicate evaluations against the
    ``eval_opponents`` run every ``eval_every`` updates; checkpoints are written
@@ -66,7 +67,7 @@ from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
 from training.mixture import make_rollout, table_presets
-from training.pipeline import RolloutWorker, fresh_worker_state, weights
+from training.pipeline import RolloutWorker, RolloutWorkers, fresh_worker_states, weights
 from training.ppo import explained_variance, normalize_by_group, ppo_update
 from training.rollout import Rollout, add_rewards, collect, finish_batch, start_tables
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
@@ -88,7 +89,7 @@ class Run:
     pool: list
     counters: dict[str, Any]
     resumed: bool = False
-    worker: dict | None = None  # with rollout_worker: the checkpoint's in-flight request (training.pipeline)
+    worker: dict | None = None  # with rollout workers: the checkpoint's in-flight request (training.pipeline)
     source: Any = None  # where PPO's batches come from while it runs (Batches)
 
 
@@ -151,7 +152,7 @@ def warm_start(run: Run) -> None:
     """Imitate the heuristic unless told not to (or already started from weights), deal the PPO tables, checkpoint."""
     config, learner = run.config, run.learner
     if config.bc_decisions > 0 and not run.counters["bc_done"]:
-        worker = RolloutWorker(config, None, run.device) if config.rollout_worker else None  # collects half
+        worker = RolloutWorker(config, None, run.device) if config.rollout_workers else None  # collects half
         try:
             result = imitate(
                 run.rollout,
@@ -181,20 +182,21 @@ def checkpoint(run: Run) -> None:
 
 
 class Batches:
-    """PPO's batches: collected here between updates, or by the rollout worker beside them (``rollout_worker``).
+    """PPO's batches: collected here between updates, or by the rollout workers beside them (``rollout_workers``).
 
-    With the worker, :meth:`next` returns the batch asked for at the previous
+    With workers, :meth:`next` returns the batch asked for at the previous
     call (the first call asks with the current weights, or with the weights of
     the checkpoint's request on a resume) and asks for the next one with the
-    current weights, so that it is collected during the update; the worker runs no critic, so the batch it returns
+    current weights, so that it is collected during the update; the workers run no critic, so the batch they return
     is valued here, with the current critic (:func:`training.rollout.finish_batch`).
     """
 
     def __init__(self, run: Run):
         self.run, self.worker = run, None
-        if run.config.rollout_worker:
-            saved = run.worker or {"state": fresh_worker_state(run.rollout, run.config.seed), "policy": None}
-            self.worker = RolloutWorker(run.config, saved["state"], run.device)
+        if run.config.rollout_workers:
+            fresh = {"states": fresh_worker_states(run.config, run.rules, run.rollout, len(run.pool)), "policy": None}
+            saved = run.worker or fresh
+            self.worker = RolloutWorkers(run.config, saved["states"], run.device)
             if saved["policy"] is not None:  # the request in flight at the checkpoint, asked again
                 self.worker.submit(saved["policy"], run.pool)
 
@@ -213,11 +215,11 @@ class Batches:
         return finish_batch(decisions, learner.critic, run.config, run.device), rewards
 
     def inflight(self) -> dict[str, Any] | None:
-        """The worker's in-flight request for a checkpoint (None without a worker)."""
+        """The workers' in-flight request for a checkpoint (None without workers)."""
         return self.worker.inflight() if self.worker is not None else None
 
     def close(self) -> None:
-        """Stop the worker, if any."""
+        """Stop the workers, if any."""
         if self.worker is not None:
             self.worker.close()
 

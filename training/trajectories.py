@@ -174,6 +174,28 @@ def _renumbered(links: np.ndarray, picked: np.ndarray) -> np.ndarray:
     return np.where(links >= 0, new_index[np.maximum(links, 0)], -1)
 
 
+def join_decisions(parts: Sequence[dict[str, Rows] | None], tables: Sequence[int]) -> dict[str, Rows] | None:
+    """The complete decisions of several stores (:meth:`TrajectoryStore.take_complete_decisions`, None for none) as
+    one: rows one after another, each part's links and tables offset to their place (``tables``: each store's table
+    count, so that table numbers run over every store's tables in order). None when no part has any."""
+    present = [(part, offset) for part, offset in zip(parts, np.cumsum([0, *tables])) if part is not None]
+    if not present:
+        return None
+    keys = [key for key in present[0][0] if all(key in part for part, _ in present)]  # hand_cards may be missing
+    out = {key: join_rows([part[key] for part, _ in present]) for key in keys}
+    starts = np.cumsum([0] + [len(part["action"]) for part, _ in present[:-1]])
+    out["next"] = np.concatenate(
+        [np.where(part["next"] >= 0, part["next"] + start, -1) for (part, _), start in zip(present, starts)]
+    )
+    out["table"] = np.concatenate([part["table"] + offset for part, offset in present])
+    # hand ids are each store's own: kept apart by the store's place
+    out["uid"] = np.concatenate([part["uid"] + (int(offset) << UID_SHIFT) for part, offset in present])
+    return out
+
+
+UID_SHIFT = 40  # hand ids of joined stores: the first table's number above this bit (a store numbers < 2**40 hands)
+
+
 LINK_KEYS = ("done", "next")  # what take_complete_decisions adds for with_advantages, dropped by it
 
 

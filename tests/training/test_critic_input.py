@@ -17,7 +17,7 @@ from training.learner import build_learner
 from training.rollout import Rollout, start_tables
 
 SMALL = dict(
-    num_envs=16, rollout_steps=8, hidden=[16], critic_hidden=[8], card_scorer=0, rollout_worker=False, bc_decisions=0
+    num_envs=16, rollout_steps=8, hidden=[16], critic_hidden=[8], card_scorer=0, rollout_workers=0, bc_decisions=0
 )
 
 

@@ -1,9 +1,11 @@
-"""The rollout worker (``rollout_worker: true``): the same rollout and imitation data as in-process, reproducible
+"""The rollout workers (``rollout_workers: N``): the same rollout and imitation data as in-process, reproducible
 runs, exact resume, failures named."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -11,17 +13,27 @@ import pytest
 import torch
 
 from training import train as train_module
-from training.config import load_config
+from training.config import from_mapping, load_config, worker_configs
 from training.imitation import IMITATION_TABLES, imitation_data
-from training.pipeline import WORKER_STREAM, RolloutWorker, RolloutWorkerError, fresh_worker_state, weights
+from training.mixture import table_presets
+from training.pipeline import (
+    WORKER_STREAM,
+    RolloutWorker,
+    RolloutWorkerError,
+    RolloutWorkers,
+    fresh_worker_state,
+    fresh_worker_states,
+    weights,
+)
 from training.rollout import IMITATION_FIELDS as FIELDS
-from training.rollout import Rollout, collect, finish_batch, heuristic_decisions, start_tables
+from training.rollout import Rollout, add_rewards, collect, finish_batch, heuristic_decisions, start_tables
+from training.run_dir import CHECKPOINT
 from training.train import start_run
-from training.trajectories import join_rows
+from training.trajectories import join_decisions, join_rows
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
-PIPELINED = ["--config", SMOKE, "--rollout-worker", "true", "--no-final-eval"]
+PIPELINED = ["--config", SMOKE, "--rollout-workers", "1", "--no-final-eval"]
 
 
 def _weights(summary: dict) -> dict[str, torch.Tensor]:
@@ -139,7 +151,7 @@ def test_run_with_worker_is_reproducible_and_differs_from_one_without(tmp_path):
     a = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "a")])
     b = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "b")])
     plain = train_module.train(
-        ["--config", SMOKE, "--rollout-worker", "false", "--no-final-eval", "--runs-dir", str(tmp_path / "plain")]
+        ["--config", SMOKE, "--rollout-workers", "0", "--no-final-eval", "--runs-dir", str(tmp_path / "plain")]
     )
     assert a["counters"]["update"] == b["counters"]["update"] >= 3
     assert _same(_weights(a), _weights(b))
@@ -174,10 +186,113 @@ def test_imitation_with_worker_is_this_process_half_then_the_worker_half(smoke_r
     assert len(data["action"]) >= config.bc_decisions
 
 
-@pytest.mark.parametrize(("worker", "workers"), [("false", "1"), ("true", "2")])  # in-process and pooled evaluations
+@pytest.mark.parametrize(("worker", "workers"), [("0", "1"), ("1", "2")])  # in-process and pooled evaluations
 def test_evaluations_during_training_do_not_change_what_is_learned(tmp_path, worker, workers):
-    args = ["--config", SMOKE, "--rollout-worker", worker, "--no-final-eval", "--eval-workers", workers]
+    args = ["--config", SMOKE, "--rollout-workers", worker, "--no-final-eval", "--eval-workers", workers]
     often = train_module.train([*args, "--eval-every", "1", "--runs-dir", str(tmp_path / "often")])
     never = train_module.train([*args, "--eval-every", "0", "--runs-dir", str(tmp_path / "never")])
     assert often["counters"]["update"] == never["counters"]["update"] >= 3
     assert _same(_weights(often), _weights(never))
+
+
+# ------------------------------------------------------------------ several workers (rollout_workers: N)
+TWO = ["--config", SMOKE, "--rollout-workers", "2", "--no-final-eval"]
+
+
+def test_workers_split_the_tables_evenly_and_refuse_too_few():
+    config = load_config(SMOKE)
+    shares = worker_configs(dataclasses.replace(config, num_envs=33, rollout_workers=4))
+    assert [share.num_envs for share in shares] == [9, 8, 8, 8]
+    assert all(share.rollout_workers == 1 for share in shares)
+    assert worker_configs(dataclasses.replace(config, rollout_workers=1)) == [
+        dataclasses.replace(config, rollout_workers=1)
+    ]
+    with pytest.raises(ValueError, match="'rollout_workers': 4 workers need at least 4 tables"):
+        from_mapping({"num_envs": 3, "rollout_workers": 4})
+    with pytest.raises(ValueError, match="4 workers need at least 12 tables"):
+        from_mapping({"num_envs": 11, "rollout_workers": 4, "mixture": ["standard", "cutthroat", "two_player"]})
+    with pytest.raises(ValueError, match="'rollout_workers' must be a finite number in"):
+        from_mapping({"rollout_workers": -1})
+
+
+def test_older_configs_rollout_worker_reads_as_today_s_count():
+    assert from_mapping({"rollout_worker": True}).rollout_workers == 1
+    assert from_mapping({"rollout_worker": False}).rollout_workers == 0
+    with pytest.raises(ValueError, match="give 'rollout_workers' only"):
+        from_mapping({"rollout_worker": True, "rollout_workers": 2})
+    with pytest.raises(ValueError, match="'rollout_worker' \\(now 'rollout_workers'\\) must be bool, got 2"):
+        from_mapping({"rollout_worker": 2})
+
+
+def test_two_workers_collect_what_their_tables_collect_in_process_joined(smoke_run):
+    run = smoke_run
+    config = dataclasses.replace(run.config, rollout_workers=2)
+    states = fresh_worker_states(config, run.rules, run.rollout, len(run.pool))
+    here = copy.deepcopy(states)
+    assert [len(state.rollout.obs) for state in states] == [16, 16]
+    workers = RolloutWorkers(config, states, run.device)
+    try:
+        workers.submit(weights(run.learner.policy), run.pool)
+        decisions, rewards = workers.result()
+    finally:
+        workers.close()
+    parts, expected_rewards = [], {}
+    for state in here:
+        torch.set_rng_state(state.torch_rng)
+        part, hand_rewards = collect(
+            state.rollout, run.learner.policy, None, run.learner.snapshots, run.pool, state.rng, run.device
+        )
+        parts.append(part)
+        add_rewards(expected_rewards, hand_rewards)
+    assert rewards == expected_rewards
+    _batches_equal(decisions, join_decisions(parts, [16, 16]))
+    # the second worker's tables are numbered after the first's, and its decisions' links stay within its own rows
+    first = len(parts[0]["action"])
+    assert decisions["table"][:first].max() < 16 <= decisions["table"][first:].min()
+    assert (decisions["next"][first:][decisions["next"][first:] >= 0] >= first).all()
+    # the joined batch values as each part would: GAE never crosses from one worker's decisions to the other's
+    whole = finish_batch(decisions, run.learner.critic, config, run.device)
+    alone = [finish_batch(part, run.learner.critic, config, run.device) for part in parts]
+    np.testing.assert_allclose(
+        whole["advantage"], np.concatenate([a["advantage"] for a in alone]), rtol=1e-5, atol=1e-6
+    )
+
+
+def test_run_with_two_workers_is_reproducible_and_resumes_bit_identically(tmp_path):
+    args = [*TWO, "--total-decisions", "4000"]
+    whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
+    again = train_module.train([*args, "--runs-dir", str(tmp_path / "again")])
+    one = train_module.train([*PIPELINED, "--total-decisions", "4000", "--runs-dir", str(tmp_path / "one")])
+    train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--max-updates", "2"])
+    resumed = train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--resume", "--max-updates", "0"])
+    assert whole["counters"]["update"] == again["counters"]["update"] == resumed["counters"]["update"] >= 3
+    assert resumed["counters"]["learner_decisions"] == whole["counters"]["learner_decisions"]
+    assert _same(_weights(whole), _weights(again))
+    assert _same(_weights(whole), _weights(resumed))
+    assert not _same(_weights(whole), _weights(one))  # other tables, dealt from the workers' own streams
+
+
+def test_mixture_split_among_workers_numbers_each_table_s_preset_as_its_worker_plays_it(smoke_run):
+    config = dataclasses.replace(
+        smoke_run.config, mixture=["standard:2", "cutthroat", "two_player"], num_envs=13, rollout_workers=2
+    ).validate()
+    states = fresh_worker_states(config, smoke_run.rules, None, 0)
+    played = np.concatenate([state.rollout.preset_of for state in states])
+    np.testing.assert_array_equal(table_presets(config), played)
+    assert [len(state.rollout.obs) for state in states] == [7, 6]
+
+
+def test_checkpoint_of_one_worker_saved_before_several_existed_resumes(tmp_path):
+    args = [*PIPELINED, "--total-decisions", "4000"]
+    whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
+    train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--max-updates", "2"])
+    (path,) = (tmp_path / "split").glob(f"*/{CHECKPOINT}")
+    payload = torch.load(path, weights_only=False)
+    session = pickle.loads(payload["session"].numpy().tobytes())
+    session["worker"] = {"state": session["worker"]["states"][0], "policy": session["worker"]["policy"]}
+    config = payload["config"]
+    config["rollout_worker"] = bool(config.pop("rollout_workers"))  # as written up to 0.3.0
+    payload["session"] = torch.frombuffer(bytearray(pickle.dumps(session)), dtype=torch.uint8)
+    torch.save(payload, path)
+    resumed = train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--resume", "--max-updates", "0"])
+    assert _same(_weights(whole), _weights(resumed))

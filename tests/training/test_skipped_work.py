@@ -196,7 +196,7 @@ def test_the_imitation_loss_without_the_forced_rows_is_that_of_all_rows(standard
 
 def test_the_rollout_keeps_the_card_features_the_update_would_make():
     config = dataclasses.replace(
-        TrainConfig(), num_envs=8, rollout_steps=70, hidden=[16], card_scorer=8, rollout_worker=False, bc_decisions=0
+        TrainConfig(), num_envs=8, rollout_steps=70, hidden=[16], card_scorer=8, rollout_workers=0, bc_decisions=0
     )
     torch.manual_seed(0)
     rollout = Rollout(config, load_rules("standard"), np.random.default_rng(0))

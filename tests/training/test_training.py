@@ -123,7 +123,7 @@ def test_bad_train_config_names_the_key(bad, message):
 def test_switch_on_the_command_line_reads_true_and_false_words(word, value):
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    assert overrides(parser.parse_args(["--rollout-worker", word])) == {"rollout_worker": value}
+    assert overrides(parser.parse_args(["--sparse-input", word])) == {"sparse_input": value}
 
 
 @pytest.mark.parametrize("word", ["ture", "flase", "", "2", "maybe"])
