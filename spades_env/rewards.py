@@ -54,19 +54,19 @@ def charged_points(rules: Rules, points: Any, new_bags: Any, bag_penalties: Any)
     the search agents' utilities all use it (ints, or arrays of sides or tables)."""
     if not rules.bag_limit:  # bags are never penalized: nothing to move in time
         return points
-    return points + np.asarray(bag_penalties) * rules.bag_penalty - np.asarray(new_bags) * bag_cost(rules)
+    return points + _array(bag_penalties) * rules.bag_penalty - _array(new_bags) * bag_cost(rules)
 
 
 def bags_taken(rules: Rules, bags_before: np.ndarray, bags_after: np.ndarray, bag_penalties: np.ndarray) -> np.ndarray:
     """Bags each side took this hand: the change of its bag count plus the bags a penalty cleared."""
-    return np.asarray(bags_after) + np.asarray(bag_penalties) * rules.bag_limit - np.asarray(bags_before)
+    return _array(bags_after) + _array(bag_penalties) * rules.bag_limit - _array(bags_before)
 
 
 def shaped_hand_points(
     rules: Rules, points: np.ndarray, bags_before: np.ndarray, bags_after: np.ndarray, bag_penalties: np.ndarray
 ) -> np.ndarray:
     """Each side's hand points with bags charged ``bag_cost`` when taken and the bag penalty refunded."""
-    points = np.asarray(points, dtype=np.float64)
+    points = _floats(points)
     if not rules.bag_limit:
         return points
     return charged_points(rules, points, bags_taken(rules, bags_before, bags_after, bag_penalties), bag_penalties)
@@ -82,11 +82,13 @@ def training_rewards(
 ) -> np.ndarray:
     """Per-seat float32 rewards (..., num_players) of finished hands: shaped side points minus the others', scaled.
 
-    Without bag counts (``bags_before`` None) the points are used as they are (no bag shaping).
+    Without bag counts (``bags_before`` None) the points are used as they are (no bag shaping). Numpy arrays, or
+    torch tensors (float32 on their device).
     """
     if bags_before is not None:
         points = shaped_hand_points(rules, points, bags_before, bags_after, bag_penalties)
-    return (relative_points(points) * scale)[..., seat_sides(rules)].astype(np.float32)
+    rewards = (relative_points(points) * scale)[..., _like(points, seat_sides(rules))]
+    return rewards.float() if _is_tensor(rewards) else rewards.astype(np.float32)
 
 
 class BagLedger:
@@ -146,6 +148,11 @@ def _is_tensor(x: Any) -> bool:
 def _floats(points: Any) -> Any:
     """Points as floats: float64 numpy, or float32 on a tensor's device."""
     return points.float() if _is_tensor(points) else np.asarray(points, dtype=np.float64)
+
+
+def _array(x: Any) -> Any:
+    """``x`` as an array: a torch tensor as it is (on its device), anything else as numpy."""
+    return x if _is_tensor(x) else np.asarray(x)
 
 
 def _like(x: Any, values: np.ndarray) -> Any:

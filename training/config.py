@@ -27,6 +27,7 @@ from spades_env.core.rules import PRESETS
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayout
 
+BACKENDS = ("numpy", "torch")  # the tables' engine (spades_env.batch's backends)
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the
 # position and the history) or the acting seat's observation
@@ -101,6 +102,12 @@ class TrainConfig:
         "by partners); [] = every table plays 'rules'",
     )
     device: str = _f("cpu", "torch device: cpu, or cuda when available")
+    backend: str = _f(
+        "numpy",
+        "the tables' engine: 'numpy' (the batch engine on the host; inference on 'device') or 'torch' (the batch "
+        "engine, the rollout's decisions and GAE on 'device' as tensors: training end to end on a GPU; needs "
+        "critic_input: observation, no mixture, no heuristic prior, rollout_workers: 0; see training.device_rollout)",
+    )
     threads: int = _f(1, "torch CPU threads (1 is fastest when other processes share the cores)")
     eval_workers: int = _f(2, "processes of the duplicate evaluations")
     # scale
@@ -227,6 +234,23 @@ class TrainConfig:
                 f"train config 'eval_opponents': unknown agent(s) {unknown}; use registered names "
                 f"({sorted(available_agents())}), released policies or policy files"
             )
+        if self.backend not in BACKENDS:
+            raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
+        if self.backend == "torch":
+            refused = {
+                "critic_input": (
+                    self.critic_input != "observation",
+                    "observation (the torch engine gives observations)",
+                ),
+                "mixture": (bool(self.mixture), "[] (one preset per run on the torch engine)"),
+                "prior_weight": (bool(self.prior_weight), "0 (the heuristic prior reads the host's engine)"),
+                "rollout_workers": (bool(self.rollout_workers), "0 (the device steps every table)"),
+            }
+            for name, (bad, wanted) in refused.items():
+                if bad:
+                    raise ValueError(
+                        f"train config 'backend: torch' needs '{name}': {wanted}, got {getattr(self, name)!r}"
+                    )
         if self.weight_grad not in WEIGHT_GRADS:
             raise ValueError(f"train config 'weight_grad' must be one of {WEIGHT_GRADS}, got {self.weight_grad!r}")
         if self.advantage_norm not in ADVANTAGE_NORMS:

@@ -63,6 +63,7 @@ from spades_env.core.rules import Rules
 from spades_env.nn import save_policy
 from training.checkpoint import CHECKPOINT_FORMAT, init_weights, load_checkpoint, restore_random_state, save_checkpoint
 from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides
+from training.device_rollout import DeviceRollout, collect_on_device
 from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
@@ -85,7 +86,7 @@ class Run:
     rules: Rules
     learner: Learner
     rng: np.random.Generator
-    rollout: Rollout
+    rollout: Rollout | DeviceRollout
     pool: list
     counters: dict[str, Any]
     resumed: bool = False
@@ -145,7 +146,14 @@ def start_run(config: TrainConfig, folder: Path, resume: bool) -> Run:
         init_weights(config.init_from, learner.policy, learner.critic)
         counters["bc_done"] = True  # the loaded weights replace the imitation
         print(f"initial weights from {config.init_from}")
-    return Run(config, folder, device, rules, learner, rng, make_rollout(config, rules, rng), [], counters)
+    return Run(config, folder, device, rules, learner, rng, new_tables(config, rules, rng, device), [], counters)
+
+
+def new_tables(config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device) -> Any:
+    """The run's tables: on the torch engine on ``device`` (``backend: torch``), or the numpy engine's."""
+    if config.backend == "torch":
+        return DeviceRollout(config, rules, rng, device)
+    return make_rollout(config, rules, rng)
 
 
 def warm_start(run: Run) -> None:
@@ -153,9 +161,11 @@ def warm_start(run: Run) -> None:
     config, learner = run.config, run.learner
     if config.bc_decisions > 0 and not run.counters["bc_done"]:
         worker = RolloutWorker(config, None, run.device) if config.rollout_workers else None  # collects half
+        # the heuristic plays on the numpy engine's tables (the torch engine's are for PPO)
+        tables = run.rollout if config.backend == "numpy" else make_rollout(config, run.rules, run.rng)
         try:
             result = imitate(
-                run.rollout,
+                tables,
                 learner.policy,
                 learner.critic,
                 learner.optimizer,
@@ -169,7 +179,10 @@ def warm_start(run: Run) -> None:
             if worker is not None:
                 worker.close()
         run.counters.update(bc_done=True, bc_decisions=result["bc_decisions"], bc_seconds=result["bc_seconds"])
-    start_tables(run.rollout, run.rng, len(run.pool))
+    if config.backend == "torch":
+        run.rollout.start(len(run.pool))
+    else:
+        start_tables(run.rollout, run.rng, len(run.pool))
     checkpoint(run)  # a resumed run neither imitates again nor deals other tables
 
 
@@ -203,6 +216,8 @@ class Batches:
     def next(self) -> tuple[dict[str, np.ndarray] | None, dict[str, list[float]]]:
         """The next batch of finished decisions (None if none finished) and seat 0's hand rewards by preset."""
         run, learner = self.run, self.run.learner
+        if run.config.backend == "torch":
+            return collect_on_device(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool)
         if self.worker is None:
             return collect(
                 run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng, run.device
@@ -251,7 +266,7 @@ def update(
         learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng, run.device
     )
     # of the values the advantages were made with (the batch's, as CleanRL and SB3 report it): no second critic pass
-    explained = explained_variance(batch["value"], batch["return"])
+    explained = explained_variance(host(batch["value"]), host(batch["return"]))
     counters["update"] += 1
     counters["learner_decisions"] += len(batch["action"])
     counters["seconds"] += time.time() - t_start  # the rollout and the update
@@ -274,6 +289,11 @@ def update(
         ),
         **stats,
     }
+
+
+def host(values: Any) -> np.ndarray:
+    """An array of the batch (numpy, or a tensor of the torch engine's batch) as numpy."""
+    return values.cpu().numpy() if isinstance(values, torch.Tensor) else values
 
 
 def mean_or_nan(values: list[float]) -> float:

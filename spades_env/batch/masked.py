@@ -199,8 +199,36 @@ class _Form:
         return np.asarray(x)
 
 
+def _form_spec(form: _Form) -> tuple | None:
+    """What rebuilds a form's operations after unpickling: None for numpy, (device, sync_free) for torch."""
+    if not form.torch:
+        return None
+    from .torch_ops import _any_unchecked
+
+    return str(form.device), form.ops.any is _any_unchecked
+
+
+def _ops_of(spec: tuple | None) -> Ops:
+    """The operations of a form's spec (:func:`_form_spec`)."""
+    if spec is None:
+        return ARRAY
+    from .torch_ops import torch_ops
+
+    return torch_ops(*spec)
+
+
 class MaskedHands:
-    """One hand per table, every table stepped at every step (see the module docstring)."""
+    """One hand per table, every table stepped at every step (see the module docstring). Pickles (its operations
+    are rebuilt on unpickling, on the same device)."""
+
+    def __getstate__(self) -> dict:
+        state = {k: v for k, v in vars(self).items() if k not in ("ops", "form")}
+        return {**state, "_form_spec": _form_spec(self.form)}
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        ops = _ops_of(state.pop("_form_spec"))
+        vars(self).update(state, ops=ops, form=_Form(ops))
 
     def __init__(self, hand_rules: Sequence[Rules], ops: Ops = ARRAY):
         hand_rules = list(hand_rules)
@@ -616,13 +644,31 @@ class GameSteps(NamedTuple):
     done: Any  # the episode ended (the table has started the next one)
     winner: Any  # the episode's winning side, -1 if none
     truncated: Any  # the episode ended at max_hands without a winner
+    bag_penalties: Any  # (tables, sides) the bag penalties this hand paid (for the bag cost of training's rewards)
 
 
 class MaskedGames:
     """Games (or one-hand episodes) at many tables on any array form: ``MaskedHands`` plus the core's scoring
     (``score_hands``), game end (``game_end``), the dealer's rotation, the crazy rotation's hand rules and dealing
     from the engine's own generator (numpy's, or torch's on the device); a table whose episode ends starts the
-    next in the same step. Rewards belong to the RL layer: ``step`` returns what happened (``GameSteps``)."""
+    next in the same step. Rewards belong to the RL layer: ``step`` returns what happened (``GameSteps``). Pickles
+    with its generator's state (a checkpoint of the tables)."""
+
+    def __getstate__(self) -> dict:
+        state = {k: v for k, v in vars(self).items() if k not in ("ops", "form")}
+        if self.form.torch:  # a torch generator does not pickle: its state does
+            state["_gen"] = self._gen.get_state()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        vars(self).update(state)
+        self.ops, self.form = self.hands.ops, self.hands.form
+        if self.form.torch:
+            import torch
+
+            generator = torch.Generator(device=self.form.device)
+            generator.set_state(state["_gen"])
+            self._gen = generator
 
     def __init__(self, rules: Rules, ops: Ops = ARRAY, episode: str = "game", seed: int = 0):
         if episode not in ("game", "hand"):
@@ -698,7 +744,7 @@ class MaskedGames:
         if not ops.any(ended):  # most steps end no hand: nothing to score or deal (a sync-free form goes on)
             none = ended & False
             zeros = self.scores * 0
-            return GameSteps(ended, zeros, self.scores, self.bags, none, self.hand_index * 0 - 1, none)
+            return GameSteps(ended, zeros, self.scores, self.bags, none, self.hand_index * 0 - 1, none, zeros)
         scored = score_hands(
             self.hand_rules, hands.kinds, hands.values, hands.won, self.bags, hands.rid, ops=ops
         )  # every table's (the others' are masked out below)
@@ -715,7 +761,8 @@ class MaskedGames:
         done = ended & over
         winner = ops.select(done, winner, -1)
         truncated = done & truncated
-        result = GameSteps(ended, points, scores, bags, done, winner, truncated)
+        penalties = ops.select(ended[:, None], scored.bag_penalties, 0)
+        result = GameSteps(ended, points, scores, bags, done, winner, truncated, penalties)
         # the games that go on: the deal passes left; the episodes that ended start again
         going = ended & (over == False)  # noqa: E712
         fresh = self._first_dealers()

@@ -5,7 +5,7 @@ out, on ``device``: observations float32 ``(num_envs, OBS_SIZE)`` (the same layo
 ``(num_envs, NUM_ACTIONS)``, seats to act int64, rewards float32 ``(num_envs, num_players)`` (the reward scheme's
 ``hand_end`` at a hand's end plus ``episode_end`` when the episode ends, as the numpy engine pays them), dones
 bool. ``info`` is a dict of tensors, one row per table: ``hand_over``, ``points``, ``scores``, ``bags`` (after the
-hand), ``done``, ``winner`` (-1 if none) and ``truncated``.
+hand), ``done``, ``winner`` (-1 if none), ``truncated`` and ``bag_penalties``.
 
 The engine is :class:`~spades_env.batch.masked.MaskedGames`: every table through every phase's update at every
 step, fixed shapes, dealing from the engine's own torch generator on the device, every rule the core's. Off the
@@ -15,7 +15,8 @@ illegal or out-of-range action with :class:`~spades_env.core.hand.IllegalActionE
 any table changes; turn it off where the actions come from the mask (a policy sampling it).
 
 ``observe(seats)`` gives any seat's observation at each table and ``action_masks()`` the current mask, as on
-numpy. Not (yet) on this backend: ``obs_format="packed"`` (refused by name), ``record_deals``, pickling, ``state()``
+numpy; the engine pickles (its generator's state with it). Not (yet) on this backend: ``obs_format="packed"``
+(refused by name), ``record_deals``, ``state()``
 and the per-table queries of the numpy engine (``episode_deals``, ``legal_actions(table)``).
 """
 
@@ -34,8 +35,6 @@ from ..obs.encode import OBS_SIZE
 from ..rewards import RewardScheme, make_reward
 from .masked import MaskedGames
 from .torch_ops import torch_ops
-
-INFO_KEYS = ("hand_over", "points", "scores", "bags", "done", "winner", "truncated")
 
 
 class TorchBatchEnv:
@@ -129,8 +128,6 @@ class TorchBatchEnv:
         hand = torch.as_tensor(scheme.hand_end(self.games.hand_rules[0], out.points), device=self.device)
         episode = torch.as_tensor(scheme.episode_end(rules, out.winner), device=self.device)
         rewards = (hand * out.hand_over[:, None] + episode * out.done[:, None]).to(torch.float32)
-        info = dict(
-            zip(INFO_KEYS, (out.hand_over, out.points, out.scores, out.bags, out.done, out.winner, out.truncated))
-        )
+        info = out._asdict()  # hand_over, points, scores, bags, done, winner, truncated, bag_penalties
         obs, mask, to_act = self._outputs(self.observations if observe is None else observe)
         return obs, mask, to_act, rewards, out.done.clone(), info

@@ -164,6 +164,7 @@ def test_games_match_the_core_game(name, episode, ops):
             assert list(form.numpy(out.points)[t]) == list(result.points)
             assert list(form.numpy(out.scores)[t]) == list(result.scores)
             assert list(form.numpy(out.bags)[t]) == list(result.bags)
+            assert list(form.numpy(out.bag_penalties)[t]) == [s.bag_penalties for s in result.score.sides]
             ended = game.over or episode == "hand"
             assert done[t] == ended, t
             if ended:

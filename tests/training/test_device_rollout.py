@@ -1,0 +1,164 @@
+"""Training on the torch batch engine (``backend: torch``, :mod:`training.device_rollout`), on the CPU: the hands'
+rewards are the numpy path's, every learner decision is trained on once with GAE as the numpy path computes it,
+runs are reproducible and resume bit for bit, and options that need the host's engine are refused by name."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from spades_env.core.rules import preset
+from spades_env.rewards import BagLedger
+from training import train as train_module
+from training.config import from_mapping, load_config
+from training.device_rollout import DeviceRollout, collect_on_device
+from training.learner import build_learner
+from training.ppo import gae_advantages
+
+REPO = Path(__file__).resolve().parents[2]
+SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
+ON_TORCH = ["--backend", "torch", "--critic-input", "observation", "--rollout-workers", "0"]
+
+
+def _config(**changes):
+    base = dataclasses.replace(
+        load_config(SMOKE), backend="torch", critic_input="observation", rollout_workers=0, num_envs=24
+    )
+    return dataclasses.replace(base, **changes).validate()
+
+
+def _tables(config, rules="standard", pool=0):
+    learner = build_learner(config, torch.device("cpu"))
+    tables = DeviceRollout(config, preset(rules), np.random.default_rng(5), torch.device("cpu"))
+    tables.start(pool)
+    return learner, tables
+
+
+@pytest.mark.parametrize("rules", ["standard", "cutthroat", "two_player", "mirror"])
+def test_hand_rewards_are_the_numpy_ledger_s_hand_by_hand(rules):
+    config = _config(selfplay_fraction=1.0, heuristic_fraction=0.0, random_fraction=0.0)
+    _, tables = _tables(config, rules)
+    ledger = BagLedger(tables.rules, config.num_envs)
+    pick = torch.Generator().manual_seed(0)
+    paid = 0
+    for _ in range(400):
+        actions = torch.multinomial(tables.mask.float(), 1, generator=pick).squeeze(1)
+        tables.obs, tables.mask, tables.to_act, _, dones, info = tables.env.step(actions)
+        rewards = tables.hand_rewards(info)
+        host = {key: value.numpy() for key, value in info.items()}
+        ended, expected = ledger.hand_rewards(host, config.reward_scale, config.bag_cost)
+        ledger.new_games(host["done"])
+        tables.bags = torch.where(dones[:, None], 0, tables.bags)
+        np.testing.assert_allclose(rewards[torch.as_tensor(ended)].numpy(), expected, rtol=1e-5, atol=1e-6)
+        assert not rewards[~info["hand_over"]].any()
+        paid += len(ended)
+    assert paid > config.num_envs  # several hands at every table
+
+
+def _links(batch):
+    """Each decision's successor in the batch (the same table and seat's next decision) and the hand ends."""
+    order = list(zip(batch["table"].tolist(), batch["seat"].tolist()))
+    following, nxt = {}, np.full(len(order), -1)
+    for i in range(len(order) - 1, -1, -1):
+        nxt[i] = following.get(order[i], -1)
+        following[order[i]] = i
+    return nxt
+
+
+@pytest.mark.parametrize("rules", ["standard", "two_player"])
+def test_every_learner_decision_is_trained_on_once_with_the_numpy_path_s_gae(rules):
+    config = _config(rollout_steps=40)  # hands cross the rollouts' ends: the carry is exercised
+    learner, tables = _tables(config, rules, pool=1)
+    pool = [{k: v.clone() for k, v in learner.policy.state_dict().items()}]
+    hands = checked = 0
+    for _ in range(5):
+        batch, rewards = collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, pool)
+        hands += len(rewards[rules])
+        if batch is None:  # no hand ended yet (a standard hand is 56 decisions)
+            continue
+        checked += 1
+        nxt = _links(batch)
+        done = nxt < 0  # a decision without a successor in the batch ends its seat's hand: its hand is over
+        value = batch["value"].numpy()
+        reward = np.where(done, (batch["advantage"] + batch["value"]).numpy(), 0.0)  # paid at a hand's end only
+        expected = gae_advantages(reward, value, done, nxt, np.arange(len(nxt)), config.gamma, config.gae_lambda)
+        np.testing.assert_allclose(batch["advantage"].numpy(), expected, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(batch["return"].numpy(), expected + value, rtol=1e-4, atol=1e-5)
+    assert hands > config.num_envs and checked >= 3
+
+
+@pytest.mark.parametrize("rules", ["standard", "cutthroat"])
+def test_each_hand_pays_seat_0_s_last_decision_of_it_its_reward(rules):
+    config = _config(selfplay_fraction=1.0, heuristic_fraction=0.0, random_fraction=0.0, rollout_steps=30)
+    learner, tables = _tables(config, rules)
+    for _ in range(5):
+        batch, rewards = collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, [])
+        if batch is None:
+            assert not rewards[rules]
+            continue
+        ends = (_links(batch) < 0) & (batch["seat"] == 0).numpy()
+        paid = (batch["advantage"] + batch["value"]).numpy()[ends]  # at a hand's end, advantage = reward - value
+        # the hands that ended in this rollout are the batch's: seat 0's rewards of them, as the tables paid them
+        assert ends.sum() == len(rewards[rules]) > 0
+        assert paid.sum() == pytest.approx(sum(rewards[rules]), abs=1e-3)
+
+
+def test_several_rollouts_leave_no_decision_behind():
+    config = _config(selfplay_fraction=1.0, heuristic_fraction=0.0, random_fraction=0.0, rollout_steps=25)
+    learner, tables = _tables(config)
+    learner_steps = trained = 0
+    for _ in range(6):
+        batch, _ = collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, [])
+        trained += 0 if batch is None else len(batch["action"])
+        learner_steps += config.num_envs * config.rollout_steps  # self-play: every decision is the learner's
+        # what is kept for the next rollout is the unfinished hands' decisions only
+        assert int(tables.store["valid"].sum()) < config.num_envs * 80
+    assert trained + int(tables.store["valid"].sum()) == learner_steps
+
+
+def test_run_on_torch_is_reproducible_and_resumes_bit_identically(tmp_path):
+    args = ["--config", SMOKE, *ON_TORCH, "--no-final-eval", "--total-decisions", "4000"]
+    whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
+    again = train_module.train([*args, "--runs-dir", str(tmp_path / "again")])
+    train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--max-updates", "2"])
+    resumed = train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--resume", "--max-updates", "0"])
+    assert whole["counters"]["update"] == resumed["counters"]["update"] >= 3
+    assert whole["counters"]["learner_decisions"] == resumed["counters"]["learner_decisions"]
+    weights = [
+        torch.load(Path(s["run_dir"]) / "policy.pt", weights_only=True)["state_dict"] for s in (whole, again, resumed)
+    ]
+    for other in weights[1:]:
+        assert all(torch.equal(weights[0][k], other[k]) for k in weights[0])
+
+
+def test_device_tables_pickle_and_go_on_as_before():
+    config = _config()
+    learner, tables = _tables(config)
+    collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, [])
+    copy = pickle.loads(pickle.dumps(tables))
+    torch.manual_seed(0)
+    a, _ = collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, [])
+    b, _ = collect_on_device(copy, learner.policy, learner.critic, learner.snapshots, [])
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+
+
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"critic_input": "position"}, "'backend: torch' needs 'critic_input': observation"),
+        ({"critic_input": "observation", "mixture": ["standard", "cutthroat"]}, "needs 'mixture'"),
+        ({"critic_input": "observation", "prior_weight": 1.0}, "needs 'prior_weight'"),
+        ({"critic_input": "observation", "rollout_workers": 1}, "needs 'rollout_workers': 0"),
+        ({"critic_input": "observation", "rollout_workers": 0, "backend": "jax"}, "'backend' must be one of"),
+    ],
+)
+def test_options_that_need_the_host_engine_are_refused_by_name(changes, words):
+    data = {"backend": "torch", "rollout_workers": 0, **changes}
+    with pytest.raises(ValueError, match=words):
+        from_mapping(data)

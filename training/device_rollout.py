@@ -1,0 +1,282 @@
+"""The tables of self-play PPO on the torch batch engine (``backend: torch``): tables, inference, trajectories
+and GAE on ``device``.
+
+With ``backend: torch`` the run's tables are ``BatchEnv(..., backend="torch", device=device)``
+(:class:`~spades_env.batch.torch_env.TorchBatchEnv`): observations, masks, seats to act and the hands' outcomes
+stay tensors on the device, the policy reads them there, actions are sampled there, and a rollout's decisions
+are kept in tensors of fixed shape, one row per table step and one column per table:
+
+* **Table steps.** Each step every table acts once: the learner's rows by the policy, a snapshot's by the
+  pool's stacked networks (:class:`~training.learner.SnapshotNets`), random tables' by a uniform legal action,
+  all in one masked sample on the device (one uniform per row from the rollout's own generator). Tables
+  against the heuristic are possible: their rows go to the host for ``heuristic.act_batch`` and back (one
+  transfer per step; the only host synchronisation of a step besides the card scorer's).
+* **Trajectories.** The store keeps, per table step and table: observation, mask, action, log-probability,
+  seat, whether the learner chose it, reward and whether it ends the seat's hand. A hand's rewards (the side's
+  points minus the others', bags charged at their game cost when taken, scaled: :func:`spades_env.rewards.
+  training_rewards` on tensors) go to each seat's last decision of the hand. Decisions of hands still in play
+  when a rollout stops are carried into the next rollout, as on the numpy path (:mod:`training.trajectories`):
+  every table's unfinished hand is its latest, so the carry is the store's last rows (as many as the longest
+  unfinished hand), the rows before each table's hand start marked empty.
+* **GAE.** One backward sweep over the store's rows with each (table, seat)'s successor value and advantage
+  in a register (``gamma`` and ``gae_lambda`` as on the numpy path; a hand is an episode); the critic values the
+  finished decisions in one pass.
+
+What needs the host once per rollout (not per step): the number of finished decisions (the batch's size) and
+the carry's length. The batch is a dict of tensors on the device in the form :func:`training.ppo.ppo_update`
+takes. Options that read the host's engine are refused with this backend by the config
+(:meth:`training.config.TrainConfig.validate`): a critic of the full state or position (the torch engine gives
+observations; ``critic_input: observation``), the heuristic prior, a mixture, rollout workers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from spades_env.agents import make_agent
+from spades_env.batch import BatchEnv
+from spades_env.core.actions import NUM_ACTIONS
+from spades_env.core.rules import Rules
+from spades_env.nn import PolicyNet, ValueNet, fixed_weights, masked_logits
+from spades_env.rewards import seat_sides, training_rewards
+from training.config import TrainConfig
+from training.learner import SnapshotNets
+from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT
+
+STORE_KEYS = ("obs", "mask", "action", "logp", "seat", "learner", "reward", "done", "valid")
+
+
+class DeviceRollout:
+    """The tables' state between updates on the device (see the module docstring); pickles whole (checkpoints)."""
+
+    def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device):
+        self.config, self.rules, self.device = config, rules, torch.device(device)
+        n = config.num_envs
+        self.env = BatchEnv(
+            n,
+            rules=rules,
+            episode="game",
+            seed=int(rng.integers(SEED_RANGE)),
+            backend="torch",
+            device=self.device,
+            check_actions=False,  # the actions are sampled from the mask
+        )
+        self.generator = torch.Generator(device=self.device).manual_seed(int(rng.integers(SEED_RANGE)))
+        self.heuristic = make_agent("heuristic", seed=config.seed)
+        self.side_of_seat = torch.as_tensor(seat_sides(rules), device=self.device)
+        self.kinds = torch.zeros(n, dtype=torch.int64, device=self.device)
+        self.learner_side = torch.zeros(n, dtype=torch.int64, device=self.device)
+        self.snapshot_of = torch.zeros(n, dtype=torch.int64, device=self.device)
+        self.bags = torch.zeros(n, rules.num_sides, dtype=torch.int64, device=self.device)  # at the hand's start
+        self.store = self._empty_store(0)
+        self.last = torch.full((n, rules.num_players), -1, dtype=torch.int64, device=self.device)  # row per seat
+        self.hand_start = torch.zeros(n, dtype=torch.int64, device=self.device)  # the row of each hand's start
+        self.obs = self.mask = self.to_act = None
+
+    # ------------------------------------------------------------------ pickling (a torch generator does not)
+    def __getstate__(self) -> dict:
+        return {**vars(self), "generator": self.generator.get_state()}
+
+    def __setstate__(self, state: dict) -> None:
+        vars(self).update(state)
+        generator = torch.Generator(device=self.device)
+        generator.set_state(state["generator"])
+        self.generator = generator
+
+    # ------------------------------------------------------------------ tables
+    def _empty_store(self, rows: int) -> dict[str, torch.Tensor]:
+        n, d = self.config.num_envs, self.device
+        return {
+            "obs": torch.zeros(rows, n, self.env.obs_size, device=d),
+            "mask": torch.zeros(rows, n, NUM_ACTIONS, dtype=torch.int8, device=d),
+            "action": torch.zeros(rows, n, dtype=torch.int64, device=d),
+            "logp": torch.zeros(rows, n, device=d),
+            "seat": torch.zeros(rows, n, dtype=torch.int64, device=d),
+            "learner": torch.zeros(rows, n, dtype=torch.bool, device=d),
+            "reward": torch.zeros(rows, n, device=d),
+            "done": torch.zeros(rows, n, device=d),  # 1 at a seat's last decision of a hand (a float: it accumulates)
+            "valid": torch.zeros(rows, n, dtype=torch.bool, device=d),
+        }
+
+    def assign_opponents(self, tables: torch.Tensor, pool_size: int) -> None:
+        """Draw the kind, learner side and snapshot of the tables where ``tables`` (bool) is set."""
+        config, g, n = self.config, self.generator, self.config.num_envs
+        u = torch.rand(n, generator=g, device=self.device)
+        heuristic_below = config.selfplay_fraction + config.heuristic_fraction
+        random_below = heuristic_below + config.random_fraction
+        kind = torch.full_like(self.kinds, SNAPSHOT if pool_size else SELF)
+        kind = torch.where(u < random_below, RANDOM, kind)
+        kind = torch.where(u < heuristic_below, HEURISTIC, kind)
+        kind = torch.where(u < config.selfplay_fraction, SELF, kind)
+        side = (torch.rand(n, generator=g, device=self.device) * self.rules.num_sides).long()
+        snap = (torch.rand(n, generator=g, device=self.device) * max(1, pool_size)).long()
+        self.kinds = torch.where(tables, kind, self.kinds)
+        self.learner_side = torch.where(tables, side, self.learner_side)
+        self.snapshot_of = torch.where(tables, snap, self.snapshot_of)
+
+    def start(self, pool_size: int) -> None:
+        """Draw every table's opponents and start new games everywhere, with no bags and nothing recorded."""
+        n = self.config.num_envs
+        self.assign_opponents(torch.ones(n, dtype=torch.bool, device=self.device), pool_size)
+        self.obs, self.mask, self.to_act = self.env.reset()
+        self.bags.zero_()
+        self.store = self._empty_store(0)
+        self.last.fill_(-1)
+        self.hand_start.zero_()
+
+    def learner_rows(self) -> torch.Tensor:
+        """Bool per table: the seat to act is the learner's (every seat at a self-play table)."""
+        return (self.kinds == SELF) | (self.side_of_seat[self.to_act] == self.learner_side)
+
+    def hand_rewards(self, info: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Per-seat rewards (tables, seats) of the hands that ended at this step (0 elsewhere); keeps their bags."""
+        config, over = self.config, info["hand_over"]
+        if config.bag_cost:
+            rewards = training_rewards(
+                self.rules,
+                info["points"],
+                config.reward_scale,
+                self.bags,
+                info["bags"],
+                info["bag_penalties"],
+            )
+        else:
+            rewards = training_rewards(self.rules, info["points"], config.reward_scale)
+        self.bags = torch.where(over[:, None], info["bags"], self.bags)
+        return torch.where(over[:, None], rewards, 0.0)
+
+
+def _sample(logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """One action per row from the masked ``logits`` (inverse CDF, one uniform per row from ``generator``)."""
+    logits = masked_logits(logits, mask)
+    cdf = torch.softmax(logits, -1).cumsum(-1)
+    u = torch.rand(len(cdf), 1, generator=generator, device=cdf.device) * cdf[:, -1:]
+    picked = torch.searchsorted(cdf, u, right=True).squeeze(1)
+    last_legal = mask.shape[1] - 1 - torch.flip(mask != 0, [1]).int().argmax(1)
+    return torch.minimum(picked, last_legal)  # a uniform that rounds up to the total
+
+
+def collect_on_device(
+    rollout: DeviceRollout, policy: PolicyNet, critic: ValueNet, snapshots: SnapshotNets, pool: list
+) -> tuple[dict[str, torch.Tensor] | None, dict[str, list[float]]]:
+    """One rollout of ``rollout_steps`` table steps on the device; the finished learner decisions as a batch of
+    tensors (values, GAE advantages, returns) or None, and seat 0's hand rewards."""
+    config, device = rollout.config, rollout.device
+    n, steps = config.num_envs, config.rollout_steps
+    carried = rollout.store
+    start = len(carried["action"])
+    store = {key: torch.cat([carried[key], fresh]) for key, fresh in rollout._empty_store(steps).items()}
+    tables = torch.arange(n, device=device)
+    seat0_rewards, seat0_over = [], []
+    policy.eval()
+    snapshots.keep_only(pool)
+    snapshot_tables = bool(pool) and config.selfplay_fraction + config.heuristic_fraction + config.random_fraction < 1
+    with torch.inference_mode(), fixed_weights():
+        for step in range(steps):
+            row = start + step
+            obs, mask, to_act = rollout.obs, rollout.mask, rollout.to_act
+            learner = rollout.learner_rows()
+            logits = policy(obs, None, legal=mask)
+            log_probs = torch.log_softmax(masked_logits(logits, mask), -1)
+            kinds = rollout.kinds
+            mixed = torch.where((kinds == RANDOM)[:, None] & ~learner[:, None], 0.0, logits)  # random: uniform
+            if snapshot_tables:
+                theirs = snapshots.logits(pool, obs, rollout.snapshot_of, legal=mask, dense=obs)
+                mixed = torch.where(((kinds == SNAPSHOT) & ~learner)[:, None], theirs, mixed)
+            actions = _sample(mixed, mask, rollout.generator)
+            if config.heuristic_fraction:
+                by_heuristic = ((kinds == HEURISTIC) & ~learner).nonzero()[:, 0]  # the host's rows
+                if len(by_heuristic):
+                    chosen = rollout.heuristic.act_batch(
+                        obs[by_heuristic].cpu().numpy(), mask[by_heuristic].cpu().numpy()
+                    )
+                    actions[by_heuristic] = torch.as_tensor(chosen, device=device)
+            for key, value in (
+                ("obs", obs),
+                ("mask", mask),
+                ("action", actions),
+                ("logp", log_probs.gather(1, actions[:, None])[:, 0]),
+                ("seat", to_act),
+                ("learner", learner),
+                ("valid", learner),
+            ):
+                store[key][row] = value
+            # the acting learner seat's latest decision is this row
+            rollout.last[tables, to_act] = torch.where(learner, row, rollout.last[tables, to_act])
+            rollout.obs, rollout.mask, rollout.to_act, _, dones, info = rollout.env.step(actions)
+            rewards = rollout.hand_rewards(info)
+            over = info["hand_over"]
+            _close_hands(store, rollout.last, rewards, over)
+            rollout.last = torch.where(over[:, None], -1, rollout.last)
+            rollout.hand_start = torch.where(over, row + 1, rollout.hand_start)
+            rollout.bags = torch.where(dones[:, None], 0, rollout.bags)
+            rollout.assign_opponents(dones, len(pool))
+            seat0_rewards.append(rewards[:, 0])
+            seat0_over.append(over)
+        batch = _finish(store, rollout.hand_start, critic, config, rollout.rules.num_players)
+        # carry the unfinished hands: the last rows, as many as the longest unfinished hand
+        end = start + steps
+        keep = int((end - rollout.hand_start).max())  # one read of the device per rollout
+        first = end - keep
+        rows = torch.arange(first, end, device=device)
+        store = {key: value[first:end].clone() for key, value in store.items()}
+        store["valid"] &= rows[:, None] >= rollout.hand_start[None, :]
+        rollout.store = store
+        rollout.last = torch.where(rollout.last >= 0, rollout.last - first, -1)
+        rollout.hand_start = rollout.hand_start - first
+        hand_rewards = torch.stack(seat0_rewards)[torch.stack(seat0_over)].tolist()
+    return batch, {rollout.rules.name: hand_rewards}
+
+
+def _close_hands(store: dict[str, torch.Tensor], last: torch.Tensor, rewards: torch.Tensor, over: torch.Tensor) -> None:
+    """Give each seat's last decision of a hand that ended its reward and mark it the hand's end."""
+    n, seats = last.shape
+    closing = over[:, None] & (last >= 0)
+    rows = last.clamp(min=0).flatten()
+    cols = torch.arange(n, device=last.device).repeat_interleave(seats)
+    store["reward"].index_put_((rows, cols), (rewards * closing).flatten().float(), accumulate=True)
+    store["done"].index_put_((rows, cols), closing.flatten().float(), accumulate=True)  # 0 where no hand closes
+
+
+def _finish(
+    store: dict[str, torch.Tensor], hand_start: torch.Tensor, critic: ValueNet, config: TrainConfig, seats: int
+) -> dict[str, torch.Tensor] | None:
+    """The finished learner decisions of ``store`` (rows before their table's hand start) with values, GAE
+    advantages and returns, in row-major order; None when none finished."""
+    rows, n = store["action"].shape
+    finished = store["valid"] & (torch.arange(rows, device=hand_start.device)[:, None] < hand_start[None, :])
+    where = finished.nonzero(as_tuple=True)  # the batch's size: a read of the device, once per rollout
+    if not len(where[0]):
+        return None
+    values = torch.zeros(rows, n, device=hand_start.device)
+    values[where] = critic(store["obs"][where])
+    advantage = torch.zeros(rows, n, device=hand_start.device)
+    next_value = torch.zeros(n, seats, device=hand_start.device)  # each (table, seat)'s successor's value
+    next_adv = torch.zeros_like(next_value)
+    tables = torch.arange(n, device=hand_start.device)
+    gamma, lam = config.gamma, config.gae_lambda
+    for r in range(rows - 1, -1, -1):  # successors are later rows: one backward sweep
+        seat, here = store["seat"][r], finished[r]
+        done = store["done"][r] > 0
+        v = values[r]
+        bootstrap = torch.where(done, 0.0, gamma * next_value[tables, seat])
+        carry = torch.where(done, 0.0, gamma * lam * next_adv[tables, seat])
+        adv = store["reward"][r] + bootstrap - v + carry
+        advantage[r] = torch.where(here, adv, 0.0)
+        next_value[tables, seat] = torch.where(here, v, next_value[tables, seat])
+        next_adv[tables, seat] = torch.where(here, adv, next_adv[tables, seat])
+    batch = {
+        "obs": store["obs"][where],
+        "mask": store["mask"][where],
+        "action": store["action"][where],
+        "logp": store["logp"][where],
+        "value": values[where],
+        "advantage": advantage[where],
+        "table": where[1],
+        "seat": store["seat"][where],
+        "prior": torch.full_like(where[0], -1),
+    }
+    batch["critic"] = batch["obs"]
+    batch["return"] = batch["advantage"] + batch["value"]
+    return batch
