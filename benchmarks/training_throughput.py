@@ -18,12 +18,14 @@ the wait for its batch) plus the PPO update.
   has rollout workers (``rollout_workers``): the workers' own share;
 * ``new_workers_N``: ``new`` with N rollout workers, for each N of
   ``--rollout-workers`` (the tables split among them; for machines with more cores);
+* ``new_torch``: with ``--backend torch``, ``new`` on the torch batch engine on ``--device``
+  (``backend: torch``, which reads the observation in the critic and collects in this process);
 * ``new_without_card_scorer``: ``new`` with a plain MLP policy (``card_scorer: 0``),
   when ``new`` has the card-centred scorer: the network the speed-ups were made
   for; the scorer makes every decision dearer (and the imitation far closer).
 
     python benchmarks/training_throughput.py [--updates 6] [--rounds 2] [--clock wall|cpu] [--config new.yaml]
-        [--rollout-workers 2,4] [--device cpu|cuda] [--json out.json]
+        [--rollout-workers 2,4] [--backend numpy|torch] [--device cpu|cuda] [--json out.json]
 
 It prints each configuration's learner decisions/s with the time split
 between rollouts and updates, and the ratios to ``old`` over the summed
@@ -132,7 +134,10 @@ class Trainer:
         self.run = start_run(config, Path(folder), resume=False)
         state = {k: v.detach().clone() for k, v in self.run.learner.policy.state_dict().items()}
         self.run.pool = [{k: v.clone() for k, v in state.items()} for _ in range(config.pool_size)]
-        start_tables(self.run.rollout, self.run.rng, len(self.run.pool))
+        if config.backend == "torch":
+            self.run.rollout.start(len(self.run.pool))
+        else:
+            start_tables(self.run.rollout, self.run.rng, len(self.run.pool))
         self.source = Batches(self.run)  # in this process, or the rollout workers (rollout_workers)
         self.totals = {"decisions": 0, "rollout_s": 0.0, "update_s": 0.0}
 
@@ -186,6 +191,9 @@ def main() -> None:
         help="comma-separated worker counts to run as well (new_workers_N: the new configuration with N workers)",
     )
     parser.add_argument("--device", default=None, help="torch device of every configuration (default: the config's)")
+    parser.add_argument(
+        "--backend", choices=("numpy", "torch"), default="numpy", help="torch: also run new_torch (backend: torch)"
+    )
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     try:
@@ -212,6 +220,11 @@ def main() -> None:
             plain = dataclasses.replace(new_config, card_scorer=0)
             trainers.append(Trainer("new_without_card_scorer", plain, os.path.join(tmp, "new_without_card_scorer")))
         trainers.append(Trainer("new", new_config, os.path.join(tmp, "new")))
+        if args.backend == "torch":
+            on_torch = dataclasses.replace(
+                new_config, backend="torch", critic_input="observation", rollout_workers=0, prior_weight=0.0
+            ).validate()
+            trainers.append(Trainer("new_torch", on_torch, os.path.join(tmp, "new_torch")))
         for count in worker_counts:
             if count != new_config.rollout_workers:
                 more = dataclasses.replace(new_config, rollout_workers=count).validate()

@@ -5,7 +5,10 @@ runs are reproducible and resume bit for bit, and options that need the host's e
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -162,3 +165,28 @@ def test_options_that_need_the_host_engine_are_refused_by_name(changes, words):
     data = {"backend": "torch", "rollout_workers": 0, **changes}
     with pytest.raises(ValueError, match=words):
         from_mapping(data)
+
+
+def test_training_throughput_benchmark_runs_every_backend_and_worker_count(tmp_path):
+    out = tmp_path / "rates.json"
+    command = [
+        sys.executable,
+        str(REPO / "benchmarks" / "training_throughput.py"),
+        "--config",
+        SMOKE,
+        "--updates",
+        "1",
+        "--rounds",
+        "1",
+        "--backend",
+        "torch",
+        "--rollout-workers",
+        "2",
+        "--json",
+        str(out),
+    ]
+    subprocess.run(command, check=True, capture_output=True, cwd=REPO, timeout=600)
+    rates = json.loads(out.read_text())
+    for name in ("old", "new", "new_in_process", "new_torch", "new_workers_2"):
+        assert rates[name]["decisions"] > 0 and rates[name]["decisions_per_second"] > 0, name
+    assert rates["ratio_new_torch"] == rates["new_torch"]["decisions_per_second"] / rates["old"]["decisions_per_second"]
