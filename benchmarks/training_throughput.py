@@ -19,7 +19,7 @@ the wait for its batch) plus the PPO update.
 * ``new_workers_N``: ``new`` with N rollout workers, for each N of
   ``--rollout-workers`` (the tables split among them; for machines with more cores);
 * ``new_torch``: with ``--backend torch``, ``new`` on the torch batch engine on ``--device``
-  (``backend: torch``, which reads the observation in the critic and collects in this process);
+  (``backend: torch``: the tables, the rollout and GAE on the device, collected in this process);
 * ``new_without_card_scorer``: ``new`` with a plain MLP policy (``card_scorer: 0``),
   when ``new`` has the card-centred scorer: the network the speed-ups were made
   for; the scorer makes every decision dearer (and the imitation far closer).
@@ -221,9 +221,7 @@ def main() -> None:
             trainers.append(Trainer("new_without_card_scorer", plain, os.path.join(tmp, "new_without_card_scorer")))
         trainers.append(Trainer("new", new_config, os.path.join(tmp, "new")))
         if args.backend == "torch":
-            on_torch = dataclasses.replace(
-                new_config, backend="torch", critic_input="observation", rollout_workers=0, prior_weight=0.0
-            ).validate()
+            on_torch = dataclasses.replace(new_config, backend="torch", rollout_workers=0, prior_weight=0.0).validate()
             trainers.append(Trainer("new_torch", on_torch, os.path.join(tmp, "new_torch")))
         for count in worker_counts:
             if count != new_config.rollout_workers:

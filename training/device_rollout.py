@@ -20,13 +20,13 @@ are kept in tensors of fixed shape, one row per table step and one column per ta
   unfinished hand), the rows before each table's hand start marked empty.
 * **GAE.** One backward sweep over the store's rows with each (table, seat)'s successor value and advantage
   in a register (``gamma`` and ``gae_lambda`` as on the numpy path; a hand is an episode); the critic values the
-  finished decisions in one pass.
+  finished decisions in one pass, reading what ``critic_input`` names: the observation, or the engine's
+  full-information state (``TorchBatchEnv.state()``) or its position's columns, kept with the decisions.
 
 What needs the host once per rollout (not per step): the number of finished decisions (the batch's size) and
 the carry's length. The batch is a dict of tensors on the device in the form :func:`training.ppo.ppo_update`
 takes. Options that read the host's engine are refused with this backend by the config
-(:meth:`training.config.TrainConfig.validate`): a critic of the full state or position (the torch engine gives
-observations; ``critic_input: observation``), the heuristic prior, a mixture, rollout workers.
+(:meth:`training.config.TrainConfig.validate`): the heuristic prior, a mixture, rollout workers.
 """
 
 from __future__ import annotations
@@ -39,12 +39,11 @@ from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
 from spades_env.nn import PolicyNet, ValueNet, fixed_weights, masked_logits
+from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.rewards import seat_sides, training_rewards
-from training.config import TrainConfig
+from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import SnapshotNets
 from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT
-
-STORE_KEYS = ("obs", "mask", "action", "logp", "seat", "learner", "reward", "done", "valid")
 
 
 class DeviceRollout:
@@ -65,6 +64,11 @@ class DeviceRollout:
         self.generator = torch.Generator(device=self.device).manual_seed(int(rng.integers(SEED_RANGE)))
         self.heuristic = make_agent("heuristic", seed=config.seed)
         self.side_of_seat = torch.as_tensor(seat_sides(rules), device=self.device)
+        # the critic's input: the observation (kept once, as the policy's), or the state or its position's columns
+        self.critic_columns = (
+            torch.as_tensor(POSITION_COLUMNS, device=self.device) if config.critic_input == "position" else None
+        )
+        self.critic_size = CRITIC_INPUTS[config.critic_input].size
         self.kinds = torch.zeros(n, dtype=torch.int64, device=self.device)
         self.learner_side = torch.zeros(n, dtype=torch.int64, device=self.device)
         self.snapshot_of = torch.zeros(n, dtype=torch.int64, device=self.device)
@@ -92,6 +96,11 @@ class DeviceRollout:
             "mask": torch.zeros(rows, n, NUM_ACTIONS, dtype=torch.int8, device=d),
             "action": torch.zeros(rows, n, dtype=torch.int64, device=d),
             "logp": torch.zeros(rows, n, device=d),
+            **(
+                {"critic": torch.zeros(rows, n, self.critic_size, device=d)}
+                if self.config.critic_input != "observation"
+                else {}
+            ),
             "seat": torch.zeros(rows, n, dtype=torch.int64, device=d),
             "learner": torch.zeros(rows, n, dtype=torch.bool, device=d),
             "reward": torch.zeros(rows, n, device=d),
@@ -124,6 +133,13 @@ class DeviceRollout:
         self.store = self._empty_store(0)
         self.last.fill_(-1)
         self.hand_start.zero_()
+
+    def critic_input(self) -> torch.Tensor | None:
+        """Every table's critic input when it is not the observation: the full state, or its position's columns."""
+        if self.config.critic_input == "observation":
+            return None
+        state = self.env.state()
+        return state if self.critic_columns is None else state.index_select(1, self.critic_columns)
 
     def learner_rows(self) -> torch.Tensor:
         """Bool per table: the seat to act is the learner's (every seat at a self-play table)."""
@@ -200,8 +216,10 @@ def collect_on_device(
                 ("seat", to_act),
                 ("learner", learner),
                 ("valid", learner),
+                ("critic", rollout.critic_input()),
             ):
-                store[key][row] = value
+                if value is not None:
+                    store[key][row] = value
             # the acting learner seat's latest decision is this row
             rollout.last[tables, to_act] = torch.where(learner, row, rollout.last[tables, to_act])
             rollout.obs, rollout.mask, rollout.to_act, _, dones, info = rollout.env.step(actions)
@@ -249,8 +267,9 @@ def _finish(
     where = finished.nonzero(as_tuple=True)  # the batch's size: a read of the device, once per rollout
     if not len(where[0]):
         return None
+    inputs = store["critic"][where] if "critic" in store else store["obs"][where]
     values = torch.zeros(rows, n, device=hand_start.device)
-    values[where] = critic(store["obs"][where])
+    values[where] = critic(inputs)
     advantage = torch.zeros(rows, n, device=hand_start.device)
     next_value = torch.zeros(n, seats, device=hand_start.device)  # each (table, seat)'s successor's value
     next_adv = torch.zeros_like(next_value)
@@ -277,6 +296,6 @@ def _finish(
         "seat": store["seat"][where],
         "prior": torch.full_like(where[0], -1),
     }
-    batch["critic"] = batch["obs"]
+    batch["critic"] = inputs
     batch["return"] = batch["advantage"] + batch["value"]
     return batch

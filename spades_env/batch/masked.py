@@ -80,6 +80,7 @@ from ..obs.encode import (
     RECEIVED_AT,
     RULES_AT,
     SCORES_AT,
+    STATE_SIZE,
     STOCK_SIZE_AT,
     TARGET_AT,
     TO_ACT_AT,
@@ -268,6 +269,7 @@ class MaskedHands:
         self._rule_rows = form.floats(np.stack([cached_rule_features(r) for r in hand_rules]))
         self._draw_rule_rows = form.floats(np.stack([draw_rule_features(r) for r in hand_rules]))
         self._spades = ops.word(SPADE_MASK)
+        self._pack_bits = form.words([sum(1 << c for c in deck(r.jokers)) for r in hand_rules])  # each rules' pack
 
     # ------------------------------------------------------------------ helpers
     def _seat_mask(self, seat: Any, where: Any) -> Any:
@@ -303,6 +305,10 @@ class MaskedHands:
         self.p = bidding.BidRules(*(field[self.rid] for field in self._bid_stack))
         self.pp = card_play.PlayRules(*(field[self.rid] for field in self._play_stack))
         self.hands = f.words(hands)
+        dealt = self.hands[:, 0]
+        for seat in range(1, n):
+            dealt = dealt | self.hands[:, seat]
+        self.aside = self._pack_bits[self.rid] & ~dealt if stocks is None else dealt & 0  # the cards not dealt
         self.dealer = f.ints(dealer)
         self.scores = f.ints(scores)
         self.looked = f.zeros((T, n), "bool")
@@ -347,7 +353,7 @@ class MaskedHands:
         "rid", "hands", "dealer", "scores", "looked", "kinds", "values", "won", "trick_cards", "trick_seats",
         "trick_n", "trick_index", "broken", "pos", "ex_first", "ex_second", "ex_len", "ex_pos", "discards",
         "draw_turn", "stock", "phase", "cur", "leader", "played", "passed", "received", "led", "played_trick",
-        "voids", "gone",
+        "voids", "gone", "aside",
     )  # fmt: skip
 
     def restart(self, where: Any, rid: Any, hands: Any, dealer: Any, scores: Any, stocks: Any = None) -> None:
@@ -616,6 +622,34 @@ class MaskedHands:
                 )
         return obs[:, :OBS_SIZE]
 
+    def state(self, observer: Any, scores: Any, bags: Any, game_rules: Rules) -> Any:
+        """Each table's full-information state relative to ``observer``, ``(tables, STATE_SIZE)`` float32: exactly
+        :func:`spades_env.obs.encode.encode_state` (the observation with the observer's hand shown, every hand,
+        every discard, the cards set aside and the stock, each card of it its place from the top + 1 over the
+        stock's size)."""
+        ops, f, n, T = self.ops, self.form, self.n, self.T
+        observer = f.ints(observer)
+        obs = self.observe(observer, scores, bags, game_rules)
+        slots = (self._cols - observer[:, None]) % n
+
+        def bits(board: Any) -> Any:
+            return f.to_floats(((board[:, None] >> self._card_shift[None]) & self._one) != 0)
+
+        obs[:, HAND_AT : HAND_AT + NUM_CARDS] = bits(ops.at(self.hands, observer))  # shown, looked at or not
+        hands = f.floats_zeros((T, n * NUM_CARDS))
+        for s in range(n):
+            cols = slots[:, s][:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS]
+            f.put_rows(hands, cols, bits(self.hands[:, s]))
+            if self.stock is not None:  # every discard, seen or not
+                f.put_rows(obs, DISCARDED_AT + cols, bits(self.discards[:, s]))
+        stock = f.floats_zeros((T, NUM_CARDS + 1))  # the last column takes the cards gone from the stock
+        if self.stock is not None:
+            place = f.arange(STOCK_SIZE)[None] - 2 * self.draw_turn[:, None]  # from the top of what is left
+            cards = ops.select(place >= 0, self.stock, NUM_CARDS)
+            f.put_rows(stock, cards, f.to_floats(place + 1) / STOCK_SIZE)
+        tail = STATE_SIZE - OBS_SIZE - n * NUM_CARDS - 2 * NUM_CARDS  # the hands block's slots nobody sits in
+        return f.concat1([obs, hands, f.floats_zeros((T, tail)), bits(self.aside), stock[:, :NUM_CARDS]])
+
     # ------------------------------------------------------------------- step
     def step(self, actions: Any) -> None:
         """One action at every table (ignored where the hand is over; the caller keeps them legal)."""
@@ -735,6 +769,11 @@ class MaskedGames:
         hands = self.hands
         seat = self.ops.maximum(hands.cur, 0) if observer is None else observer
         return hands.observe(seat, self.scores, self.bags, self.rules)
+
+    def state(self) -> Any:
+        """Every table's full-information state relative to the seat to act (``MaskedHands.state``)."""
+        hands = self.hands
+        return hands.state(self.ops.maximum(hands.cur, 0), self.scores, self.bags, self.rules)
 
     def step(self, actions: Any) -> GameSteps:
         """One action at every table; scores the hands that end, ends the episodes that are over and deals on."""

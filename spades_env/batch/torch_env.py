@@ -15,9 +15,9 @@ illegal or out-of-range action with :class:`~spades_env.core.hand.IllegalActionE
 any table changes; turn it off where the actions come from the mask (a policy sampling it).
 
 ``observe(seats)`` gives any seat's observation at each table and ``action_masks()`` the current mask, as on
-numpy; the engine pickles (its generator's state with it). Not (yet) on this backend: ``obs_format="packed"``
-(refused by name), ``record_deals``, ``state()``
-and the per-table queries of the numpy engine (``episode_deals``, ``legal_actions(table)``).
+numpy, and ``state()`` the full-information state (a critic's input); the engine pickles (its generator's state
+with it). Not (yet) on this backend: ``obs_format="packed"`` (refused by name), ``record_deals`` and the per-table
+queries of the numpy engine (``episode_deals``, ``legal_actions(table)``).
 """
 
 from __future__ import annotations
@@ -112,6 +112,11 @@ class TorchBatchEnv:
         if bool(((seats < 0) | (seats >= self.num_players)).any()):
             raise ValueError(f"seats must be in 0..{self.num_players - 1}")
         return self.games.observe(seats.to(torch.int64))
+
+    def state(self) -> torch.Tensor:
+        """Full-information float32 tensors ``(num_envs, STATE_SIZE)`` relative to the seat to act (as numpy's
+        ``state()``: ``encode_state``)."""
+        return self.games.state()
 
     def action_masks(self) -> torch.Tensor:
         """A fresh int8 mask ``(num_envs, NUM_ACTIONS)`` of the current legal actions."""

@@ -13,8 +13,8 @@ from spades_env.core.cards import cards_of, mask_of
 from spades_env.core.deal import deal_cards
 from spades_env.core.hand import Phase
 from spades_env.core.ops import ARRAY
-from spades_env.obs.encode import encode_observation
-from spades_env.obs.layout import OBSERVATION
+from spades_env.obs.encode import encode_observation, encode_state
+from spades_env.obs.layout import OBSERVATION, STATE
 from spades_env.rewards import hand_winner_one
 
 TABLES = 24
@@ -45,6 +45,11 @@ def forms():
 def block_of(index: int) -> str:
     """The name of the observation block holding ``index`` (for failure messages)."""
     return next(name for name in OBSERVATION if OBSERVATION[name].start <= index < OBSERVATION[name].stop)
+
+
+def state_block_of(index: int) -> str:
+    """The name of the state block holding ``index`` (for failure messages)."""
+    return next(name for name in STATE if STATE[name].start <= index < STATE[name].stop)
 
 
 def bits(mask: int) -> np.ndarray:
@@ -83,6 +88,12 @@ def test_every_decision_matches_the_core(name, ops):
                 want = encode_observation(state, scores[t], bags[t], rules, int(observer[t]))
                 bad = np.flatnonzero(seen_obs[t] != want)
                 assert not len(bad), (t, state.phase, [block_of(int(i)) for i in bad[:5]], bad[:5])
+        # the full-information state (a critic's input) of the seat to act: the core's encode_state
+        full = form.numpy(engine.state(form.ints(np.maximum(cur, 0)), scores, bags, rules))
+        for t, state in enumerate(states):
+            want = encode_state(state, scores[t], bags[t], rules, int(max(cur[t], 0)))
+            bad = np.flatnonzero(full[t] != want)
+            assert not len(bad), (t, state.phase, [state_block_of(int(i)) for i in bad[:5]], bad[:5])
         for t, state in enumerate(states):
             assert phase[t] == int(state.phase), (t, phase[t], state.phase)
             seen.add(state.phase)

@@ -158,10 +158,15 @@ def test_the_torch_engine_equals_the_numpy_engine_decision_by_decision(name):
         assert (obs_t.numpy() == obs_n).all()
         other = (to_act_n + 1) % rules.num_players  # any seat's observation, not only the one to act
         assert (torch_env.observe(torch.tensor(other)).numpy() == numpy_env.observe(other)).all()
+        assert (torch_env.state().numpy() == numpy_env.state()).all()  # the full-information state too
         actions = np.array([pick.choice(np.flatnonzero(row)) for row in mask_n])
-        obs_n, mask_n, to_act_n, rewards_n, dones_n, _ = numpy_env.step(actions)
-        obs_t, mask_t, to_act_t, rewards_t, dones_t, _ = torch_env.step(torch.tensor(actions))
+        obs_n, mask_n, to_act_n, rewards_n, dones_n, info_n = numpy_env.step(actions)
+        obs_t, mask_t, to_act_t, rewards_t, dones_t, info_t = torch_env.step(torch.tensor(actions))
         assert np.allclose(rewards_t.numpy(), rewards_n, atol=1e-6) and (dones_t.numpy() == dones_n).all()
+        over = info_n["hand_over"]
+        assert (info_t["hand_over"].numpy() == over).all()
+        for key in ("points", "bags", "bag_penalties"):  # what training's rewards read
+            assert (info_t[key].numpy()[over] == info_n[key][over]).all(), key
         dones += int(dones_n.sum())
     assert dones >= TABLES  # episodes ended and started again in lockstep
 

@@ -18,20 +18,18 @@ import torch
 from spades_env.core.rules import preset
 from spades_env.rewards import BagLedger
 from training import train as train_module
-from training.config import from_mapping, load_config
+from training.config import CRITIC_INPUTS, from_mapping, load_config
 from training.device_rollout import DeviceRollout, collect_on_device
 from training.learner import build_learner
 from training.ppo import gae_advantages
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
-ON_TORCH = ["--backend", "torch", "--critic-input", "observation", "--rollout-workers", "0"]
+ON_TORCH = ["--backend", "torch", "--rollout-workers", "0"]
 
 
 def _config(**changes):
-    base = dataclasses.replace(
-        load_config(SMOKE), backend="torch", critic_input="observation", rollout_workers=0, num_envs=24
-    )
+    base = dataclasses.replace(load_config(SMOKE), backend="torch", rollout_workers=0, num_envs=24)
     return dataclasses.replace(base, **changes).validate()
 
 
@@ -73,9 +71,11 @@ def _links(batch):
     return nxt
 
 
-@pytest.mark.parametrize("rules", ["standard", "two_player"])
-def test_every_learner_decision_is_trained_on_once_with_the_numpy_path_s_gae(rules):
-    config = _config(rollout_steps=40)  # hands cross the rollouts' ends: the carry is exercised
+@pytest.mark.parametrize(
+    "rules, critic_input", [("standard", "position"), ("two_player", "state"), ("cutthroat3", "observation")]
+)
+def test_every_learner_decision_is_trained_on_once_with_the_numpy_path_s_gae(rules, critic_input):
+    config = _config(rollout_steps=40, critic_input=critic_input)  # hands cross the rollouts' ends: the carry too
     learner, tables = _tables(config, rules, pool=1)
     pool = [{k: v.clone() for k, v in learner.policy.state_dict().items()}]
     hands = checked = 0
@@ -85,6 +85,9 @@ def test_every_learner_decision_is_trained_on_once_with_the_numpy_path_s_gae(rul
         if batch is None:  # no hand ended yet (a standard hand is 56 decisions)
             continue
         checked += 1
+        assert batch["critic"].shape == (len(batch["action"]), CRITIC_INPUTS[critic_input].size)
+        with torch.no_grad():  # the values are the critic's of the inputs kept with the decisions
+            torch.testing.assert_close(learner.critic(batch["critic"]), batch["value"])
         nxt = _links(batch)
         done = nxt < 0  # a decision without a successor in the batch ends its seat's hand: its hand is over
         value = batch["value"].numpy()
@@ -154,11 +157,10 @@ def test_device_tables_pickle_and_go_on_as_before():
 @pytest.mark.parametrize(
     "changes, words",
     [
-        ({"critic_input": "position"}, "'backend: torch' needs 'critic_input': observation"),
-        ({"critic_input": "observation", "mixture": ["standard", "cutthroat"]}, "needs 'mixture'"),
-        ({"critic_input": "observation", "prior_weight": 1.0}, "needs 'prior_weight'"),
-        ({"critic_input": "observation", "rollout_workers": 1}, "needs 'rollout_workers': 0"),
-        ({"critic_input": "observation", "rollout_workers": 0, "backend": "jax"}, "'backend' must be one of"),
+        ({"mixture": ["standard", "cutthroat"]}, "'backend: torch' needs 'mixture'"),
+        ({"prior_weight": 1.0}, "needs 'prior_weight'"),
+        ({"rollout_workers": 1}, "needs 'rollout_workers': 0"),
+        ({"backend": "jax"}, "'backend' must be one of"),
     ],
 )
 def test_options_that_need_the_host_engine_are_refused_by_name(changes, words):
