@@ -106,7 +106,7 @@ class TrainConfig:
         "numpy",
         "the tables' engine: 'numpy' (the batch engine on the host; inference on 'device') or 'torch' (the batch "
         "engine, the rollout's decisions and GAE on 'device' as tensors: training end to end on a GPU; needs "
-        "one preset (no mixture), no heuristic prior, rollout_workers: 0; see training.device_rollout)",
+        "no heuristic prior and rollout_workers: 0; see training.device_rollout)",
     )
     threads: int = _f(1, "torch CPU threads (1 is fastest when other processes share the cores)")
     eval_workers: int = _f(2, "processes of the duplicate evaluations")
@@ -238,7 +238,6 @@ class TrainConfig:
             raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
         if self.backend == "torch":
             refused = {
-                "mixture": (bool(self.mixture), "[] (one preset per run on the torch engine)"),
                 "prior_weight": (bool(self.prior_weight), "0 (the heuristic prior reads the host's engine)"),
                 "rollout_workers": (bool(self.rollout_workers), "0 (the device steps every table)"),
             }

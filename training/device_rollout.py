@@ -26,7 +26,9 @@ are kept in tensors of fixed shape, one row per table step and one column per ta
 What needs the host once per rollout (not per step): the number of finished decisions (the batch's size) and
 the carry's length. The batch is a dict of tensors on the device in the form :func:`training.ppo.ppo_update`
 takes. Options that read the host's engine are refused with this backend by the config
-(:meth:`training.config.TrainConfig.validate`): the heuristic prior, a mixture, rollout workers.
+(:meth:`training.config.TrainConfig.validate`): the heuristic prior and rollout workers. A mixture of presets
+has one engine per preset, its tables numbered preset after preset, each paying its own rewards (individual or
+shared by partners), as on the numpy path (:mod:`training.mixture`).
 """
 
 from __future__ import annotations
@@ -37,45 +39,90 @@ import torch
 from spades_env.agents import make_agent
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.core.rules import Rules
+from spades_env.core.rules import Rules, preset
 from spades_env.nn import PolicyNet, ValueNet, fixed_weights, masked_logits
+from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.rewards import seat_sides, training_rewards
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import SnapshotNets
+from training.mixture import MAX_SEATS, table_counts
 from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT
 
 
+class _Engine:
+    """One preset's tables on the torch engine, and their bags at each hand's start (for the bag cost)."""
+
+    def __init__(self, config: TrainConfig, rules: Rules, tables: int, seed: int, device: torch.device):
+        self.config, self.rules = config, rules
+        self.env = BatchEnv(
+            tables,
+            rules=rules,
+            episode="game",
+            seed=seed,
+            backend="torch",
+            device=device,
+            check_actions=False,  # the actions are sampled from the mask
+        )
+        self.bags = torch.zeros(tables, rules.num_sides, dtype=torch.int64, device=device)
+
+    def reset(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        self.bags.zero_()
+        return self.env.reset()
+
+    def step(self, actions: torch.Tensor) -> tuple[tuple, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Play; ((obs, mask, to_act), the hands' rewards padded to MAX_SEATS seats (0 where no hand ended), hand
+        over, episode done)."""
+        obs, mask, to_act, _, dones, info = self.env.step(actions)
+        config, over = self.config, info["hand_over"]
+        if config.bag_cost:
+            rewards = training_rewards(
+                self.rules, info["points"], config.reward_scale, self.bags, info["bags"], info["bag_penalties"]
+            )
+        else:
+            rewards = training_rewards(self.rules, info["points"], config.reward_scale)
+        self.bags = torch.where(dones[:, None], 0, torch.where(over[:, None], info["bags"], self.bags))
+        rewards = torch.where(over[:, None], rewards, 0.0)
+        padded = torch.nn.functional.pad(rewards, (0, MAX_SEATS - rewards.shape[1]))
+        return (obs, mask, to_act), padded, over, dones
+
+
 class DeviceRollout:
-    """The tables' state between updates on the device (see the module docstring); pickles whole (checkpoints)."""
+    """The tables' state between updates on the device (see the module docstring); pickles whole (checkpoints).
+    A mixture's presets each have their engine and share of the tables (:func:`training.mixture.table_counts`),
+    numbered preset after preset, each with its own rewards, as on the numpy path."""
 
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device):
         self.config, self.rules, self.device = config, rules, torch.device(device)
-        n = config.num_envs
-        self.env = BatchEnv(
-            n,
-            rules=rules,
-            episode="game",
-            seed=int(rng.integers(SEED_RANGE)),
-            backend="torch",
-            device=self.device,
-            check_actions=False,  # the actions are sampled from the mask
-        )
+        counts = table_counts(config.presets, config.num_envs)
+        self.names = list(counts) if config.mixture else [rules.name]
+        self.engines = [
+            _Engine(config, preset(name) if config.mixture else rules, count, int(rng.integers(SEED_RANGE)), device)
+            for name, count in counts.items()
+        ]
+        self.bounds = [int(b) for b in np.cumsum([0, *counts.values()])]
         self.generator = torch.Generator(device=self.device).manual_seed(int(rng.integers(SEED_RANGE)))
         self.heuristic = make_agent("heuristic", seed=config.seed)
-        self.side_of_seat = torch.as_tensor(seat_sides(rules), device=self.device)
-        # the critic's input: the observation (kept once, as the policy's), or the state or its position's columns
-        self.critic_columns = (
-            torch.as_tensor(POSITION_COLUMNS, device=self.device) if config.critic_input == "position" else None
+        d, n = self.device, config.num_envs
+        self.preset_of = torch.repeat_interleave(
+            torch.arange(len(counts), device=d), torch.tensor(list(counts.values()), device=d)
         )
+        sides = torch.full((n, MAX_SEATS), -1, dtype=torch.int64, device=d)  # the side of each seat at each table
+        for engine, start, stop in zip(self.engines, self.bounds, self.bounds[1:]):
+            sides[start:stop, : engine.rules.num_players] = torch.as_tensor(seat_sides(engine.rules), device=d)
+        self.table_sides = sides
+        self.num_sides = torch.tensor([e.rules.num_sides for e in self.engines], device=d).repeat_interleave(
+            torch.tensor(list(counts.values()), device=d)
+        )
+        # the critic's input: the observation (kept once, as the policy's), or the state or its position's columns
+        self.critic_columns = torch.as_tensor(POSITION_COLUMNS, device=d) if config.critic_input == "position" else None
         self.critic_size = CRITIC_INPUTS[config.critic_input].size
-        self.kinds = torch.zeros(n, dtype=torch.int64, device=self.device)
-        self.learner_side = torch.zeros(n, dtype=torch.int64, device=self.device)
-        self.snapshot_of = torch.zeros(n, dtype=torch.int64, device=self.device)
-        self.bags = torch.zeros(n, rules.num_sides, dtype=torch.int64, device=self.device)  # at the hand's start
+        self.kinds = torch.zeros(n, dtype=torch.int64, device=d)
+        self.learner_side = torch.zeros(n, dtype=torch.int64, device=d)
+        self.snapshot_of = torch.zeros(n, dtype=torch.int64, device=d)
         self.store = self._empty_store(0)
-        self.last = torch.full((n, rules.num_players), -1, dtype=torch.int64, device=self.device)  # row per seat
-        self.hand_start = torch.zeros(n, dtype=torch.int64, device=self.device)  # the row of each hand's start
+        self.last = torch.full((n, MAX_SEATS), -1, dtype=torch.int64, device=d)  # each seat's latest decision's row
+        self.hand_start = torch.zeros(n, dtype=torch.int64, device=d)  # the row of each hand's start
         self.obs = self.mask = self.to_act = None
 
     # ------------------------------------------------------------------ pickling (a torch generator does not)
@@ -92,7 +139,7 @@ class DeviceRollout:
     def _empty_store(self, rows: int) -> dict[str, torch.Tensor]:
         n, d = self.config.num_envs, self.device
         return {
-            "obs": torch.zeros(rows, n, self.env.obs_size, device=d),
+            "obs": torch.zeros(rows, n, OBS_SIZE, device=d),
             "mask": torch.zeros(rows, n, NUM_ACTIONS, dtype=torch.int8, device=d),
             "action": torch.zeros(rows, n, dtype=torch.int64, device=d),
             "logp": torch.zeros(rows, n, device=d),
@@ -118,7 +165,7 @@ class DeviceRollout:
         kind = torch.where(u < random_below, RANDOM, kind)
         kind = torch.where(u < heuristic_below, HEURISTIC, kind)
         kind = torch.where(u < config.selfplay_fraction, SELF, kind)
-        side = (torch.rand(n, generator=g, device=self.device) * self.rules.num_sides).long()
+        side = (torch.rand(n, generator=g, device=self.device) * self.num_sides).long()
         snap = (torch.rand(n, generator=g, device=self.device) * max(1, pool_size)).long()
         self.kinds = torch.where(tables, kind, self.kinds)
         self.learner_side = torch.where(tables, side, self.learner_side)
@@ -128,39 +175,38 @@ class DeviceRollout:
         """Draw every table's opponents and start new games everywhere, with no bags and nothing recorded."""
         n = self.config.num_envs
         self.assign_opponents(torch.ones(n, dtype=torch.bool, device=self.device), pool_size)
-        self.obs, self.mask, self.to_act = self.env.reset()
-        self.bags.zero_()
+        self._gather([engine.reset() for engine in self.engines])
         self.store = self._empty_store(0)
         self.last.fill_(-1)
         self.hand_start.zero_()
+
+    def _gather(self, outputs: list[tuple]) -> None:
+        self.obs, self.mask, self.to_act = (torch.cat(parts) for parts in zip(*outputs))
+
+    def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One action per table, each preset on its engine; (the hands' rewards (tables, MAX_SEATS), hand over,
+        episode done)."""
+        outputs, rewards, over, dones = [], [], [], []
+        for engine, start, stop in zip(self.engines, self.bounds, self.bounds[1:]):
+            out, reward, ended, done = engine.step(actions[start:stop])
+            outputs.append(out)
+            rewards.append(reward)
+            over.append(ended)
+            dones.append(done)
+        self._gather(outputs)
+        return torch.cat(rewards), torch.cat(over), torch.cat(dones)
 
     def critic_input(self) -> torch.Tensor | None:
         """Every table's critic input when it is not the observation: the full state, or its position's columns."""
         if self.config.critic_input == "observation":
             return None
-        state = self.env.state()
+        state = torch.cat([engine.env.state() for engine in self.engines])
         return state if self.critic_columns is None else state.index_select(1, self.critic_columns)
 
     def learner_rows(self) -> torch.Tensor:
         """Bool per table: the seat to act is the learner's (every seat at a self-play table)."""
-        return (self.kinds == SELF) | (self.side_of_seat[self.to_act] == self.learner_side)
-
-    def hand_rewards(self, info: dict[str, torch.Tensor]) -> torch.Tensor:
-        """Per-seat rewards (tables, seats) of the hands that ended at this step (0 elsewhere); keeps their bags."""
-        config, over = self.config, info["hand_over"]
-        if config.bag_cost:
-            rewards = training_rewards(
-                self.rules,
-                info["points"],
-                config.reward_scale,
-                self.bags,
-                info["bags"],
-                info["bag_penalties"],
-            )
-        else:
-            rewards = training_rewards(self.rules, info["points"], config.reward_scale)
-        self.bags = torch.where(over[:, None], info["bags"], self.bags)
-        return torch.where(over[:, None], rewards, 0.0)
+        side = self.table_sides.gather(1, self.to_act[:, None])[:, 0]
+        return (self.kinds == SELF) | (side == self.learner_side)
 
 
 def _sample(logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -222,17 +268,14 @@ def collect_on_device(
                     store[key][row] = value
             # the acting learner seat's latest decision is this row
             rollout.last[tables, to_act] = torch.where(learner, row, rollout.last[tables, to_act])
-            rollout.obs, rollout.mask, rollout.to_act, _, dones, info = rollout.env.step(actions)
-            rewards = rollout.hand_rewards(info)
-            over = info["hand_over"]
+            rewards, over, dones = rollout.step(actions)
             _close_hands(store, rollout.last, rewards, over)
             rollout.last = torch.where(over[:, None], -1, rollout.last)
             rollout.hand_start = torch.where(over, row + 1, rollout.hand_start)
-            rollout.bags = torch.where(dones[:, None], 0, rollout.bags)
             rollout.assign_opponents(dones, len(pool))
             seat0_rewards.append(rewards[:, 0])
             seat0_over.append(over)
-        batch = _finish(store, rollout.hand_start, critic, config, rollout.rules.num_players)
+        batch = _finish(store, rollout.hand_start, critic, config, MAX_SEATS)
         # carry the unfinished hands: the last rows, as many as the longest unfinished hand
         end = start + steps
         keep = int((end - rollout.hand_start).max())  # one read of the device per rollout
@@ -243,8 +286,11 @@ def collect_on_device(
         rollout.store = store
         rollout.last = torch.where(rollout.last >= 0, rollout.last - first, -1)
         rollout.hand_start = rollout.hand_start - first
-        hand_rewards = torch.stack(seat0_rewards)[torch.stack(seat0_over)].tolist()
-    return batch, {rollout.rules.name: hand_rewards}
+        paid, ended = torch.stack(seat0_rewards), torch.stack(seat0_over)
+        hand_rewards = {
+            name: paid[ended & (rollout.preset_of == index)].tolist() for index, name in enumerate(rollout.names)
+        }
+    return batch, hand_rewards
 
 
 def _close_hands(store: dict[str, torch.Tensor], last: torch.Tensor, rewards: torch.Tensor, over: torch.Tensor) -> None:

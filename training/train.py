@@ -261,7 +261,10 @@ def update(
     """PPO on one batch; advance the counters and the snapshot pool; return the update's metrics row."""
     config, learner, counters = run.config, run.learner, run.counters
     if config.advantage_norm == "preset" and config.mixture:
-        batch = {**batch, "advantage": normalize_by_group(batch["advantage"], table_presets(config)[batch["table"]])}
+        batch = {
+            **batch,
+            "advantage": normalize_by_group(batch["advantage"], table_presets(config)[host(batch["table"])]),
+        }
     stats = ppo_update(
         learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng, run.device
     )

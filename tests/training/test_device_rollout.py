@@ -21,6 +21,7 @@ from training import train as train_module
 from training.config import CRITIC_INPUTS, from_mapping, load_config
 from training.device_rollout import DeviceRollout, collect_on_device
 from training.learner import build_learner
+from training.mixture import table_presets
 from training.ppo import gae_advantages
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,19 +45,29 @@ def _tables(config, rules="standard", pool=0):
 def test_hand_rewards_are_the_numpy_ledger_s_hand_by_hand(rules):
     config = _config(selfplay_fraction=1.0, heuristic_fraction=0.0, random_fraction=0.0)
     _, tables = _tables(config, rules)
-    ledger = BagLedger(tables.rules, config.num_envs)
+    (engine,) = tables.engines
+    seen = {}
+    play = engine.env.step
+
+    def spy(actions):  # the engine's outcome of the step, for the numpy ledger
+        out = play(actions)
+        seen["info"] = out[5]
+        return out
+
+    engine.env.step = spy
+    ledger = BagLedger(engine.rules, config.num_envs)
     pick = torch.Generator().manual_seed(0)
     paid = 0
     for _ in range(400):
         actions = torch.multinomial(tables.mask.float(), 1, generator=pick).squeeze(1)
-        tables.obs, tables.mask, tables.to_act, _, dones, info = tables.env.step(actions)
-        rewards = tables.hand_rewards(info)
-        host = {key: value.numpy() for key, value in info.items()}
+        rewards, over, dones = tables.step(actions)
+        host = {key: value.numpy() for key, value in seen["info"].items()}
         ended, expected = ledger.hand_rewards(host, config.reward_scale, config.bag_cost)
         ledger.new_games(host["done"])
-        tables.bags = torch.where(dones[:, None], 0, tables.bags)
-        np.testing.assert_allclose(rewards[torch.as_tensor(ended)].numpy(), expected, rtol=1e-5, atol=1e-6)
-        assert not rewards[~info["hand_over"]].any()
+        seats = engine.rules.num_players
+        np.testing.assert_allclose(rewards[torch.as_tensor(ended), :seats].numpy(), expected, rtol=1e-5, atol=1e-6)
+        assert not rewards[~over].any() and not rewards[:, seats:].any()
+        assert (over.numpy() == host["hand_over"]).all() and (dones.numpy() == host["done"]).all()
         paid += len(ended)
     assert paid > config.num_envs  # several hands at every table
 
@@ -142,6 +153,23 @@ def test_run_on_torch_is_reproducible_and_resumes_bit_identically(tmp_path):
         assert all(torch.equal(weights[0][k], other[k]) for k in weights[0])
 
 
+def test_a_mixture_on_the_device_gives_each_preset_its_tables_and_rewards():
+    config = _config(mixture=["standard:2", "cutthroat", "two_player"], num_envs=16, rollout_steps=60)
+    learner, tables = _tables(config)
+    assert [engine.rules.name for engine in tables.engines] == ["standard", "cutthroat", "two_player"]
+    assert tables.bounds == [0, 8, 12, 16]
+    np.testing.assert_array_equal(tables.preset_of.numpy(), table_presets(config))
+    hands = {name: 0 for name in tables.names}
+    for _ in range(4):
+        batch, rewards = collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, [])
+        for name, values in rewards.items():
+            hands[name] += len(values)
+        if batch is not None:  # two players' seats 2 and 3 never act
+            two = (batch["table"] >= 12).numpy()
+            assert (batch["seat"].numpy()[two] < 2).all()
+    assert all(count > 0 for count in hands.values()), hands
+
+
 def test_device_tables_pickle_and_go_on_as_before():
     config = _config()
     learner, tables = _tables(config)
@@ -157,8 +185,7 @@ def test_device_tables_pickle_and_go_on_as_before():
 @pytest.mark.parametrize(
     "changes, words",
     [
-        ({"mixture": ["standard", "cutthroat"]}, "'backend: torch' needs 'mixture'"),
-        ({"prior_weight": 1.0}, "needs 'prior_weight'"),
+        ({"prior_weight": 1.0}, "'backend: torch' needs 'prior_weight'"),
         ({"rollout_workers": 1}, "needs 'rollout_workers': 0"),
         ({"backend": "jax"}, "'backend' must be one of"),
     ],
