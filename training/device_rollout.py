@@ -9,8 +9,9 @@ are kept in tensors of fixed shape, one row per table step and one column per ta
 * **Table steps.** Each step every table acts once: the learner's rows by the policy, a snapshot's by the
   pool's stacked networks (:class:`~training.learner.SnapshotNets`), random tables' by a uniform legal action,
   all in one masked sample on the device (one uniform per row from the rollout's own generator). Tables
-  against the heuristic are possible: their rows go to the host for ``heuristic.act_batch`` and back (one
-  transfer per step; the only host synchronisation of a step besides the card scorer's).
+  against the heuristic are possible: their rows go to the host first, then the device's forward passes are
+  queued, and the host's ``heuristic.act_batch`` chooses while they run (its actions go back after the sample;
+  the only host synchronisation of a step besides the card scorer's).
 * **Trajectories.** The store keeps, per table step and table: observation, mask, action, log-probability,
   seat, whether the learner chose it, reward and whether it ends the seat's hand. A hand's rewards (the side's
   points minus the others', bags charged at their game cost when taken, scaled: :func:`spades_env.rewards.
@@ -239,21 +240,24 @@ def collect_on_device(
             row = start + step
             obs, mask, to_act = rollout.obs, rollout.mask, rollout.to_act
             learner = rollout.learner_rows()
+            kinds = rollout.kinds
+            # the heuristic's rows go to the host first, so that the device's forward passes (queued next, not
+            # waited for) run while the host's heuristic chooses
+            by_heuristic = host_rows = None
+            if config.heuristic_fraction:
+                by_heuristic = ((kinds == HEURISTIC) & ~learner).nonzero()[:, 0]
+                if len(by_heuristic):
+                    host_rows = (obs[by_heuristic].cpu().numpy(), mask[by_heuristic].cpu().numpy())
             logits = policy(obs, None, legal=mask)
             log_probs = torch.log_softmax(masked_logits(logits, mask), -1)
-            kinds = rollout.kinds
             mixed = torch.where((kinds == RANDOM)[:, None] & ~learner[:, None], 0.0, logits)  # random: uniform
             if snapshot_tables:
                 theirs = snapshots.logits(pool, obs, rollout.snapshot_of, legal=mask, dense=obs)
                 mixed = torch.where(((kinds == SNAPSHOT) & ~learner)[:, None], theirs, mixed)
             actions = _sample(mixed, mask, rollout.generator)
-            if config.heuristic_fraction:
-                by_heuristic = ((kinds == HEURISTIC) & ~learner).nonzero()[:, 0]  # the host's rows
-                if len(by_heuristic):
-                    chosen = rollout.heuristic.act_batch(
-                        obs[by_heuristic].cpu().numpy(), mask[by_heuristic].cpu().numpy()
-                    )
-                    actions[by_heuristic] = torch.as_tensor(chosen, device=device)
+            if host_rows is not None:
+                chosen = rollout.heuristic.act_batch(*host_rows)
+                actions[by_heuristic] = torch.as_tensor(chosen, device=device)
             for key, value in (
                 ("obs", obs),
                 ("mask", mask),
