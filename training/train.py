@@ -263,7 +263,7 @@ def update(
     if config.advantage_norm == "preset" and config.mixture:
         batch = {
             **batch,
-            "advantage": normalize_by_group(batch["advantage"], table_presets(config)[host(batch["table"])]),
+            "advantage": normalize_by_group(host(batch["advantage"]), table_presets(config)[host(batch["table"])]),
         }
     stats = ppo_update(
         learner.policy, learner.critic, learner.optimizer, learner.params, batch, config, run.rng, run.device

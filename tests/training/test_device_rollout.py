@@ -219,3 +219,14 @@ def test_training_throughput_benchmark_runs_every_backend_and_worker_count(tmp_p
     for name in ("old", "new", "new_in_process", "new_torch", "new_workers_2"):
         assert rates[name]["decisions"] > 0 and rates[name]["decisions_per_second"] > 0, name
     assert rates["ratio_new_torch"] == rates["new_torch"]["decisions_per_second"] / rates["old"]["decisions_per_second"]
+
+
+def test_a_mixture_trains_on_torch_with_each_preset_s_advantages_normalized(tmp_path):
+    mixture = ["--mixture", "standard:2,cutthroat,two_player", "--advantage-norm", "preset"]
+    summary = train_module.train(
+        ["--config", SMOKE, *ON_TORCH, *mixture, "--no-final-eval", "--eval-every", "0", "--runs-dir", str(tmp_path)]
+    )
+    assert summary["counters"]["update"] >= 3
+    header = (Path(summary["run_dir"]) / "metrics.csv").read_text().splitlines()[0].split(",")
+    for name in ("standard", "cutthroat", "two_player"):
+        assert f"mean_hand_reward_{name}" in header
