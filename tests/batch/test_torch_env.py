@@ -20,7 +20,7 @@ from spades_env.core.cards import mask_of  # noqa: E402
 from spades_env.obs.encode import OBS_SIZE  # noqa: E402
 from spades_env.rewards import hand_rewards_one, make_reward  # noqa: E402
 
-from .test_masked import DEFAULT_PRESETS, EngineDeals, bits  # noqa: E402
+from .test_masked import EngineDeals, bits  # noqa: E402
 
 TABLES = 6
 
@@ -141,9 +141,7 @@ class Mirrored(MaskedGames):
         return self.form.words(boards), None
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=() if n in DEFAULT_PRESETS else pytest.mark.slow) for n in sorted(PRESETS)]
-)
+@pytest.mark.parametrize("name", sorted(PRESETS))  # every preset in the default suite (CI): about 3 s each
 def test_the_torch_engine_equals_the_numpy_engine_decision_by_decision(name):
     rules = preset(name).replace(max_hands=6, target_score=150)
     numpy_env = BatchEnv(TABLES, rules=rules, seed=len(name))
