@@ -261,13 +261,12 @@ def test_two_workers_collect_what_their_tables_collect_in_process_joined(smoke_r
 def test_run_with_two_workers_is_reproducible_and_resumes_bit_identically(tmp_path):
     args = [*TWO, "--total-decisions", "4000"]
     whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
-    again = train_module.train([*args, "--runs-dir", str(tmp_path / "again")])
     one = train_module.train([*PIPELINED, "--total-decisions", "4000", "--runs-dir", str(tmp_path / "one")])
     train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--max-updates", "2"])
     resumed = train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--resume", "--max-updates", "0"])
-    assert whole["counters"]["update"] == again["counters"]["update"] == resumed["counters"]["update"] >= 3
+    # two runs of the same config (one of them stopped and resumed) learn the same weights
+    assert whole["counters"]["update"] == resumed["counters"]["update"] >= 3
     assert resumed["counters"]["learner_decisions"] == whole["counters"]["learner_decisions"]
-    assert _same(_weights(whole), _weights(again))
     assert _same(_weights(whole), _weights(resumed))
     assert not _same(_weights(whole), _weights(one))  # other tables, dealt from the workers' own streams
 
