@@ -48,7 +48,7 @@ from spades_env.rewards import seat_sides, training_rewards
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import SnapshotNets
 from training.mixture import MAX_SEATS, table_counts
-from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT
+from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT, inverse_cdf
 
 
 class _Engine:
@@ -211,13 +211,9 @@ class DeviceRollout:
 
 
 def _sample(logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """One action per row from the masked ``logits`` (inverse CDF, one uniform per row from ``generator``)."""
-    logits = masked_logits(logits, mask)
-    cdf = torch.softmax(logits, -1).cumsum(-1)
-    u = torch.rand(len(cdf), 1, generator=generator, device=cdf.device) * cdf[:, -1:]
-    picked = torch.searchsorted(cdf, u, right=True).squeeze(1)
-    last_legal = mask.shape[1] - 1 - torch.flip(mask != 0, [1]).int().argmax(1)
-    return torch.minimum(picked, last_legal)  # a uniform that rounds up to the total
+    """One action per row from the masked ``logits``, one uniform per row from the rollout's ``generator``."""
+    uniforms = torch.rand(len(logits), 1, generator=generator, device=logits.device)
+    return inverse_cdf(masked_logits(logits, mask), mask, uniforms)
 
 
 def collect_on_device(

@@ -128,12 +128,18 @@ def sample_actions(
     log_probs = torch.log_softmax(logits, -1)
     if greedy:
         actions = log_probs.argmax(-1)
-    else:  # inverse CDF: one uniform per row (torch.multinomial costs several times more on a few hundred rows)
-        cdf = torch.softmax(logits, -1).cumsum(-1)  # flat over illegal actions (probability 0): never picked
-        picked = torch.searchsorted(cdf, torch.rand(len(cdf), 1, device=device) * cdf[:, -1:], right=True)
-        last_legal = legal.shape[1] - 1 - torch.flip(legal != 0, [1]).int().argmax(1)
-        actions = torch.minimum(picked.squeeze(1), last_legal)  # a uniform that rounds up to the total
+    else:
+        actions = inverse_cdf(logits, legal, torch.rand(len(logits), 1, device=device))
     return actions.cpu().numpy(), log_probs.gather(1, actions[:, None]).squeeze(1).cpu().numpy()
+
+
+def inverse_cdf(logits: torch.Tensor, legal: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
+    """One action per row of the masked ``logits`` from one uniform per row (``(rows, 1)`` in [0, 1)): the same
+    distribution as ``Categorical``'s sampling (torch.multinomial costs several times more on a few hundred rows)."""
+    cdf = torch.softmax(logits, -1).cumsum(-1)  # flat over illegal actions (probability 0): never picked
+    picked = torch.searchsorted(cdf, uniforms * cdf[:, -1:], right=True)
+    last_legal = legal.shape[1] - 1 - torch.flip(legal != 0, [1]).int().argmax(1)
+    return torch.minimum(picked.squeeze(1), last_legal)  # a uniform that rounds up to the total
 
 
 def values_of(critic: ValueNet, x: np.ndarray | SparseRows, device: torch.device, sparse: bool = False) -> np.ndarray:
