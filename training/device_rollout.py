@@ -47,7 +47,7 @@ from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.rewards import seat_sides, training_rewards
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import SnapshotNets
-from training.mixture import MAX_SEATS, table_counts
+from training.mixture import MAX_SEATS, table_counts, table_presets
 from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT, inverse_cdf
 
 
@@ -105,16 +105,12 @@ class DeviceRollout:
         self.generator = torch.Generator(device=self.device).manual_seed(int(rng.integers(SEED_RANGE)))
         self.heuristic = make_agent("heuristic", seed=config.seed)
         d, n = self.device, config.num_envs
-        self.preset_of = torch.repeat_interleave(
-            torch.arange(len(counts), device=d), torch.tensor(list(counts.values()), device=d)
-        )
+        self.preset_of = torch.as_tensor(table_presets(config), device=d)  # each table's preset (index)
         sides = torch.full((n, MAX_SEATS), -1, dtype=torch.int64, device=d)  # the side of each seat at each table
         for engine, start, stop in zip(self.engines, self.bounds, self.bounds[1:]):
             sides[start:stop, : engine.rules.num_players] = torch.as_tensor(seat_sides(engine.rules), device=d)
         self.table_sides = sides
-        self.num_sides = torch.tensor([e.rules.num_sides for e in self.engines], device=d).repeat_interleave(
-            torch.tensor(list(counts.values()), device=d)
-        )
+        self.num_sides = torch.tensor([e.rules.num_sides for e in self.engines], device=d)[self.preset_of]
         # the critic's input: the observation (kept once, as the policy's), or the state or its position's columns
         self.critic_columns = torch.as_tensor(POSITION_COLUMNS, device=d) if config.critic_input == "position" else None
         self.critic_size = CRITIC_INPUTS[config.critic_input].size

@@ -207,8 +207,10 @@ class Batches:
     def __init__(self, run: Run):
         self.run, self.worker = run, None
         if run.config.rollout_workers:
-            fresh = {"states": fresh_worker_states(run.config, run.rules, run.rollout, len(run.pool)), "policy": None}
-            saved = run.worker or fresh
+            saved = run.worker or {
+                "states": fresh_worker_states(run.config, run.rules, run.rollout, len(run.pool)),
+                "policy": None,
+            }
             self.worker = RolloutWorkers(run.config, saved["states"], run.device)
             if saved["policy"] is not None:  # the request in flight at the checkpoint, asked again
                 self.worker.submit(saved["policy"], run.pool)
