@@ -44,10 +44,10 @@ from spades_env.core.rules import Rules, preset
 from spades_env.nn import PolicyNet, ValueNet, fixed_weights, masked_logits
 from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
-from spades_env.rewards import seat_sides, training_rewards
+from spades_env.rewards import training_rewards
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import SnapshotNets
-from training.mixture import MAX_SEATS, table_counts, table_presets
+from training.mixture import MAX_SEATS, table_counts, table_layout
 from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT, inverse_cdf
 
 
@@ -101,16 +101,14 @@ class DeviceRollout:
             _Engine(config, preset(name) if config.mixture else rules, count, int(rng.integers(SEED_RANGE)), device)
             for name, count in counts.items()
         ]
-        self.bounds = [int(b) for b in np.cumsum([0, *counts.values()])]
+        layout = table_layout(counts, [engine.rules for engine in self.engines])
+        self.bounds = [int(b) for b in layout.bounds]
         self.generator = torch.Generator(device=self.device).manual_seed(int(rng.integers(SEED_RANGE)))
         self.heuristic = make_agent("heuristic", seed=config.seed)
         d, n = self.device, config.num_envs
-        self.preset_of = torch.as_tensor(table_presets(config), device=d)  # each table's preset (index)
-        sides = torch.full((n, MAX_SEATS), -1, dtype=torch.int64, device=d)  # the side of each seat at each table
-        for engine, start, stop in zip(self.engines, self.bounds, self.bounds[1:]):
-            sides[start:stop, : engine.rules.num_players] = torch.as_tensor(seat_sides(engine.rules), device=d)
-        self.table_sides = sides
-        self.num_sides = torch.tensor([e.rules.num_sides for e in self.engines], device=d)[self.preset_of]
+        self.preset_of = torch.as_tensor(layout.preset_of, device=d)  # each table's preset (index)
+        self.table_sides = torch.as_tensor(layout.table_sides, device=d)  # the side of each seat at each table
+        self.num_sides = torch.as_tensor(layout.num_sides, device=d)
         # the critic's input: the observation (kept once, as the policy's), or the state or its position's columns
         self.critic_columns = torch.as_tensor(POSITION_COLUMNS, device=d) if config.critic_input == "position" else None
         self.critic_size = CRITIC_INPUTS[config.critic_input].size

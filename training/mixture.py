@@ -17,12 +17,14 @@ its opponents, as in a single-preset run.
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import numpy as np
 
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules, preset
 from spades_env.obs.encode import OBS_SIZE
+from spades_env.rewards import seat_sides
 from training.config import TrainConfig, worker_configs
 from training.rollout import Opponents, Rollout
 from training.trajectories import TrajectoryStore
@@ -64,6 +66,26 @@ def table_presets(config: TrainConfig) -> np.ndarray:
     return np.concatenate(parts)
 
 
+class TableLayout(NamedTuple):
+    """Where each preset's tables sit in one numbering of tables, preset after preset (a mixture's order)."""
+
+    bounds: np.ndarray  # (presets + 1,) each preset's first table, then the number of tables
+    preset_of: np.ndarray  # (tables,) each table's preset index
+    num_sides: np.ndarray  # (tables,) each table's number of sides
+    table_sides: np.ndarray  # (tables, MAX_SEATS) the side of each seat at each table, -1 where no one sits
+
+
+def table_layout(counts: dict[str, int], rules: list[Rules]) -> TableLayout:
+    """The layout of ``counts`` tables of each preset (:func:`table_counts`), ``rules`` the presets' rules in order."""
+    bounds = np.cumsum([0, *counts.values()])
+    preset_of = np.repeat(np.arange(len(counts)), list(counts.values()))
+    num_sides = np.array([rules[p].num_sides for p in preset_of], dtype=np.int64)
+    table_sides = np.full((int(bounds[-1]), MAX_SEATS), -1, dtype=np.int64)
+    for r, start, stop in zip(rules, bounds, bounds[1:]):
+        table_sides[start:stop, : r.num_players] = seat_sides(r)
+    return TableLayout(bounds, preset_of, num_sides, table_sides)
+
+
 class _PartStore:
     """A part's view of the mixture's trajectory store: its tables offset to their place, rewards padded to 4 seats."""
 
@@ -87,17 +109,13 @@ class MixedRollout(Rollout):
             Rollout(dataclasses.replace(config, mixture=[], rules=name, num_envs=count), preset(name), rng)
             for name, count in counts.items()
         ]
-        self.bounds = np.cumsum([0, *counts.values()])
+        layout = table_layout(counts, [part.rules for part in self.parts])
+        self.bounds, self.preset_of, self.num_sides, self.table_sides = layout
         self._config = config
         self.rules = self.parts[0].rules  # used by nothing that differs between the parts (see the methods below)
         first = self.parts[0]
         self.heuristic, self.prior_agent, self.random_agent = first.heuristic, first.prior_agent, first.random_agent
         n = config.num_envs
-        self.preset_of = np.repeat(np.arange(len(counts)), list(counts.values()))  # each table's preset
-        self.num_sides = np.array([self.parts[p].rules.num_sides for p in self.preset_of], dtype=np.int64)
-        self.table_sides = np.zeros((n, MAX_SEATS), dtype=np.intp)  # the side of each seat at each table
-        for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):
-            self.table_sides[start:stop, : part.rules.num_players] = part.sides
         self._rows = np.arange(n)
         self.opponents = Opponents(n)  # one assignment for every table of every preset
         self.critic_size = first.critic_size

@@ -287,13 +287,21 @@ class MaskedHands:
     def _xor_bits(self, boards: Any, seat: Any, bits: Any, where: Any) -> Any:
         return boards ^ self.ops.keep(self._seat_mask(seat, where), bits[:, None])
 
+    @staticmethod
+    def _or_columns(boards: Any) -> Any:
+        """The OR of a ``(tables, k)`` array's columns, per row."""
+        board = boards[:, 0]
+        for j in range(1, boards.shape[1]):
+            board = board | boards[:, j]
+        return board
+
     def _cards_bits(self, cards: Any) -> Any:
         """The bitboard of each row's cards (``(tables, k)`` card indices, NO_CARD for none)."""
-        bits = self._bit[cards]
-        board = bits[:, 0]
-        for j in range(1, bits.shape[1]):
-            board = board | bits[:, j]
-        return board
+        return self._or_columns(self._bit[cards])
+
+    def _card_floats(self, board: Any) -> Any:
+        """Each row's bitboard as ``(tables, 52)`` float32, 1.0 for each card it holds."""
+        return self.form.to_floats(((board[:, None] >> self._card_shift[None]) & self._one) != 0)
 
     # ------------------------------------------------------------------- start
     def start(self, rid: Any, hands: Any, dealer: Any, scores: Any, stocks: Any = None) -> None:
@@ -305,9 +313,7 @@ class MaskedHands:
         self.p = bidding.BidRules(*(field[self.rid] for field in self._bid_stack))
         self.pp = card_play.PlayRules(*(field[self.rid] for field in self._play_stack))
         self.hands = f.words(hands)
-        dealt = self.hands[:, 0]
-        for seat in range(1, n):
-            dealt = dealt | self.hands[:, seat]
+        dealt = self._or_columns(self.hands)
         self.aside = self._pack_bits[self.rid] & ~dealt if stocks is None else dealt & 0  # the cards not dealt
         self.dealer = f.ints(dealer)
         self.scores = f.ints(scores)
@@ -565,7 +571,7 @@ class MaskedHands:
             obs[:, at : at + width] = values
 
         def cards(at: int, board: Any) -> None:
-            block(at, NUM_CARDS, f.to_floats(((board[:, None] >> self._card_shift[None]) & self._one) != 0))
+            block(at, NUM_CARDS, self._card_floats(board))
 
         phase = self.phase
         one(self._phase_cells[phase])
@@ -585,8 +591,11 @@ class MaskedHands:
             side = self._side[s]
             f.put(obs, rows, SCORES_AT + k, f.to_floats(scores[:, side]) / target)
             f.put(obs, rows, BAGS_AT + k, f.to_floats(bags[:, side]) / scale)
-            played = ((self.played[:, s][:, None] >> self._card_shift[None]) & self._one) != 0
-            f.put_rows(obs, PLAYED_AT + k[:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS], f.to_floats(played))
+            f.put_rows(
+                obs,
+                PLAYED_AT + k[:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS],
+                self._card_floats(self.played[:, s]),
+            )
             voids = ((self.voids[:, s][:, None] >> self._suit_shift[None]) & 1) != 0
             f.put_rows(obs, VOIDS_AT + k[:, None] * 4 + self._suit_cols, f.to_floats(voids))
             trick_here = self.trick_n > s
@@ -616,9 +625,8 @@ class MaskedHands:
             for s in range(n):
                 k = slots[:, s]
                 seen = ops.keep((observer == s) | face_up, self.discards[:, s])
-                bits = ((seen[:, None] >> self._card_shift[None]) & self._one) != 0
                 f.put_rows(
-                    obs, DISCARDED_AT + k[:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS], f.to_floats(bits)
+                    obs, DISCARDED_AT + k[:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS], self._card_floats(seen)
                 )
         return obs[:, :OBS_SIZE]
 
@@ -631,10 +639,7 @@ class MaskedHands:
         observer = f.ints(observer)
         obs = self.observe(observer, scores, bags, game_rules)
         slots = (self._cols - observer[:, None]) % n
-
-        def bits(board: Any) -> Any:
-            return f.to_floats(((board[:, None] >> self._card_shift[None]) & self._one) != 0)
-
+        bits = self._card_floats
         obs[:, HAND_AT : HAND_AT + NUM_CARDS] = bits(ops.at(self.hands, observer))  # shown, looked at or not
         hands = f.floats_zeros((T, n * NUM_CARDS))
         for s in range(n):
