@@ -61,9 +61,13 @@ def table_presets(config: TrainConfig) -> np.ndarray:
     after another (each worker splits its share among the presets); all 0 without a mixture."""
     parts = []
     for share in worker_configs(config):
-        counts = table_counts(share.presets, share.num_envs)
-        parts.append(np.repeat(np.arange(len(counts)), list(counts.values())))
+        parts.append(_preset_of(table_counts(share.presets, share.num_envs)))
     return np.concatenate(parts)
+
+
+def _preset_of(counts: dict[str, int]) -> np.ndarray:
+    """Each table's preset index when ``counts`` tables of each preset are numbered preset after preset."""
+    return np.repeat(np.arange(len(counts)), list(counts.values()))
 
 
 class TableLayout(NamedTuple):
@@ -78,7 +82,7 @@ class TableLayout(NamedTuple):
 def table_layout(counts: dict[str, int], rules: list[Rules]) -> TableLayout:
     """The layout of ``counts`` tables of each preset (:func:`table_counts`), ``rules`` the presets' rules in order."""
     bounds = np.cumsum([0, *counts.values()])
-    preset_of = np.repeat(np.arange(len(counts)), list(counts.values()))
+    preset_of = _preset_of(counts)
     num_sides = np.array([rules[p].num_sides for p in preset_of], dtype=np.int64)
     table_sides = np.full((int(bounds[-1]), MAX_SEATS), -1, dtype=np.int64)
     for r, start, stop in zip(rules, bounds, bounds[1:]):
