@@ -38,8 +38,48 @@ MAX_NESTING = 10  # a rules file is a mapping of scalars and one list (crazy): d
 MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader refusing aliases, merge keys, duplicate and unhashable keys."""
+INT_TAG = "tag:yaml.org,2002:int"
+
+
+class IntegerCheckingLoader(yaml.SafeLoader):
+    """SafeLoader whose integer too long to read (Python reads at most ``sys.get_int_max_str_digits()`` digits) is a
+    YAML error naming the key it is the value of and its line, not a bare ValueError naming neither."""
+
+    def construct_document(self, node):  # noqa: D102 - PyYAML hook
+        _check_integers(self, node, (), set())
+        return super().construct_document(node)
+
+
+def _check_integers(loader: yaml.SafeLoader, node: yaml.Node, where: tuple, seen: set[int]) -> None:
+    """Raise ConstructorError at the first integer scalar under ``node`` that cannot be read, naming its key path."""
+    if id(node) in seen:  # an alias: its node was checked where it was first written (and aliases can fan out)
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == INT_TAG:
+            try:
+                loader.construct_yaml_int(node)
+            except ValueError:
+                at = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in where).lstrip(".")
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"{quoted(at) if at else 'the document'}: an integer of {len(node.value)} characters, "
+                    "too long to read",
+                    node.start_mark,
+                ) from None
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _check_integers(loader, item, (*where, index), seen)
+    elif isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            _check_integers(loader, key_node, where, seen)
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else "?"
+            _check_integers(loader, value_node, (*where, key), seen)
+
+
+class _StrictLoader(IntegerCheckingLoader):
+    """SafeLoader refusing aliases, merge keys, duplicate and unhashable keys (and integers too long to read)."""
 
     def compose_node(self, parent, index):  # noqa: D102 - PyYAML hook
         if self.check_event(yaml.AliasEvent):

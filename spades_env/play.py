@@ -4,7 +4,9 @@ A person takes one seat (``--seat``, default 0) and agents take the others:
 ``--partner AGENT --opponents AGENT`` (defaults: heuristic), or every seat at
 once with ``--seats human,heuristic,ppo,heuristic``. Any rules preset or YAML
 file (``--rules``); ``--episode hand`` plays one hand instead of a game to the
-target.
+target. A flag that would have no effect is refused (exit status 2, naming
+it) before the game: ``--partner`` under rules without partnerships, and
+``--seat``, ``--partner`` or ``--opponents`` beside ``--seats``.
 
 * The table shows the person's hand (not before a blind decision is made),
   the cards left in the other hands, bids, tricks won, the trick on the table
@@ -46,6 +48,8 @@ from .core.rules import Rules
 from .core.scoring import Bid
 
 HUMAN = "human"
+DEFAULT_SEAT = 0
+DEFAULT_AGENT = "heuristic"  # the partner's and the opponents' agent when not named
 SUIT_SYMBOLS = "\u2663\u2666\u2665\u2660"  # clubs, diamonds, hearts, spades: the order of SUIT_CHARS
 PROMPT = "your move> "
 COMMANDS = {
@@ -236,21 +240,31 @@ def legal_move(text: str, hand: HandState) -> int:
 
 
 def seat_specs(args: argparse.Namespace, rules: Rules) -> list[str]:
-    """Who sits where: ``human`` or an agent name, one per seat."""
+    """Who sits where: ``human`` or an agent name, one per seat (ValueError naming a bad or ineffective flag)."""
     n = rules.num_players
     if args.seats:
+        # --seats names every seat: the per-seat flags would be ignored, so they are refused
+        for flag, value in (("--seat", args.seat), ("--partner", args.partner), ("--opponents", args.opponents)):
+            if value is not None:
+                raise ValueError(f"{flag} has no effect beside --seats, which names every seat; leave one out")
         specs = [s.strip() for s in args.seats.split(",")]
         if len(specs) != n:
             raise ValueError(f"--seats needs {n} comma-separated entries for {rules.name}, got {len(specs)}")
         if HUMAN not in specs:
             raise ValueError(f"--seats needs at least one '{HUMAN}'")
         return specs
-    if not 0 <= args.seat < n:
-        raise ValueError(f"--seat must be in 0..{n - 1}, got {args.seat}")
-    specs = [args.opponents] * n
+    if args.partner is not None and not rules.partnerships:
+        raise ValueError(
+            f"--partner {args.partner!r} has no effect: the rules {rules.name!r} have no partnerships "
+            "(every other seat plays --opponents)"
+        )
+    seat = DEFAULT_SEAT if args.seat is None else args.seat
+    if not 0 <= seat < n:
+        raise ValueError(f"--seat must be in 0..{n - 1}, got {seat}")
+    specs = [args.opponents or DEFAULT_AGENT] * n
     if rules.partnerships:
-        specs[(args.seat + 2) % n] = args.partner
-    specs[args.seat] = HUMAN
+        specs[(seat + 2) % n] = args.partner or DEFAULT_AGENT
+    specs[seat] = HUMAN
     return specs
 
 
@@ -415,10 +429,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="spades-play", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--rules", default="standard", help="preset name or YAML path")
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--partner", default="heuristic", help="your partner's agent (partnership rules)")
-    p.add_argument("--opponents", default="heuristic", help="the opponents' agent")
-    p.add_argument("--seats", help="every seat at once, e.g. human,heuristic,ppo,heuristic")
+    # None: not given (the defaults are filled in by seat_specs, which refuses a flag that would have no effect)
+    p.add_argument("--seat", type=int, default=None, help=f"your seat (default {DEFAULT_SEAT})")
+    p.add_argument(
+        "--partner",
+        default=None,
+        help=f"your partner's agent (default {DEFAULT_AGENT}); refused under rules without partnerships",
+    )
+    p.add_argument("--opponents", default=None, help=f"the opponents' agent (default {DEFAULT_AGENT})")
+    p.add_argument(
+        "--seats",
+        help="every seat at once, e.g. human,heuristic,ppo,heuristic (instead of --seat, --partner, --opponents)",
+    )
     p.add_argument("--episode", choices=("game", "hand"), default="game", help="a game to the target, or one hand")
     p.add_argument("--seed", type=non_negative_int, default=None, help="deal seed (default: a new game each time)")
     p.add_argument("--hint-agent", default="heuristic", help="the agent behind 'hint'")

@@ -193,11 +193,13 @@ def table_image(
 
 
 def save_frames(frames: Sequence[np.ndarray], folder: str, gif: bool = False, frame_ms: int = FRAME_MS) -> list[str]:
-    """Write frames as ``frame_0000.png``... (or one ``replay.gif``) under ``folder``; returns the paths."""
+    """Write frames as ``frame_0000.png``... (or one ``replay.gif``) under ``folder``, made if missing (its parent
+    must exist: FileNotFoundError otherwise, as for every output path); returns the paths."""
     import os
 
     Image, _, _ = _pillow()
-    os.makedirs(folder, exist_ok=True)
+    if not os.path.isdir(folder):
+        os.mkdir(folder)
     if gif:
         path = os.path.join(folder, "replay.gif")
         images = [Image.fromarray(f) for f in frames]

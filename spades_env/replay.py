@@ -14,6 +14,10 @@ winner), and the end of every hand (the score sheet).
 * ``--frames DIR`` also writes a picture of the table at every event
   (``frame_0000.png``...; one animated ``replay.gif`` with ``--gif``), drawn
   by :func:`spades_env.render_image.table_image` from the same viewpoint.
+  DIR is made if missing, but its parent folder must exist: the rule of every
+  output path of the tools (``spades-play --record``, ``spades-evaluate
+  --json``), checked before anything is read or written, so that a mistyped
+  path is refused instead of growing a tree of folders.
 * A record that is malformed or does not replay ends with a message naming
   the problem (exit status 2).
 """
@@ -21,6 +25,7 @@ winner), and the end of every hand (the score sheet).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -204,7 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", help="a game record (JSON) or a golden transcript")
     p.add_argument("--seat", type=int, default=None, help="show only what this seat saw")
     p.add_argument("--all", action="store_true", help="print every event without pausing")
-    p.add_argument("--frames", help="write a table picture per event under this folder")
+    p.add_argument(
+        "--frames",
+        metavar="DIR",
+        help="write a table picture per event under this folder (made if missing; its parent folder must exist)",
+    )
     p.add_argument("--gif", action="store_true", help="with --frames: one animated GIF instead of PNGs")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
     return p
@@ -243,11 +252,20 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
 
 
 def check_frames_folder(folder: str) -> None:
-    """Raise ValueError unless ``folder`` can take this replay's frames: not a file, and holding no frames of
-    another replay (they would mix with the new ones)."""
+    """Raise ValueError unless ``folder`` can take this replay's frames: a writable folder, or a new one in an
+    existing, writable parent folder (as every output path of the tools), holding no frames of another replay
+    (they would mix with the new ones)."""
     path = Path(folder)
     if path.exists() and not path.is_dir():
         raise ValueError(f"--frames {folder!r} is a file, not a folder")
+    if not path.exists():
+        parent = path.absolute().parent
+        if not parent.is_dir():
+            raise ValueError(f"--frames {folder!r}: folder {str(path.parent)!r} does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ValueError(f"--frames {folder!r}: folder {str(path.parent)!r} is not writable")
+    elif not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"--frames {folder!r} is not writable")
     if path.is_dir():
         old = sorted(
             p.name

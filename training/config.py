@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -20,10 +21,9 @@ from typing import Any
 
 import yaml
 
-from spades_env.agents import available_agents
-from spades_env.agents.registry import released_policies
-from spades_env.config_io import MAX_CONFIG_BYTES, one_line, read_limited
-from spades_env.core.rules import PRESETS
+from spades_env.agents import available_agents, make_agent
+from spades_env.config_io import MAX_CONFIG_BYTES, IntegerCheckingLoader, load_rules, one_line, read_limited
+from spades_env.core.rules import PRESETS, RulesError, quoted
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayout
 
@@ -78,6 +78,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     **{name: (0, 1, True) for name in ("selfplay_fraction", "heuristic_fraction", "random_fraction")},
     **{name: (0, INF, False) for name in ("max_grad_norm", "reward_scale", "bc_bid_weight")},
 }
+MAX_INT = 2**63 - 1  # the largest value of an int field: they reach numpy and torch as 64-bit integers
 RUN_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 
@@ -217,10 +218,13 @@ class TrainConfig:
         """Raise ValueError naming the first bad field."""
         for name, (low, high, low_included) in RANGES.items():
             value = getattr(self, name)
+            if isinstance(value, int):  # finite however long, but past MAX_INT neither torch nor numpy takes it
+                high = min(high, MAX_INT)
             above = value >= low if low_included else value > low
-            if not (math.isfinite(value) and above and value <= high):
-                bounds = f"{'[' if low_included else '('}{low:g}, {high:g}{']' if high != INF else ')'}"
-                raise ValueError(f"train config '{name}' must be a finite number in {bounds}, got {value!r}")
+            if not ((isinstance(value, int) or math.isfinite(value)) and above and value <= high):
+                top = "2**63 - 1" if high == MAX_INT else f"{high:g}"
+                bounds = f"{'[' if low_included else '('}{low:g}, {top}{']' if high != INF else ')'}"
+                raise ValueError(f"train config '{name}' must be a finite number in {bounds}, got {quoted(value)}")
         if not self.exp_name or not set(self.exp_name) <= RUN_NAME_CHARACTERS:
             raise ValueError(
                 f"train config 'exp_name' must be a non-empty name of letters, digits, '.', '_' and '-' "
@@ -228,12 +232,17 @@ class TrainConfig:
             )
         if not self.runs_dir:
             raise ValueError("train config 'runs_dir' must name a folder, got ''")
-        unknown = [name for name in self.eval_opponents if not _known_agent(name)]
-        if unknown or not isinstance(self.eval_opponents, list):
-            raise ValueError(
-                f"train config 'eval_opponents': unknown agent(s) {unknown}; use registered names "
-                f"({sorted(available_agents())}), released policies or policy files"
-            )
+        if not self.mixture:  # a mixture's presets are checked with its weights below
+            try:
+                load_rules(self.rules)
+            except (RulesError, OSError) as exc:  # OSError: a file that exists but cannot be read
+                raise ValueError(f"train config 'rules': {one_line(str(exc), MAX_REASON_CHARS)}") from None
+        if not isinstance(self.eval_opponents, list):
+            raise ValueError(f"train config 'eval_opponents' must list agents, got {quoted(self.eval_opponents)}")
+        for name in self.eval_opponents:
+            problem = _opponent_problem(name)
+            if problem:
+                raise ValueError(f"train config 'eval_opponents': {problem}")
         if self.backend not in BACKENDS:
             raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
         if self.backend == "torch":
@@ -268,6 +277,11 @@ class TrainConfig:
                     f"train config: give either 'rules' ({self.rules!r}) or 'mixture', not both (a mixture names its presets)"
                 )
             mixture_weights(self.mixture)  # raises naming a bad entry
+            if self.num_envs < len(self.presets):  # each preset plays at least one table
+                raise ValueError(
+                    f"train config 'num_envs': a mixture of {len(self.presets)} presets needs at least as many "
+                    f"tables, got {self.num_envs}"
+                )
         tables_per_worker = len(self.presets) if self.mixture else 1  # each worker's share plays every preset
         if self.rollout_workers > 1 and self.num_envs < self.rollout_workers * tables_per_worker:
             raise ValueError(
@@ -331,12 +345,25 @@ def from_mapping(data: dict[str, Any], base: TrainConfig | None = None) -> Train
     values = base.to_dict()
     for key, value in data.items():
         expected = type(values[key])
-        if expected is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
+        if expected is float:
+            value = _as_float(key, value)
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise ValueError(f"train config '{key}' must be {expected.__name__}, got {value!r}")
+            raise ValueError(f"train config '{key}' must be {expected.__name__}, got {quoted(value)}")
         values[key] = value
     return TrainConfig(**values).validate()
+
+
+def _as_float(key: str, value: Any) -> Any:
+    """A float field's value as a float when it is an int or a numeric string (YAML 1.1 reads ``3e-4``, without a
+    dot, as a string; surrounding spaces allowed), else unchanged (a bool stays a bool: refused as not a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return value
+    try:
+        return float(value)
+    except OverflowError:  # an int past the largest float
+        raise ValueError(f"train config '{key}' must be a finite float, got {quoted(value)}") from None
+    except ValueError:  # not a number: refused by the caller, naming the value
+        return value
 
 
 def load_config(path: str | None) -> TrainConfig:
@@ -345,13 +372,18 @@ def load_config(path: str | None) -> TrainConfig:
         return TrainConfig().validate()
     try:
         text = read_limited(path, MAX_CONFIG_BYTES, "a train config").decode("utf-8")
-        data = yaml.safe_load(text) or {}
+        stream = io.StringIO(text)
+        stream.name = Path(path).name  # PyYAML's marks name the stream ("in 'x.yaml', line 2")
+        data = yaml.load(stream, Loader=IntegerCheckingLoader) or {}  # noqa: S506 - a SafeLoader subclass
     except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
         reason = one_line(str(exc), MAX_REASON_CHARS)  # YAML errors span several lines
         raise ValueError(f"cannot read train config {path}: {type(exc).__name__}: {reason}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a train config must be a mapping")
-    return from_mapping(data)
+    try:
+        return from_mapping(data)
+    except ValueError as exc:  # a bad field: say which file holds it
+        raise ValueError(f"{path}: {exc}") from None
 
 
 MIXTURE_WEIGHT_SEPARATOR = ":"
@@ -362,33 +394,52 @@ def mixture_weights(entries: list) -> dict[str, float]:
     finite and positive); ValueError naming the bad entry."""
     weights: dict[str, float] = {}
     if not isinstance(entries, list) or not entries:
-        raise ValueError(f"train config 'mixture' must list presets, got {entries!r}")
+        raise ValueError(f"train config 'mixture' must list presets, got {quoted(entries)}")
     for entry in entries:
         if not isinstance(entry, str):
-            raise ValueError(f"train config 'mixture': entries are 'preset' or 'preset:weight' strings, got {entry!r}")
+            raise ValueError(
+                f"train config 'mixture': entries are 'preset' or 'preset:weight' strings, got {quoted(entry)}"
+            )
         name, _, weight_text = entry.partition(MIXTURE_WEIGHT_SEPARATOR)
         name = name.strip()
         if name not in PRESETS:
             raise ValueError(
-                f"train config 'mixture': unknown preset {name!r} in {entry!r}; presets: {sorted(PRESETS)}"
+                f"train config 'mixture': unknown preset {quoted(name)} in {quoted(entry)}; presets: {sorted(PRESETS)}"
             )
         if name in weights:
-            raise ValueError(f"train config 'mixture': preset {name!r} is listed twice")
+            raise ValueError(f"train config 'mixture': preset {quoted(name)} is listed twice")
         try:
             weight = float(weight_text) if weight_text.strip() else 1.0
         except ValueError:
-            raise ValueError(f"train config 'mixture': the weight of {entry!r} is not a number") from None
+            raise ValueError(f"train config 'mixture': the weight of {quoted(entry)} is not a number") from None
         if not (math.isfinite(weight) and weight > 0):
-            raise ValueError(f"train config 'mixture': the weight of {entry!r} must be a finite number > 0")
+            raise ValueError(f"train config 'mixture': the weight of {quoted(entry)} must be a finite number > 0")
         weights[name] = weight
+        if not math.isfinite(sum(weights.values())):  # the tables are split by weight / sum
+            raise ValueError(
+                f"train config 'mixture': the weights up to {quoted(entry)} sum past the largest float; give smaller "
+                "weights (only their ratios count)"
+            )
     return weights
 
 
-def _known_agent(name: Any) -> bool:
-    """Whether ``make_agent`` can resolve a name without building it: registered, a released policy or a file."""
+def _opponent_problem(name: Any) -> str | None:
+    """Why ``make_agent(name)`` cannot build an evaluation opponent (built here as the final evaluation will build
+    it: a file that is not a policy fails now, not after the training), or None when it can."""
+    import torch  # loaded with the agents' plugins anyway; imported here, the module reads without it
+
     if not isinstance(name, str) or not name:
-        return False
-    return name in available_agents() or name in released_policies() or Path(name).is_file()
+        return f"an opponent is an agent name or a policy file, got {quoted(name)}"
+    try:
+        # building a policy's network draws from torch's global generator: a config's check must not move it
+        with torch.random.fork_rng(devices=[]):
+            make_agent(name)
+    except Exception as exc:  # whatever the factory or loader raises: unknown name, unreadable or foreign file
+        return (
+            f"cannot load {quoted(name)} ({type(exc).__name__}: {one_line(str(exc), MAX_REASON_CHARS)}); use "
+            f"registered names ({sorted(available_agents())}), released policies or policy files"
+        )
+    return None
 
 
 SIZE_LISTS = ("hidden", "critic_hidden")  # list fields of layer sizes (integers on the command line)
@@ -425,7 +476,13 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
         if value is None:
             continue
         if f.default is dataclasses.MISSING:  # list field
-            items = [v.strip() for v in value.split(",") if v.strip()]
+            items = [v.strip() for v in value.split(",")]
+            if f.name == "mixture" and "" in items:  # '' or ',' once trained on 'rules' without a word
+                raise ValueError(
+                    f"--mixture: an empty preset in {quoted(value)}; give presets separated by commas "
+                    "(e.g. standard:2,cutthroat), or leave --mixture out to train on --rules"
+                )
+            items = [v for v in items if v]
             value = [int(v) for v in items] if f.name in SIZE_LISTS else items
         out[f.name] = value
     return out

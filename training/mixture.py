@@ -40,7 +40,7 @@ def table_counts(weights: dict[str, float], num_envs: int) -> dict[str, int]:
     names = list(weights)
     total = sum(weights.values())
     spare = num_envs - len(names)  # one table each first, the rest by weight
-    exact = np.array([spare * weights[name] / total for name in names])
+    exact = np.array([spare * (weights[name] / total) for name in names])  # the share first: no overflow
     counts = np.floor(exact).astype(int)
     order = sorted(range(len(names)), key=lambda i: (-(exact[i] - counts[i]), i))
     for i in order[: spare - int(counts.sum())]:

@@ -7,10 +7,15 @@
 
 1. Configure: the embedded default (``training.config.TrainConfig``), a YAML
    file, then command-line overrides. The run folder's name is reproducible
-   (``<exp_name>-<rules>-seed<seed>``). Everything is checked (the folder, its
-   lock, a checkpoint to resume and its fit with the config) before anything
-   is written; then the run takes the folder's lock (one writer at a time,
-   :mod:`training.run_dir`) and saves the resolved config as ``config.yaml``.
+   (``<exp_name>-<rules>-seed<seed>``). Everything is checked (every field's
+   type and range, the rules, the evaluation opponents built as the
+   evaluations build them, the device by a tiny tensor made and read back
+   there, at most as many rollout workers as the machine has cores, tables
+   that fit in the memory (the batch engine's bound), the
+   folder, its lock, a checkpoint to resume and its fit with the config)
+   before anything is written: a refusal is one line, exit status 2; then the
+   run takes the folder's lock (one writer at a time, :mod:`training.run_dir`)
+   and saves the resolved config as ``config.yaml``.
 2. One policy network plays every seat (observations are relative to the seat);
    illegal actions are masked out of the logits. The critic sees the
    full-information state (``critic_input: state``) or the observation.
@@ -58,9 +63,11 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from spades_env.config_io import load_rules
-from spades_env.core.rules import Rules
+from spades_env.cli_args import max_workers
+from spades_env.config_io import load_rules, one_line
+from spades_env.core.rules import Rules, quoted
 from spades_env.nn import save_policy
+from spades_env.nn.policy_file import MAX_REASON_CHARS
 from training.checkpoint import CHECKPOINT_FORMAT, init_weights, load_checkpoint, restore_random_state, save_checkpoint
 from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides
 from training.device_rollout import DeviceRollout, collect_on_device
@@ -105,17 +112,60 @@ def configure(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Name
     args = parser.parse_args(argv)
     try:
         config = from_mapping(overrides(args), base=load_config(args.config))
+        device = usable_device(config.device)
+        check_workers(config)
+        check_table_memory(config, device)
     except ValueError as exc:  # an unreadable, oversized or invalid config, or a bad override: named, one line
         parser.error(str(exc))
     return config, args
 
 
+def usable_device(name: str) -> torch.device:
+    """The torch device ``name``, once a tiny tensor was made, computed with and read back there (ValueError naming
+    it otherwise: an unknown name, CUDA missing, ``meta`` that holds no data)."""
+    try:
+        device = torch.device(name)
+        probe = torch.ones(2, device=device)
+        (probe + probe).sum().item()
+    except Exception as exc:  # torch says "no" with RuntimeError, AssertionError, NotImplementedError, ImportError...
+        first = str(exc).strip().split("\n")[0].split(". ")[0]  # torch's first sentence; the rest is advice for builds
+        reason = f"{type(exc).__name__}: {one_line(first, MAX_REASON_CHARS)}"
+        raise ValueError(
+            f"train config 'device': {quoted(name)} cannot be used ({reason}); use cpu, or cuda on a machine with CUDA"
+        ) from None
+    return device
+
+
+def check_workers(config: TrainConfig) -> None:
+    """Refuse (ValueError) more rollout workers than this machine's cores: the cap of the tools' worker processes
+    (:func:`spades_env.cli_args.max_workers`). Not capped silently, as the evaluation's workers are: the workers
+    split the tables, so their number shapes the run."""
+    cap = max_workers()
+    if config.rollout_workers > cap:
+        raise ValueError(
+            f"train config 'rollout_workers': {config.rollout_workers} worker processes are more than this machine's "
+            f"{cap} cores (os.cpu_count(), the cap of every tool's worker processes, spades-evaluate's included)"
+        )
+
+
+def check_table_memory(config: TrainConfig, device: torch.device) -> None:
+    """Refuse (ValueError) ``num_envs`` tables that do not fit in the memory where they would live: the batch
+    engine's own bound (:func:`spades_env.batch.arguments.check_memory`), checked before the run folder is made."""
+    from spades_env.batch.arguments import check_memory
+
+    try:
+        if config.backend == "torch":
+            check_memory(config.num_envs, backend="torch", device=device)
+        else:
+            check_memory(config.num_envs)
+    except MemoryError as exc:
+        raise ValueError(f"train config 'num_envs': {exc}") from None
+
+
 def device_of(config: TrainConfig) -> torch.device:
-    """The torch device (and CPU threads) the config asks for; exits when CUDA is asked for but missing."""
+    """The torch device (and CPU threads) the config asks for; ValueError when it cannot be used (see configure)."""
     torch.set_num_threads(config.threads)
-    if config.device.startswith("cuda") and not torch.cuda.is_available():
-        sys.exit("device 'cuda' was asked for but CUDA is not available; use --device cpu")
-    return torch.device(config.device)
+    return usable_device(config.device)
 
 
 def start_run(config: TrainConfig, folder: Path, resume: bool) -> Run:
@@ -481,13 +531,16 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point (``spades-train``)."""
-    from spades_env.nn import SaveError
+    from spades_env.nn import CheckpointError, SaveError
 
     try:
         train(argv)
     except SaveError as exc:  # a full disk: say so; the last checkpoint is whole, --resume continues from it
         print(f"spades-train: {exc}", file=sys.stderr)
         return 1
+    except CheckpointError as exc:  # init_from or --resume's checkpoint refused, before anything is written
+        print(f"spades-train: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -101,6 +101,14 @@ A ``BatchEnv`` pickles and deep-copies mid-game (generator included): the copy
 continues exactly as the original. ``observe(seats)``, ``step(actions)`` and
 the per-table queries reject bad input (wrong shape, non-integers, out of
 range, illegal actions) with an error naming the problem, changing nothing.
+Both backends run one check of their arguments (:mod:`spades_env.batch.arguments`),
+so they refuse the same input with the same message: the constructor's options,
+seeds (None or a non-negative integer of any size), actions and seats (one
+integer per table: bools, floats, complex numbers, strings are refused). The
+memory bound is the same on both: ``num_envs`` times the bytes a table takes at
+its peak (``state.TABLE_BYTES`` on numpy, ``arguments.TORCH_TABLE_BYTES`` on
+torch) must fit in the memory available (the host's, or a CUDA device's free
+memory), else a ``MemoryError`` before anything is allocated.
 """
 
 from __future__ import annotations

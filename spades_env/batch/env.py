@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core import actions as A
 from ..core.cards import cards_of
-from ..core.hand import IllegalActionError, Phase
+from ..core.hand import IllegalActionError
 from ..core.rules import Rules
 from ..rewards import RewardScheme
 from . import encoding
 from . import info as info_module
+from .arguments import check_arguments, check_observe, check_seed, illegal_action, integer_rows, on_host
 from .dealing import new_games
 from .info import StepInfo, deals_of, stocks_of
 from .legality import compute_legal
@@ -27,31 +27,21 @@ from .state import BatchTables
 from .tables import DRAW, EXCHANGE, NUM_ACTIONS, PLAY, WORD_BITS
 from .transitions import bid, draw, exchange, play
 
-BACKENDS = ("numpy", "torch")
-
 
 class BatchEnv(BatchTables):
     """``num_envs`` Spades tables stepped together; see the package docstring. ``backend="torch"`` (with
     ``device``) returns a :class:`~spades_env.batch.torch_env.TorchBatchEnv` instead: torch tensors in and out."""
 
-    def __new__(cls, *args: Any, backend: str = "numpy", device: Any = None, check_actions: bool = True, **kwargs: Any):
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
-        if backend == "numpy":
-            if device not in (None, "cpu"):
-                raise ValueError(f"the numpy backend runs on the CPU; device {device!r} needs backend='torch'")
+    def __new__(cls, *args: Any, **kwargs: Any):
+        if not args and not kwargs:  # unpickling
             return super().__new__(cls)
+        given = inspect.signature(cls.__init__).bind(None, *args, **kwargs).arguments
+        if given.get("backend", "numpy") != "torch":
+            return super().__new__(cls)  # __init__ checks the arguments (a backend that is not one included)
         from .torch_env import TorchBatchEnv  # torch only when asked for
 
-        bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
-        bound.apply_defaults()
-        given = dict(bound.arguments)
-        given.pop("self")
-        if given.pop("obs_format") != "float32":
-            raise ValueError("obs_format='packed' is not on the torch backend (its float32 rows stay on the device)")
-        for unused in ("record_deals", "output_buffers", "backend", "device", "check_actions"):
-            given.pop(unused, None)
-        return TorchBatchEnv(**given, device=device or "cpu", check_actions=check_actions)
+        given = {name: value for name, value in given.items() if name not in ("self", "backend")}
+        return TorchBatchEnv(**given)  # which runs the same check (check_arguments) as __init__ here
 
     def __init__(
         self,
@@ -68,6 +58,18 @@ class BatchEnv(BatchTables):
         device: Any = None,
         check_actions: bool = True,
     ):
+        num_envs, seed, _ = check_arguments(
+            num_envs,
+            episode,
+            seed,
+            observations,
+            record_deals,
+            output_buffers,
+            obs_format,
+            check_actions,
+            backend,
+            device,
+        )
         super().__init__(num_envs, rules, episode, reward, observations, record_deals, output_buffers, obs_format)
         self.reset(seed)
 
@@ -77,6 +79,7 @@ class BatchEnv(BatchTables):
         With a seed the engine's generator restarts from it (``BatchEnv(seed=s)`` then ``reset()``
         is the same as ``reset(seed=s)``); without, the generator goes on.
         """
+        seed = check_seed(seed)
         if seed is not None or not hasattr(self, "rng"):
             self.rng = np.random.default_rng(seed)
             self._pools = [None] * self._num_rules
@@ -89,8 +92,7 @@ class BatchEnv(BatchTables):
     def step(self, actions: Any, observe: bool | None = None):
         """Take one action per table; returns ``(obs, mask, to_act, rewards, dones, info)``."""
         a = self._check_actions(actions)
-        if observe is not None and not isinstance(observe, (bool, np.bool_)):
-            raise TypeError(f"observe must be True, False or None, got {observe!r}; no table was changed")
+        check_observe(observe)
         N = self.num_envs
         playing = self.phase == PLAY
         if playing.all():
@@ -180,11 +182,7 @@ class BatchEnv(BatchTables):
 
     def _check_seats(self, seats: Any) -> np.ndarray:
         """One seat per table as an intp array, or a ValueError naming the problem."""
-        s = np.asarray(seats)
-        if s.shape != (self.num_envs,):
-            raise ValueError(f"seats must have shape ({self.num_envs},) (one seat per table), got {s.shape}")
-        if s.dtype.kind not in "iu":  # bools, floats and anything else are not seats
-            raise ValueError(f"seats must be integers, got an array of dtype {s.dtype}")
+        s = on_host(integer_rows(seats, self.num_envs, "seats"))
         bad = np.flatnonzero((s < 0) | (s >= self.num_players))
         if len(bad):
             t = int(bad[0])
@@ -193,15 +191,8 @@ class BatchEnv(BatchTables):
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """One legal action per table as an intp array, or an error naming the first bad table."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},) (one per table), got {a.shape}")
-        if a.dtype != np.intp:
-            if a.dtype.kind not in "iu":  # as the core: bools, floats and anything else are not actions
-                raise IllegalActionError(
-                    f"actions must be integers, got an array of dtype {a.dtype}; no table was changed"
-                )
-            a = a.astype(np.intp)
+        given = on_host(integer_rows(actions, self.num_envs, "actions", IllegalActionError))
+        a = given if given.dtype == np.intp else given.astype(np.intp)
         inside = a.view(np.uint64) < NUM_ACTIONS  # negative values wrap around to huge ones
         if inside.all() and self._mask_bits.ravel().take(self._action_rows + a).all():
             return a
@@ -209,11 +200,5 @@ class BatchEnv(BatchTables):
         ok[inside] = self._mask_bits.ravel().take(self._action_rows[inside] + a[inside]) != 0
         bad = np.flatnonzero(~ok)
         t = int(bad[0])
-        act = int(a[t])
-        name = A.ACTION_NAMES[act] if 0 <= act < NUM_ACTIONS else "not an action"
-        legal = [A.ACTION_NAMES[x] for x in self.legal_actions(t)]
-        more = f" (and {len(bad) - 1} other table(s): {bad[1:11].tolist()})" if len(bad) > 1 else ""
-        raise IllegalActionError(
-            f"table {t}: illegal action {act} ({name}) for seat {int(self.cur[t])} in phase "
-            f"{Phase(int(self.phase[t])).name}; legal: {legal}{more}; no table was changed"
-        )
+        legal = self.legal_actions(t)
+        raise illegal_action(t, int(given[t]), int(self.cur[t]), int(self.phase[t]), legal, bad.tolist())

@@ -90,6 +90,7 @@ from ..obs.encode import (
 )
 from ..obs.features import SCORE_SCALE_TARGET, bag_scale, cached_rule_features, draw_rule_features
 from ..obs.layout import BID_FEATURES, NUM_BID_KINDS
+from .arguments import check_seed, generator_seed
 
 BLIND, BID, EXCHANGE, PLAY, OVER, DRAW = (int(p) for p in Phase)
 NO_SEAT = -1
@@ -709,9 +710,10 @@ class MaskedGames:
             generator.set_state(state["_gen"])
             self._gen = generator
 
-    def __init__(self, rules: Rules, ops: Ops = ARRAY, episode: str = "game", seed: int = 0):
+    def __init__(self, rules: Rules, ops: Ops = ARRAY, episode: str = "game", seed: int | None = 0):
         if episode not in ("game", "hand"):
             raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        seed = check_seed(seed)  # the batch engines' seed check: None or a non-negative integer
         self.rules, self.ops, self.episode = rules, ops, episode
         self.hand_rules = [rules.hand_rules(i) for i in range(len(rules.crazy))] if rules.crazy else [rules]
         self.hands = MaskedHands(self.hand_rules, ops)
@@ -723,7 +725,11 @@ class MaskedGames:
         if form.torch:
             import torch
 
-            self._gen = torch.Generator(device=form.device).manual_seed(seed)
+            self._gen = torch.Generator(device=form.device)
+            if seed is None:
+                self._gen.seed()  # from the system's entropy, as numpy's default_rng(None)
+            else:
+                self._gen.manual_seed(generator_seed(seed))
         else:
             self._gen = np.random.default_rng(seed)
 

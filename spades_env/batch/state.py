@@ -44,7 +44,6 @@ from .pieces import (
     BAGS_AT,
     MID_W,
     NUM_CARD_BLOCKS,
-    OBS_FORMATS,
     PACKED_SIZE,
     SCORES_AT,
     SHORT_BOARDS,
@@ -86,27 +85,8 @@ LOG_HANDS = 8  # deal-log rows allocated up front (it grows to max_hands as game
 POOL_MIN, POOL_MAX = 256, 8192  # shuffled packs drawn at a time (scaled with num_envs, within these bounds)
 
 
-def _check_options(num_envs: Any, episode: str, output_buffers: Any, obs_format: Any = "float32") -> None:
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-    if episode not in EPISODE_MODES:
-        raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
-    if isinstance(output_buffers, bool) or output_buffers not in (1, 2):
-        raise ValueError(f"output_buffers must be 1 or 2, got {output_buffers!r}")
-    if not isinstance(obs_format, str) or obs_format not in OBS_FORMATS:
-        raise ValueError(f"obs_format must be one of {OBS_FORMATS}, got {obs_format!r}")
-    need = num_envs * TABLE_BYTES[obs_format]
-    available = available_memory()
-    if available is not None and need > available:
-        raise MemoryError(
-            f"BatchEnv({num_envs}) needs about {need / 2**30:,.1f} GiB ({TABLE_BYTES[obs_format]:,} "
-            f"bytes a table with obs_format={obs_format!r}); this machine has "
-            f"{available / 2**30:,.1f} GiB available"
-        )
-
-
 # Peak bytes a table at reset (tracemalloc, 2026-12-05, 1,000 and 4,000 tables of standard and two_player, two
-# output buffers), rounded up: what the memory check before allocating counts.
+# output buffers), rounded up: what the memory check before allocating counts (arguments.check_arguments).
 TABLE_BYTES = {"float32": 13_000, "packed": 3_000}
 
 
@@ -126,7 +106,8 @@ def available_memory() -> int | None:
 
 
 class BatchTables:
-    """Configuration and state arrays of ``num_envs`` tables; see the module docstring."""
+    """Configuration and state arrays of ``num_envs`` tables; see the module docstring. Its arguments come checked
+    (``BatchEnv`` runs :func:`~spades_env.batch.arguments.check_arguments` first)."""
 
     def __init__(
         self,
@@ -139,7 +120,6 @@ class BatchTables:
         output_buffers: int,
         obs_format: str = "float32",
     ):
-        _check_options(num_envs, episode, output_buffers, obs_format)
         self.obs_format = obs_format
         self.rules = load_rules(rules)
         self.episode = episode

@@ -16,8 +16,12 @@ any table changes; turn it off where the actions come from the mask (a policy sa
 
 ``observe(seats)`` gives any seat's observation at each table and ``action_masks()`` the current mask, as on
 numpy, and ``state()`` the full-information state (a critic's input); the engine pickles (its generator's state
-with it). Not (yet) on this backend: ``obs_format="packed"`` (refused by name), ``record_deals`` and the per-table
-queries of the numpy engine (``episode_deals``, ``legal_actions(table)``).
+with it). Its arguments, seeds, actions and seats go through the numpy engine's checks
+(:mod:`spades_env.batch.arguments`): the same refusals, the same messages, the same memory bound. A seed of 2**64 or
+more seeds the torch generator with its numpy ``SeedSequence`` hash (the generator takes 64 bits). Not (yet) on this
+backend: ``obs_format="packed"`` (refused by name), the deal record (``record_deals`` and ``output_buffers`` are
+checked and have no effect: outputs are fresh tensors) and the per-table queries of the numpy engine
+(``episode_deals``, ``legal_actions(table)``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,16 @@ from ..core.hand import IllegalActionError
 from ..core.rules import Rules
 from ..obs.encode import OBS_SIZE
 from ..rewards import RewardScheme, make_reward
+from .arguments import (
+    as_int64,
+    check_arguments,
+    check_observe,
+    check_seed,
+    generator_seed,
+    illegal_action,
+    integer_rows,
+    on_host,
+)
 from .masked import MaskedGames
 from .torch_ops import torch_ops
 
@@ -50,29 +64,40 @@ class TorchBatchEnv:
         seed: int | None = 0,
         reward: str | RewardScheme = "hand_points",
         observations: bool = True,
-        device: str | torch.device = "cpu",
+        record_deals: bool = True,
+        output_buffers: int = 2,
+        obs_format: str = "float32",
+        device: str | torch.device | None = "cpu",
         check_actions: bool = True,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if episode not in ("game", "hand"):
-            raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        num_envs, seed, self.device = check_arguments(
+            num_envs,
+            episode,
+            seed,
+            observations,
+            record_deals,
+            output_buffers,
+            obs_format,
+            check_actions,
+            "torch",
+            device,
+        )
         self.rules = load_rules(rules)
-        self.device = torch.device(device)
         self.num_envs = num_envs
         self.num_players, self.num_sides = self.rules.num_players, self.rules.num_sides
         self.obs_size, self.num_actions = OBS_SIZE, A.NUM_ACTIONS
         self.episode, self.observations, self.check_actions = episode, bool(observations), bool(check_actions)
         self.reward_scheme = make_reward(reward)
         # seed None: a fresh seed from the system's entropy, as the numpy engine's generator takes
-        self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
+        self._seed = int(np.random.SeedSequence().entropy % 2**63) if seed is None else generator_seed(seed)
         self.games = MaskedGames(self.rules, torch_ops(self.device), episode=episode, seed=self._seed)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """A new episode at every table; ``(obs, mask, to_act)``. With a seed the generator restarts from it."""
+        seed = check_seed(seed)
         if seed is not None:
-            self.games._gen.manual_seed(int(seed))
+            self.games._gen.manual_seed(generator_seed(seed))
         self.games.reset(self.num_envs)
         return self._outputs(self.observations)
 
@@ -82,36 +107,30 @@ class TorchBatchEnv:
         return obs, self._legal.to(torch.int8), self.games.hands.cur.clone()
 
     def _checked(self, actions: Any) -> torch.Tensor:
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (self.num_envs,) or a.is_floating_point() or a.dtype == torch.bool:
-            raise ValueError(
-                f"actions must be integers of shape ({self.num_envs},), got {a.dtype} {tuple(a.shape)}; "
-                "no table was changed"
-            )
-        a = a.to(torch.int64)
+        given = integer_rows(actions, self.num_envs, "actions", IllegalActionError)
+        a = as_int64(given, self.device)  # values of 2**63 and more wrap negative: refused as out of range
         if self.check_actions:
             inside = (a >= 0) & (a < A.NUM_ACTIONS)
             legal = inside & self._legal.gather(1, a.clamp(0, A.NUM_ACTIONS - 1)[:, None])[:, 0]
             if not bool(legal.all()):  # one read of the device per step: the price of checking
-                t = int((~legal).nonzero()[0, 0])
-                action = int(a[t])
-                names = A.action_names(sum(1 << int(i) for i in self._legal[t].nonzero()[:, 0]))
-                shown = A.action_name(action) if 0 <= action < A.NUM_ACTIONS else "not an action id"
-                raise IllegalActionError(
-                    f"table {t}: illegal action {action} ({shown}); legal: {names}; no table was changed"
-                )
+                bad = (~legal).nonzero()[:, 0].tolist()
+                t, hands = bad[0], self.games.hands
+                legal_ids = self._legal[t].nonzero()[:, 0].tolist()
+                action = int(on_host(given[t : t + 1])[0])  # as given (a uint64 tensor's value too)
+                raise illegal_action(t, action, int(hands.cur[t]), int(hands.phase[t]), legal_ids, bad)
         return a
 
     def observe(self, seats: Any) -> torch.Tensor:
         """Fresh observations of the given seat at each table (a seat per table, any seat)."""
-        seats = torch.as_tensor(seats, device=self.device)
-        if seats.shape != (self.num_envs,) or seats.is_floating_point() or seats.dtype == torch.bool:
+        given = integer_rows(seats, self.num_envs, "seats")
+        s = as_int64(given, self.device)
+        outside = (s < 0) | (s >= self.num_players)
+        if bool(outside.any()):
+            t = int(outside.nonzero()[0, 0])
             raise ValueError(
-                f"seats must be integers of shape ({self.num_envs},), got {seats.dtype} {tuple(seats.shape)}"
+                f"seats must be in 0..{self.num_players - 1}; table {t} has seat {on_host(given[t : t + 1])[0]}"
             )
-        if bool(((seats < 0) | (seats >= self.num_players)).any()):
-            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
-        return self.games.observe(seats.to(torch.int64))
+        return self.games.observe(s)
 
     def state(self) -> torch.Tensor:
         """Full-information float32 tensors ``(num_envs, STATE_SIZE)`` relative to the seat to act (as numpy's
@@ -125,8 +144,7 @@ class TorchBatchEnv:
     def step(self, actions: Any, observe: bool | None = None):
         """One action per table; ``(obs, mask, to_act, rewards, dones, info)`` (see the module docstring)."""
         a = self._checked(actions)
-        if observe is not None and not isinstance(observe, bool):
-            raise TypeError(f"observe must be True, False or None, got {observe!r}; no table was changed")
+        check_observe(observe)
         out = self.games.step(a)
         scheme, rules = self.reward_scheme, self.rules
         # the built-in schemes read only the seats' sides, the same for every hand of a rotation

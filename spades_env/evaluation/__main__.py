@@ -8,8 +8,10 @@ released policy); ``--a-opt key=value`` passes options (values are read as
 JSON when they parse, e.g. ``--a-opt samples=40``).
 
 Everything that can be checked is checked before the first deal: the rules,
-each agent and its options (every agent is built once), the output paths;
-a problem exits with status 2 and names it. A worker that fails during the
+each agent and its options (every agent is built once), the output paths,
+and every flag that would have no effect (``--partner`` or ``--partner-opt``
+without ``--cross-play``, ``--context sampled`` with ``--deals 0``); a
+problem exits with status 2 and names it. A worker that fails during the
 run stops it with that worker's error (status 1).
 
 Examples::
@@ -26,7 +28,7 @@ import sys
 from typing import Any
 
 from ..cli_args import non_negative_int, positive_int, sigterm_interrupts
-from .duplicate import CONTEXTS, ConfigError, EvalConfig, WorkerError, evaluate
+from .duplicate import CONTEXTS, PARTNER_DEFAULT, ConfigError, EvalConfig, WorkerError, evaluate
 from .report import check_output_paths, format_report, write_outputs
 
 EXIT_USAGE = 2  # argparse's exit status for a bad command line; used for every problem found before playing
@@ -80,15 +82,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=positive_int, default=None, help="processes (default: all cores)")
     p.add_argument("--json", dest="json_path", help="write the report as JSON here")
     p.add_argument("--png", dest="png_path", help="write a chart here")
-    p.add_argument("--cross-play", action="store_true", help="partner each agent with --partner (heuristic)")
-    p.add_argument("--partner", default="heuristic", help="the partner agent in cross-play")
+    p.add_argument("--cross-play", action="store_true", help=f"partner each agent with --partner ({PARTNER_DEFAULT})")
+    # None: not given, so that a --partner without --cross-play is refused rather than ignored
+    p.add_argument(
+        "--partner",
+        default=None,
+        help=f"the partner agent in cross-play (default {PARTNER_DEFAULT}; needs --cross-play)",
+    )
     p.add_argument(
         "--context",
         choices=CONTEXTS,
         default="zero",
-        help="score context of the deals: 0-0, or sampled scores and bags",
+        help="score context of the deals: 0-0, or sampled scores and bags (needs deals)",
     )
-    for flag, whose in (("--a-opt", "agent A"), ("--b-opt", "agent B"), ("--partner-opt", "the partner agent")):
+    for flag, whose in (
+        ("--a-opt", "agent A"),
+        ("--b-opt", "agent B"),
+        ("--partner-opt", "the partner agent; needs --cross-play"),
+    ):
         p.add_argument(
             flag, action="append", type=option_pair, metavar="KEY=VALUE", help=f"option for {whose} (repeatable)"
         )
@@ -96,8 +107,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def ineffective_flags(args: argparse.Namespace) -> str | None:
+    """Why a flag given would have no effect in this command line (None when every flag counts)."""
+    if not args.cross_play:
+        if args.partner is not None:
+            return f"--partner {args.partner!r} has no effect without --cross-play (the partner plays only there)"
+        if args.partner_opt:
+            return "--partner-opt has no effect without --cross-play (the partner plays only there)"
+    if args.context != "zero" and args.deals == 0:
+        return f"--context {args.context} has no effect with --deals 0 (it sets the score context of the deals)"
+    return None
+
+
 def _checked_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> EvalConfig:
     """The evaluation config, with the output paths checked (a problem exits with status 2)."""
+    problem = ineffective_flags(args)
+    if problem:
+        parser.error(problem)
+    partner = PARTNER_DEFAULT if args.partner is None else args.partner
     try:
         cfg = EvalConfig(
             agent_a=args.agent_a,
@@ -110,12 +137,12 @@ def _checked_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -
             seed=args.seed,
             workers=args.workers,
             cross_play=args.cross_play,
-            partner=args.partner,
+            partner=partner,
             partner_options=dict(args.partner_opt or []),
             context=args.context,
             progress=not args.no_progress,
         )
-        check_output_paths(args.json_path, args.png_path, inputs=(args.agent_a, args.agent_b, args.partner))
+        check_output_paths(args.json_path, args.png_path, inputs=(args.agent_a, args.agent_b, partner))
     except ValueError as exc:
         parser.error(str(exc))
     return cfg

@@ -38,8 +38,11 @@ same numbers whatever the number of workers. Work is spread over processes
 
 The rules, the orientations and every agent (built once with its options)
 are checked before any worker starts (:func:`check_config`, raising
-:class:`ConfigError`); a worker that cannot start, fails or dies ends the run
-with :class:`WorkerError` naming the error, instead of being restarted.
+:class:`ConfigError`); :class:`EvalConfig` refuses (ValueError) a setting that
+would be ignored: a ``partner`` or ``partner_options`` without ``cross_play``,
+a ``context`` other than ``"zero"`` with no deals. A worker that cannot start,
+fails or dies ends the run with :class:`WorkerError` naming the error, instead
+of being restarted.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from ..agents import make_agent
+from ..cli_args import max_workers
 from ..config_io import load_rules
 from ..core.rules import Rules
 from ..rewards import bag_cost, charged_points
@@ -66,6 +70,7 @@ from .stats import SideTally, mean_interval, tally_hand, undecided_share, win_in
 DEAL, GAME = 0, 1
 ROLE_IDS = {"A": 0, "B": 1, "P": 2}
 CONTEXTS = ("zero", "sampled")
+PARTNER_DEFAULT = "heuristic"  # the cross-play partner
 # The sampled score context: scores in steps of 10 from -100 to 440, bags below the limit.
 SAMPLED_SCORE_STEPS = (-10, 45)  # integers() bounds, times SCORE_STEP
 SCORE_STEP = 10
@@ -99,7 +104,7 @@ class EvalConfig:
     seed: int = 0
     workers: int | None = None
     cross_play: bool = False
-    partner: str = "heuristic"
+    partner: str = PARTNER_DEFAULT
     partner_options: dict[str, Any] = field(default_factory=dict)
     context: str = "zero"
     progress: bool = True
@@ -116,6 +121,13 @@ class EvalConfig:
             raise ValueError("workers must be >= 1")
         if self.seed_stream not in SEED_STREAMS:
             raise ValueError(f"seed_stream must be one of {SEED_STREAMS}, got {self.seed_stream!r}")
+        # a setting that would be ignored is refused: the partner plays only in cross-play, the context only in deals
+        if not self.cross_play and self.partner != PARTNER_DEFAULT:
+            raise ValueError(f"partner {self.partner!r} has no effect without cross_play=True")
+        if not self.cross_play and self.partner_options:
+            raise ValueError(f"partner_options {self.partner_options} have no effect without cross_play=True")
+        if self.context != "zero" and self.deals == 0:
+            raise ValueError(f"context {self.context!r} has no effect with deals=0 (it sets the deals' score context)")
 
 
 def orientations(rules: Rules, cross_play: bool) -> list[tuple[str, ...]]:
@@ -369,7 +381,7 @@ def _run_all(
     """Every task's result: in this process with one worker (``prepared`` by :func:`check_config`), else in a
     pool of worker processes."""
     tasks = _tasks(cfg)
-    cores = os.cpu_count() or 1
+    cores = max_workers()
     workers = min(cfg.workers or cores, cores, len(tasks))  # more processes than cores or tasks only cost memory
     if workers <= 1:
         _install(cfg, *prepared)

@@ -11,6 +11,9 @@
   league) becomes an entry, so a run's learning progress shows as ratings
   against fixed anchors. ``LABEL=AGENT`` names an entry; an agent given twice
   gets ``#2``, ``#3``... (same agent, its own seeded generator in every match).
+  A label names one entry: a LABEL given twice, or equal to another entry's
+  label (an ``x#2`` numbering included), is refused before any match, naming
+  both entries (an entry is never renamed to make room).
 * **Matches.** Every pair plays one duplicate evaluation
   (:func:`spades_env.evaluation.duplicate.evaluate`) from the same ``seed``, so
   every pair sees the same deals and games.
@@ -182,9 +185,11 @@ def _update_of(label: str) -> int:
 
 
 def resolve_entries(specs: Sequence[str], workdir: str | os.PathLike) -> list[Entry]:
-    """League entries from names, ``LABEL=AGENT`` pairs, policy files and run folders."""
+    """League entries from names, ``LABEL=AGENT`` pairs, policy files and run folders (LeagueError naming both
+    entries when two would share a label)."""
     entries: list[Entry] = []
-    for spec in specs:
+    origins: list[tuple[int, str, bool]] = []  # per entry: the spec's position, the spec, and whether it named it
+    for position, spec in enumerate(specs, 1):
         label, agent = None, spec
         if "=" in spec and not os.path.exists(spec):
             label, agent = spec.split("=", 1)
@@ -197,23 +202,46 @@ def resolve_entries(specs: Sequence[str], workdir: str | os.PathLike) -> list[En
                 raise
             except Exception as exc:  # an unreadable or foreign file in the folder: named, before any match
                 raise LeagueError(f"entry {spec!r}: run folder {agent!r}: {type(exc).__name__}: {exc}") from None
-            if label:
-                for e in found:
+            counts: dict[str, int] = {}
+            for e in found:  # the folder's own labels, numbered where two of its policies share one
+                if label:
                     e.label = f"{label}/{e.label.split('/', 1)[1]}"
+                k = counts[e.label] = counts.get(e.label, 0) + 1
+                e.label += f"#{k}" if k > 1 else ""
             entries.extend(found)
+            origins.extend((position, spec, bool(label)) for _ in found)
         else:
             default = Path(agent).stem if os.path.isfile(agent) else agent
             entries.append(Entry(label or default, agent))
-    taken: set[str] = set()
-    for e in entries:  # a repeated label gets the first free #k (a label given as 'x#2' included)
-        base, k = e.label, 1
-        while e.label in taken:
-            k += 1
-            e.label = f"{base}#{k}"
-        taken.add(e.label)
+            origins.append((position, spec, bool(label)))
+    _number_repeats(entries, origins)
     if len(entries) < 2:
         raise LeagueError(f"a league needs at least 2 entries, got {[e.label for e in entries]}")
     return entries
+
+
+def _number_repeats(entries: list[Entry], origins: list[tuple[int, str, bool]]) -> None:
+    """Number the repeats of a default label ``#2``, ``#3``...; LeagueError naming both entries when two labels
+    (given, default or numbered) are the same, since renaming one would hide which entry is which."""
+    seen: dict[str, int] = {}
+    named: list[str] = []
+    for e, (position, spec, by_label) in zip(entries, origins):
+        k = 1
+        if not by_label:
+            k = seen[e.label] = seen.get(e.label, 0) + 1
+        if k > 1:  # the same agent again: its own entry, numbered
+            named.append(f"entry {position} ({spec!r}, numbered #{k} as a repeat)")
+            e.label = f"{e.label}#{k}"
+        else:
+            named.append(f"entry {position} ({spec!r})")
+    owner: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        j = owner.setdefault(e.label, i)
+        if j != i:
+            raise LeagueError(
+                f"{named[j]} and {named[i]} would both be labelled {e.label!r}; "
+                "give them different labels with LABEL=AGENT"
+            )
 
 
 def check_entries(entries: Sequence[Entry], rules: Rules, options: dict[str, Any]) -> None:

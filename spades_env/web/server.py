@@ -4,15 +4,18 @@
 (``spades-web``, ``python -m spades_env.web``). The protocol is in
 :mod:`spades_env.web`; the tables are :mod:`spades_env.web.session`.
 
-Safety, by default: the server listens on 127.0.0.1; a WebSocket whose
-``Origin`` is another site is refused (a page elsewhere cannot drive a local
-table); every message is bounded (``MAX_MESSAGE_BYTES``), must be a JSON
-object of a known type with known fields, and a bad one gets an error message
-(the table and every other table unchanged, the server up); agents are chosen
-from the names the server offers; files are never opened by a name from the
-page (a record is uploaded as JSON); at most ``max_tables`` tables are open
-at once. The page's Content-Security-Policy allows only the server's own
-scripts and styles.
+Safety, by default: the server listens on 127.0.0.1; it answers only the
+host names it was started for, and a WebSocket only from a page of its own
+(:mod:`spades_env.web.guard`: DNS rebinding, other sites); every response
+carries a strict Content-Security-Policy that forbids framing. Every message
+is bounded (``MAX_MESSAGE_BYTES``), must be a JSON object of a known type
+whose every field has its type (``MESSAGES``), and a bad one gets an error
+naming the field (the table and every other table unchanged, the server up);
+agents are chosen from the names the server offers, and every policy file
+named on the command line is loaded at start-up; files are never opened by a
+name from the page (a record is uploaded as JSON); at most ``max_tables``
+tables are open at once. A tab that goes away, even mid-message, is logged as
+one line.
 """
 
 from __future__ import annotations
@@ -21,21 +24,24 @@ import argparse
 import asyncio
 import json
 import logging
+import socket
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import numpy as np
+from starlette import websockets
 from starlette.applications import Starlette
 from starlette.responses import FileResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ..core.actions import action_name
 from ..core.rules import PRESETS, preset
+from ..play import HUMAN
+from .guard import LOCAL_HOSTS, SECURITY_HEADERS, Guard, allowed_hosts
 from .session import LiveTable, ReplayTable, TableError
 
 STATIC = Path(__file__).parent / "static"
@@ -43,24 +49,30 @@ MAX_MESSAGE_BYTES = 1_000_000  # a record of a 100-hand game is about 100 kB
 MAX_TABLES = 8
 MAX_PACE_MS = 5000
 DEFAULT_PACE_MS = 600
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
+MAX_PORT = 65535
+# The tab went away (before or while the server answered); starlette >= 1.0 names a send after it.
+DISCONNECTS = (WebSocketDisconnect, *[c for c in [getattr(websockets, "WebSocketDisconnected", None)] if c])
 log = logging.getLogger("spades_env.web")
 
-# Each message type: (required fields, optional fields).
-MESSAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "new": (("rules", "seats"), ("episode", "seed", "pace_ms")),
-    "act": (("action",), ()),
-    "hint": ((), ()),
-    "continue": ((), ()),
-    "pace": (("ms",), ()),
-    "save": ((), ()),
-    "replay": (("record",), ()),
-    "seek": (("index",), ()),
-    "viewer": (("seat",), ()),
+# The JSON types of message fields: (name shown in errors, check).
+TEXT = ("a string", lambda v: isinstance(v, str))
+INTEGER = ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
+INTEGER_OR_NULL = ("an integer or null", lambda v: v is None or INTEGER[1](v))
+OBJECT = ("a JSON object", lambda v: isinstance(v, dict))
+TEXTS = ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+# Each message type: its required fields and its optional fields, each with its type.
+MESSAGES: dict[
+    str, tuple[dict[str, tuple[str, Callable[[Any], bool]]], dict[str, tuple[str, Callable[[Any], bool]]]]
+] = {
+    "new": ({"rules": TEXT, "seats": TEXTS}, {"episode": TEXT, "seed": INTEGER_OR_NULL, "pace_ms": INTEGER}),
+    "act": ({"action": INTEGER}, {}),
+    "hint": ({}, {}),
+    "continue": ({}, {}),
+    "pace": ({"ms": INTEGER}, {}),
+    "save": ({}, {}),
+    "replay": ({"record": OBJECT}, {}),
+    "seek": ({"index": INTEGER}, {}),
+    "viewer": ({"seat": INTEGER_OR_NULL}, {}),
 }
 
 
@@ -92,6 +104,10 @@ def parse_message(text: Any) -> dict[str, Any]:
     unknown = sorted(set(message) - set(required) - set(optional) - {"type"})
     if unknown:
         raise MessageError(f"unknown field(s) {[u[:40] for u in unknown][:5]} in '{kind}'")
+    for field, (expected, check) in {**required, **optional}.items():
+        if field in message and not check(message[field]):
+            got = json.dumps(message[field])
+            raise MessageError(f"'{kind}' field {field} must be {expected}, got {got[:40]}{'...' * (len(got) > 40)}")
     return message
 
 
@@ -103,13 +119,33 @@ def pace_of(value: Any) -> int:
 
 
 class Agents:
-    """The agents a page may seat: registered names, released policies, policy files given to the server."""
+    """The agents a page may seat: registered names, released policies, policy files given to the server.
+
+    Every policy file is loaded here, once, so a file that is not a policy is
+    refused when the server starts (ValueError naming it), not when a page
+    seats it; a file's name may not shadow a built-in agent, a released
+    policy or ``human``.
+    """
 
     def __init__(self, policies: dict[str, str] | None = None, hint_agent: str = "heuristic"):
-        from ..agents.registry import available_agents, released_policies
+        from ..agents.registry import available_agents, load_checkpoint, released_policies
 
-        self.files = dict(policies or {})
-        names = set(available_agents()) | set(released_policies()) | set(self.files)
+        built_in = set(available_agents()) | set(released_policies())
+        self.files: dict[str, Path] = {}
+        for name, path in (policies or {}).items():
+            if not isinstance(name, str) or not name.strip() or name != name.strip():
+                raise ValueError(
+                    f"--policy: a policy's name must be non-empty text without surrounding spaces, got {name!r}"
+                )
+            if name in built_in or name == HUMAN:
+                what = "the person's seat" if name == HUMAN else "a built-in agent"
+                raise ValueError(f"--policy {name}: {name!r} is {what}; give the policy file another name")
+            try:
+                load_checkpoint(Path(path))
+            except Exception as exc:  # any failure to load is the file's fault: refused by name, not at seating
+                raise ValueError(f"--policy {name}: {path} is not a policy file this server can load: {exc}") from None
+            self.files[name] = Path(path)
+        names = built_in | set(self.files)
         self.names = sorted(names)
         if hint_agent not in names:
             raise ValueError(f"unknown hint agent {hint_agent!r}; known: {self.names}")
@@ -141,6 +177,8 @@ class Connection:
         self.hinter: Any = None
 
     async def send(self, message: dict[str, Any]) -> None:
+        if self.ws.application_state != WebSocketState.CONNECTED:  # closed by a failed send: a disconnect
+            raise WebSocketDisconnect(code=1006)
         await self.ws.send_text(json.dumps(message))
 
     async def send_state(self) -> None:
@@ -150,27 +188,28 @@ class Connection:
     async def serve(self) -> None:
         """Answer the tab's messages until it goes away; the table's slot is freed then."""
         state = self.app.state
-        await self.send(
-            {
-                "type": "hello",
-                "presets": sorted(PRESETS),
-                "players": {name: preset(name).num_players for name in sorted(PRESETS)},
-                "agents": state.agents.names,
-                "hint_agent": state.agents.hint_agent,
-                "max_pace_ms": MAX_PACE_MS,
-                "pace_ms": self.pace,
-                "max_message_bytes": MAX_MESSAGE_BYTES,
-            }
-        )
+        hello = {
+            "type": "hello",
+            "presets": sorted(PRESETS),
+            "players": {name: preset(name).num_players for name in sorted(PRESETS)},
+            "agents": state.agents.names,
+            "hint_agent": state.agents.hint_agent,
+            "max_pace_ms": MAX_PACE_MS,
+            "pace_ms": self.pace,
+            "max_message_bytes": MAX_MESSAGE_BYTES,
+        }
         runner = asyncio.create_task(self.run_agents())
         try:
+            await self.send(hello)
             while True:
                 event = await self.ws.receive()
                 if event["type"] == "websocket.disconnect":
                     break
                 await self.handle(event.get("text") if event.get("text") is not None else event.get("bytes"))
-        except WebSocketDisconnect:
-            pass
+        except DISCONNECTS:
+            client = self.ws.client
+            who = f"{client.host}:{client.port}" if client else "a tab"
+            log.warning("disconnect: %s closed while the server was answering it", who)
         finally:
             runner.cancel()
             if self.table is not None:
@@ -183,6 +222,8 @@ class Connection:
             message = parse_message(text)
             async with self.lock:
                 await HANDLERS[message["type"]](self, message)
+        except DISCONNECTS:
+            raise  # the tab went away: serve() ends the connection
         except (MessageError, TableError) as exc:
             await self.send({"type": "error", "message": str(exc)})
         except Exception as exc:  # a bug must not end the tab's connection, nor the server
@@ -266,6 +307,12 @@ class Connection:
 
     async def run_agents(self) -> None:
         """Move the agents of the tab's live table, one decision per pace, whenever it is their turn."""
+        try:
+            await self._run_agents()
+        except DISCONNECTS:
+            pass  # the tab went away: serve() sees it and frees the table
+
+    async def _run_agents(self) -> None:
         while True:
             await self.wake.wait()
             self.wake.clear()
@@ -289,39 +336,42 @@ HANDLERS: dict[str, Callable[[Connection, dict[str, Any]], Awaitable[None]]] = {
 }
 
 
-def same_origin(websocket: WebSocket) -> bool:
-    """Whether the socket was opened by a page of this server (or by a client that sends no Origin)."""
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    host = websocket.headers.get("host", "")
-    return urlsplit(origin).netloc.lower() == host.lower()
+class App(Starlette):
+    """The Starlette app inside its :class:`~spades_env.web.guard.Guard`, so that every response, an
+    error page included, carries the security headers and no request of another host name reaches a route."""
+
+    def build_middleware_stack(self) -> Any:
+        return Guard(super().build_middleware_stack(), self.state.hosts)
 
 
 def create_app(
-    max_tables: int = MAX_TABLES, policies: dict[str, str] | None = None, hint_agent: str = "heuristic"
+    max_tables: int = MAX_TABLES,
+    policies: dict[str, str] | None = None,
+    hint_agent: str = "heuristic",
+    hosts: Iterable[str] = LOCAL_HOSTS,
 ) -> Starlette:
-    """The Starlette app: the page at ``/``, its assets at ``/static``, tables at ``/ws``."""
+    """The app: the page at ``/``, its assets at ``/static``, tables at ``/ws``, answering the host names
+    ``hosts`` (and LOCAL_HOSTS) only; ValueError naming a bad argument or policy file."""
     if isinstance(max_tables, bool) or not isinstance(max_tables, int) or max_tables < 1:
         raise ValueError(f"max_tables must be a positive integer, got {max_tables!r}")
+    hosts = [hosts] if isinstance(hosts, str) else list(hosts)
+    names = allowed_hosts(LOCAL_HOSTS[0], hosts)
 
     async def page(request: Any) -> FileResponse:
         return FileResponse(STATIC / "index.html", headers=SECURITY_HEADERS)
 
     async def tables(websocket: WebSocket) -> None:
-        if not same_origin(websocket):
-            await websocket.close(code=1008)  # policy violation: a page of another site
-            return
-        await websocket.accept()
+        await websocket.accept()  # the guard has checked the Host and the Origin
         await Connection(app, websocket).serve()
 
-    app = Starlette(
+    app = App(
         routes=[
             Route("/", page),
             Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
             WebSocketRoute("/ws", tables),
         ]
     )
+    app.state.hosts = names
     app.state.agents = Agents(policies, hint_agent)
     app.state.max_tables = max_tables
     app.state.open_tables = 0
@@ -338,18 +388,62 @@ def policy_option(text: str) -> tuple[str, str]:
     return name, path
 
 
+def port_option(text: str) -> int:
+    """A TCP port of ``--port``: 0 (any free port) to MAX_PORT."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--port takes an integer, got {text[:40]!r}") from None
+    if not 0 <= port <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"--port must be in 0..{MAX_PORT} (0: any free port), got {port}")
+    return port
+
+
+def host_option(text: str) -> str:
+    """A host name of ``--allowed-host`` (no scheme, no port)."""
+    try:
+        allowed_hosts(LOCAL_HOSTS[0], [text])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--allowed-host: {exc}") from None
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``spades-web``."""
     parser = argparse.ArgumentParser(prog="spades-web", description="A Spades table in the browser.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=port_option, default=8000, help="port (default 8000; 0: any free port)")
+    parser.add_argument(
+        "--allowed-host", type=host_option, action="append", default=[], metavar="NAME",
+        help="a host name the pages may be opened with, besides 127.0.0.1, localhost, [::1] and --host "
+        "(repeatable; needed with --host 0.0.0.0: the machine's name or address)",
+    )  # fmt: skip
     parser.add_argument("--max-tables", type=int, default=MAX_TABLES, help="tables open at once (default 8)")
     parser.add_argument(
         "--policy", type=policy_option, action="append", default=[], metavar="NAME=PATH",
-        help="offer a policy file as the agent NAME (repeatable)",
+        help="offer a policy file as the agent NAME (repeatable; loaded at start-up)",
     )  # fmt: skip
     parser.add_argument("--hint-agent", default="heuristic", help="the agent whose move a hint shows")
     return parser
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (port 0: a free one); OSError when the address cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def page_url(host: str, port: int) -> str:
+    """The address to open for a server listening on ``host:port``."""
+    shown = "localhost" if host == "127.0.0.1" else f"[{host.strip('[]')}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -357,13 +451,25 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     args = build_parser().parse_args(argv)
+    policies = dict(args.policy)
+    if len(policies) < len(args.policy):
+        twice = sorted({n for n, _ in args.policy if [m for m, _ in args.policy].count(n) > 1})
+        print(f"spades-web: --policy names {twice} more than once", file=sys.stderr)
+        return 2
     try:
-        app = create_app(args.max_tables, dict(args.policy), args.hint_agent)
+        app = create_app(args.max_tables, policies, args.hint_agent, [args.host, *args.allowed_host])
     except ValueError as exc:
         print(f"spades-web: {exc}", file=sys.stderr)
         return 2
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as exc:
+        print(f"spades-web: cannot listen on {args.host} port {args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    port = sock.getsockname()[1]
+    if args.host not in LOCAL_HOSTS:
         print(f"spades-web: listening on {args.host}: anyone who can reach it can open tables", file=sys.stderr)
-    print(f"spades-web: open http://{'localhost' if args.host == '127.0.0.1' else args.host}:{args.port}/")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=2 * MAX_MESSAGE_BYTES)
+    print(f"spades-web: open {page_url(args.host, port)}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=2 * MAX_MESSAGE_BYTES)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -155,3 +155,18 @@ def test_duplicate_keys_are_rejected_naming_file_key_and_line(tmp_path, text, ke
 def test_rules_from_mapping_names_non_string_keys_and_its_source():
     with pytest.raises(RulesError, match="mysource.*must be strings.*7 \\(int\\)"):
         rules_from_mapping({7: 1, "nil": True}, source="mysource")
+
+
+@pytest.mark.parametrize(
+    "text, key, line",
+    [
+        ("target_score: " + "9" * 5000 + "\n", "'target_score'", "line 1"),
+        ("nil: true\ncrazy:\n  - standard\n  - " + "7" * 5000 + "\n", "'crazy[1]'", "line 4"),
+        ("bag_limit: -" + "1" * 4400 + "\n", "'bag_limit'", "line 1"),
+    ],
+)
+def test_item19_an_integer_too_long_to_read_is_refused_naming_file_key_and_line(tmp_path, text, key, line):
+    """Issue 49, item 19: Python reads at most 4300 digits; the bare ValueError named neither the file nor the key."""
+    message = load_error(write(tmp_path, text))
+    assert "bad.yaml" in message and key in message and line in message and "too long" in message
+    assert len(message) < MESSAGE_BOUND

@@ -14,19 +14,7 @@ import spades_env.evaluation.league as league_module
 from spades_env import play
 from spades_env.evaluation.league import resolve_entries
 
-
-def no_match(*args, **kwargs):
-    pytest.fail("a match was played")
-
-
-def exits_2(main, argv, capsys) -> str:
-    """Run a command line that must exit with status 2 before any work; its one-line message."""
-    with pytest.raises(SystemExit) as exited:
-        main(argv)
-    assert exited.value.code == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return err
+from .helpers import exits_2, no_match
 
 
 @pytest.fixture
@@ -86,9 +74,11 @@ def test_item4_every_league_entry_is_checked_before_the_first_match(tmp_path, ca
 
 
 def test_item5_labels_never_collide(tmp_path):
-    labels = [e.label for e in resolve_entries(["x#2=random", "x=random", "x=heuristic", "x=random"], tmp_path)]
-    assert labels == ["x#2", "x", "x#3", "x#4"]
-    assert len(set(labels)) == len(labels)
+    labels = [e.label for e in resolve_entries(["x#2=random", "x=random", "random", "random"], tmp_path)]
+    assert labels == ["x#2", "x", "random", "random#2"]
+    # since issue 49 (item 21) a collision is refused, naming both entries, instead of renamed to 'x#3'
+    with pytest.raises(league_module.LeagueError, match="would both be labelled 'x'"):
+        resolve_entries(["x#2=random", "x=random", "x=heuristic", "x=random"], tmp_path)
 
 
 @pytest.mark.parametrize(

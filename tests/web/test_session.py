@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
+
+import spades_env
 
 pytest.importorskip("starlette")  # the [web] extra
 
@@ -88,7 +91,7 @@ def test_the_server_offers_named_agents_only():
 
 def test_policy_files_are_named_on_the_command_line(tmp_path):
     policy = tmp_path / "mine.pt"
-    policy.write_bytes(b"")
+    policy.write_bytes((Path(spades_env.__file__).parent / "policies" / "ppo.pt").read_bytes())
     args = build_parser().parse_args(["--policy", f"mine={policy}", "--max-tables", "3"])
     assert args.policy == [("mine", str(policy))] and args.host == "127.0.0.1"
     for bad in ("mine", f"={policy}", f"mine={tmp_path / 'absent.pt'}"):
