@@ -223,6 +223,8 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
     """Entry point of ``spades-replay``."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.frames is not None and not args.frames.strip():
+        parser.error("--frames needs a folder, got ''")
     if args.gif and not args.frames:
         parser.error("--gif needs --frames DIR (the folder the GIF is written to)")
     if args.frames:
@@ -260,6 +262,8 @@ def check_frames_folder(folder: str) -> None:
         raise ValueError(f"--frames {folder!r} is a file, not a folder")
     if not path.exists():
         parent = path.absolute().parent
+        if parent.exists() and not parent.is_dir():
+            raise ValueError(f"--frames {folder!r}: {str(path.parent)!r} is a file, not a folder")
         if not parent.is_dir():
             raise ValueError(f"--frames {folder!r}: folder {str(path.parent)!r} does not exist")
         if not os.access(parent, os.W_OK | os.X_OK):

@@ -4,7 +4,8 @@
   ``observations``, ``record_deals`` and ``check_actions``, ``output_buffers``, ``obs_format``, the backend's
   ``device``), then the memory bound: ``num_envs`` times the bytes a table takes at its peak (the numpy engine's
   measured ``state.TABLE_BYTES`` by ``obs_format``; :data:`TORCH_TABLE_BYTES` on the torch backend) must fit in the
-  memory available (``state.available_memory()``: the host's MemAvailable; on a CUDA device, its free memory),
+  memory available (``state.available_memory()``: the host's MemAvailable within the process's cgroup limit and
+  ``ulimit -v``; on a CUDA device, its free memory),
   or a :class:`MemoryError` says what it would need, before anything is allocated.
 * ``check_seed(seed)``: None or a non-negative integer (``int`` or a numpy integer, not a bool), of any size;
   ``generator_seed(seed)`` is the 64-bit seed a torch generator takes for it.

@@ -24,6 +24,7 @@ The object pickles (the card views into the output buffers are rebuilt).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -91,7 +92,15 @@ TABLE_BYTES = {"float32": 13_000, "packed": 3_000}
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux MemAvailable; else the physical memory; None unknown)."""
+    """Bytes of memory available to a new allocation: the least of the host's (Linux MemAvailable; else the
+    physical memory), this process's control group's room (cgroup v2 ``memory.max`` or v1 ``limit_in_bytes``, less
+    what the group uses) and its address-space limit (``ulimit -v``, less what it maps); None when none is known."""
+    limits = [_host_memory(), _cgroup_room(), _address_space_room()]
+    known = [limit for limit in limits if limit is not None]
+    return max(0, min(known)) if known else None
+
+
+def _host_memory() -> int | None:
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -102,6 +111,41 @@ def available_memory() -> int | None:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
+        return None
+
+
+CGROUP_FILES = (  # (limit, usage): cgroup v2, then v1
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+    ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+)
+
+
+def _cgroup_room() -> int | None:
+    """What this process's memory control group still allows (None: no limit, or not Linux)."""
+    for limit_file, usage_file in CGROUP_FILES:
+        try:
+            limit = Path(limit_file).read_text().strip()
+            usage = int(Path(usage_file).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if limit.isdigit() and int(limit) < 1 << 60:  # "max" (v2) or a huge number (v1): no limit
+            return int(limit) - usage
+        return None
+    return None
+
+
+def _address_space_room() -> int | None:
+    """What ``ulimit -v`` (RLIMIT_AS) still allows this process to map (None: no limit, or not known here)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/status") as fh:
+            mapped = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+        return soft - mapped
+    except (ImportError, OSError, ValueError, StopIteration):
         return None
 
 

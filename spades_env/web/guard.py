@@ -102,6 +102,10 @@ def allowed_hosts(host: str, extra: Iterable[str] = ()) -> frozenset[str]:
     (ValueError naming an entry that is not a host name; entries carry no port)."""
     names = {host_name(h) for h in LOCAL_HOSTS}
     for entry in (host, *extra):
+        if isinstance(entry, str) and "/" in entry:
+            raise ValueError(
+                f"allowed host {entry[:60]!r} is not a host name (no scheme, no path): give the name alone"
+            )
         if isinstance(entry, str) and (entry.startswith("[") and "]:" in entry or entry.count(":") == 1):
             raise ValueError(f"allowed host {entry!r} has a port: give the host name alone")
         names.add(host_name(entry))
@@ -120,8 +124,20 @@ class Guard:
             await self.app(scope, receive, send)
             return
 
+        denial = scope["type"] == "websocket" and "websocket.http.response" in scope.get("extensions", {})
+        opened = False  # a socket accepted (or refused with a response) by the app
+
         async def send_with_headers(message: dict[str, Any]) -> None:
-            if message["type"] in ("http.response.start", "websocket.http.response.start", "websocket.accept"):
+            nonlocal opened
+            kind = message["type"]
+            if kind == "websocket.close" and not opened and denial:
+                # a socket closed before it opened (no route, say): the server would answer a bare 403, so the
+                # refusal is a response, which carries the headers
+                opened = True
+                await PlainTextResponse("no socket here", status_code=403)(scope, receive, send_with_headers)
+                return
+            if kind in ("http.response.start", "websocket.http.response.start", "websocket.accept"):
+                opened = True
                 present = {bytes(k).lower() for k, _ in message.get("headers", [])}
                 extra = [
                     (k.lower().encode(), v.encode())

@@ -82,6 +82,27 @@ def test_item13_a_batch_too_large_for_the_memory_is_refused_before_allocating(ba
     assert BatchEnv(10, backend=backend).num_envs == 10
 
 
+def test_item13_the_memory_bound_counts_a_control_group_and_an_address_space_limit(tmp_path, monkeypatch):
+    """A container's memory limit (cgroup) and ``ulimit -v`` bound the tables too, not only the host's memory."""
+    limit, usage = tmp_path / "memory.max", tmp_path / "memory.current"
+    limit.write_text(f"{3 * 2**30}\n")
+    usage.write_text(f"{2**30}\n")
+    monkeypatch.setattr(state, "CGROUP_FILES", ((str(limit), str(usage)),))
+    assert state._cgroup_room() == 2 * 2**30 and state.available_memory() <= 2 * 2**30
+    limit.write_text("max\n")  # no limit: the host's memory counts
+    assert state._cgroup_room() is None and state.available_memory() == state._host_memory()
+    code = (
+        "import resource; from spades_env.batch import BatchEnv\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, resource.RLIM_INFINITY))\n"
+        "try:\n    BatchEnv(300_000, backend='torch')\nexcept MemoryError as e:\n    print(e)\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "BatchEnv(300000) needs about 7.0 GiB" in out.stdout, out.stdout + out.stderr
+
+
 # ---------------------------------------------------------------- item 14
 COMPLEX = {
     "list": [54.9 + 5j] * TABLES,

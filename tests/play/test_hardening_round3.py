@@ -29,7 +29,7 @@ def tree(folder: Path) -> set[str]:
 
 @pytest.mark.parametrize(
     "where, missing",
-    [("nosuch/deeper/frames", "nosuch/deeper"), ("nosuch/frames", "nosuch"), ("afile.txt/frames", "afile.txt")],
+    [("nosuch/deeper/frames", "nosuch/deeper"), ("nosuch/frames", "nosuch")],
 )
 def test_item20_frames_refuse_a_missing_parent_folder_like_json_and_record(
     tmp_path, capsys, monkeypatch, where, missing
@@ -46,6 +46,19 @@ def test_item20_frames_refuse_a_missing_parent_folder_like_json_and_record(
     # the rule of --record (spades-play) and --json (spades-evaluate), for the same path
     code = play.main(["--record", f"{where}.json"], stdin=io.StringIO(""), stdout=io.StringIO())
     assert code == 2 and f"folder {missing!r} does not exist" in capsys.readouterr().err
+
+
+def test_item20_frames_refuse_a_parent_that_is_a_file_and_an_empty_folder_name(tmp_path, capsys, monkeypatch):
+    (tmp_path / "afile.txt").write_text("a file, not a folder")
+    before = tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for where, reason in [("afile.txt/frames", "--frames 'afile.txt/frames': 'afile.txt' is a file, not a folder"),
+                          ("", "--frames needs a folder, got ''"), (" ", "--frames needs a folder, got ''")]:  # fmt: skip
+        with pytest.raises(SystemExit) as exited:
+            replay_main([str(GOLDEN), "--all", "--frames", where], stdin=io.StringIO(""), stdout=io.StringIO())
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and reason in err and "Traceback" not in err, err
+    assert tree(tmp_path) == before
 
 
 def test_item20_frames_still_make_a_new_folder_in_an_existing_one(tmp_path):

@@ -129,8 +129,10 @@ def test_item01_allowed_host_names_are_checked_when_the_server_is_built():
         "127.0.0.1", "localhost", "::1", "box.lan", "fe80::1",
     }  # fmt: skip
     assert split_host("[::1]:8000") == ("::1", 8000) and split_host("LOCALHOST:80") == ("localhost", 80)
-    for bad in ("", "http://box.lan", "box.lan:8000", "[::1]:80", "a/b", "*", "box lan", "-x", "a..b"):
-        with pytest.raises(ValueError):
+    for bad, reason in [("", "not a host name"), ("http://box.lan", "no scheme"), ("box.lan:8000", "has a port"),
+                        ("[::1]:80", "has a port"), ("a/b", "no scheme, no path"), ("*", "not a host name"),
+                        ("box lan", "not a host name"), ("-x", "not a host name"), ("a..b", "not a host name")]:  # fmt: skip
+        with pytest.raises(ValueError, match=re.escape(reason)):
             create_app(hosts=[bad])
     with pytest.raises(SystemExit) as stop:
         main(["--allowed-host", "http://box.lan"])
@@ -160,6 +162,8 @@ def check_headers(response: http.client.HTTPResponse) -> None:
         ("/", "evil.example:{port}", {}, 400),
         ("/ws", "localhost:{port}", {**UPGRADE, "Origin": "http://evil.example"}, 403),
         ("/ws", "localhost:{port}", {}, 404),  # a plain GET of the socket's path
+        ("/nows", "localhost:{port}", UPGRADE, 403),  # a socket where there is none: refused before it opens
+        ("/static/table.js", "localhost:{port}", UPGRADE, 403),
         ("/ws", "localhost:{port}", {**UPGRADE, "Origin": "http://localhost:{port}"}, 101),  # the socket's upgrade
     ],
 )
