@@ -52,7 +52,16 @@ from ..core.bidding import (
 from ..core.card_play import breaks_spades, first_leader, legal_cards, situation
 from ..core.cards import CARD_SUIT, NUM_CARDS, SPADE_MASK, deck
 from ..core.deal import deal_positions
-from ..core.drawing import DRAW_TURNS, STOCK_SIZE, drawer, drawn_cards, has_drawing, stock_left
+from ..core.drawing import (
+    DRAW_TURNS,
+    STOCK_SIZE,
+    discards_seen,
+    draw_rules,
+    drawer,
+    drawn_cards,
+    has_drawing,
+    stock_left,
+)
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.game import game_end, next_dealer, side_leaders
 from ..core.hand import Phase
@@ -251,7 +260,7 @@ class MaskedHands:
         partners = [NO_SEAT if hand_rules[0].partner_of(s) is None else hand_rules[0].partner_of(s) for s in range(n)]
         self._partner = form.ints(partners)
         self._side = form.ints([hand_rules[0].side_of(s) for s in range(n)])
-        self._next = form.ints([(s + 1) % n for s in range(n)])
+        self._next = form.ints(card_play.next_seats(n))
         self._cols = form.ints(range(n))[None]
         self._kind = form.ints(A.BID_ACTION_KIND)
         self._value = form.ints(A.BID_ACTION_VALUE)
@@ -622,10 +631,10 @@ class MaskedHands:
             at = 2 * ops.minimum(self.draw_turn, DRAW_TURNS - 1)
             offered = (phase == DRAW) & (self.cur == observer)
             one(OFFERED_AT + ops.at(self.stock, at), offered)
-            face_up = self.rules[0].discards_face_up
+            seeing = draw_rules(self.rules[0])
             for s in range(n):
                 k = slots[:, s]
-                seen = ops.keep((observer == s) | face_up, self.discards[:, s])
+                seen = discards_seen(ops, seeing, observer, s, self.discards[:, s])
                 f.put_rows(
                     obs, DISCARDED_AT + k[:, None] * NUM_CARDS + self._card_cols[:, :NUM_CARDS], self._card_floats(seen)
                 )
