@@ -87,6 +87,8 @@ The package, one module a job:
 * :mod:`~spades_env.obs.encode`: the reference encoder (one hand);
 * :mod:`~spades_env.obs.tracker`: the incremental encoder of the AEC env;
 * :mod:`~spades_env.obs.decode`: observations back to readable fields.
+* :mod:`~spades_env.obs.moved`: the old homes ``spades_env.layout`` and ``spades_env.encoding``
+  (their names, with a DeprecationWarning).
 
 The batch engine writes the same arrays for many tables
 (:mod:`spades_env.batch.encoding`); tests compare every writer with the

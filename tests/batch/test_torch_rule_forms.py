@@ -11,13 +11,13 @@ import dataclasses
 
 import numpy as np
 import pytest
-from core.test_rule_forms import HAND_RULES, K, random_bidding  # tests/ is on the path: its packages are top-level
 
 from spades_env.core import PRESETS, bidding, card_play, exchange, preset, scoring
 from spades_env.core import actions as A
 from spades_env.core.cards import NUM_CARDS
 from spades_env.core.ops import ARRAY
 from spades_env.core.scoring import BidKind
+from tests.core.test_rule_forms import HAND_RULES, K, random_bidding
 
 torch = pytest.importorskip("torch")
 from spades_env.batch.torch_ops import torch_ops  # noqa: E402

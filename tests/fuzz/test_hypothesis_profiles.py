@@ -3,8 +3,9 @@
 import pathlib
 
 import pytest
-from conftest import CI_MAX_EXAMPLES, hypothesis_profile
 from hypothesis import settings
+
+from tests.conftest import CI_MAX_EXAMPLES, hypothesis_profile
 
 CI_SCRIPT = pathlib.Path(__file__).resolve().parents[2] / ".ci" / "run"
 

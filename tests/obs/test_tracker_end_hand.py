@@ -8,8 +8,7 @@ import pytest
 
 from spades_env.core.game import Game
 from spades_env.obs.tracker import ObservationTracker
-
-from .helpers import PRESET_NAMES
+from tests.env.helpers import PRESET_NAMES
 
 
 @pytest.mark.parametrize("rules_name", PRESET_NAMES)

@@ -11,8 +11,7 @@ import spades_env
 from spades_env.core.scoring import hand_points_bound
 from spades_env.obs.bounds import START_SCORE_TARGETS, observation_bounds, score_bound, space_bounds
 from spades_env.obs.layout import OBSERVATION, STATE
-
-from .helpers import PRESET_NAMES
+from tests.env.helpers import PRESET_NAMES
 
 
 def assert_within(space, array, where):

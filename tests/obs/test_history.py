@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,13 +20,11 @@ from spades_env.core.scoring import BidKind
 from spades_env.obs.decode import decode_observation
 from spades_env.obs.encode import OBS_SLICES, encode_observation
 from spades_env.obs.layout import OBSERVATION, OBSERVATION_V0, OBSERVATION_V1, LayoutError, ObservationLayout
-
-from .helpers import PRESET_NAMES, done, random_policy
+from tests.env.helpers import PRESET_NAMES, done, random_policy
 
 CLUBS, DIAMONDS, HEARTS, SPADES = (1 << s for s in Suit)
 SIDE_SUITS = CLUBS | DIAMONDS | HEARTS
 NOT_PLAYED = -1
-HERE = Path(__file__).resolve().parent
 
 
 def position(rules, hands, leader=0, won=None):
@@ -236,9 +233,9 @@ def test_a_layout_that_is_not_a_part_is_refused_naming_both(blocks, problem):
 
 # ------------------------------------------------------------ released policy
 def test_the_v0_policy_plays_as_it_did_with_version_0_observations():
-    from .ppo_v0_fixture import play
+    from tests.nn.ppo_v0_fixture import V0_POLICY, play
 
-    fixture = json.loads((HERE / "ppo_v0_fixture.json").read_text())
+    fixture = json.loads(V0_POLICY.with_name("ppo_v0_fixture.json").read_text())
     assert fixture["layout"] == OBSERVATION_V0.name
     for case in fixture["cases"]:
         actions, digest = play(case["preset"], case["seed"])
@@ -249,8 +246,7 @@ def test_the_v0_policy_plays_as_it_did_with_version_0_observations():
 def test_the_v0_policy_reads_only_its_columns():
     torch = pytest.importorskip("torch")
     from spades_env.nn import PolicyNet, load_policy
-
-    from .ppo_v0_fixture import V0_POLICY
+    from tests.nn.ppo_v0_fixture import V0_POLICY
 
     policy, _ = load_policy(V0_POLICY)
     payload = torch.load(V0_POLICY, weights_only=True)

@@ -12,8 +12,7 @@ from spades_env.core.actions import TEN_FOR_200, bid_action
 from spades_env.core.scoring import BidKind
 from spades_env.obs.encode import OBS_SLICES, encode_observation
 from spades_env.obs.layout import BID_FEATURES, NUM_BID_KINDS, RULE_FEATURES
-
-from .helpers import MIXED_DEAL
+from tests.env.helpers import MIXED_DEAL
 
 DIVISOR = dict(RULE_FEATURES)
 

@@ -12,8 +12,7 @@ from spades_env.core.scoring import BidKind
 from spades_env.obs.decode import decode_observation, decode_observations
 from spades_env.obs.encode import OBS_SIZE, OBS_SLICES, STATE_SIZE, STATE_SLICES
 from spades_env.obs.layout import BID_FEATURES, NUM_BID_KINDS, RULE_FEATURES
-
-from .helpers import MIXED_DEAL, PRESET_NAMES, block_cards, cards, play_to_end
+from tests.env.helpers import MIXED_DEAL, PRESET_NAMES, block_cards, cards, play_to_end
 
 # ------------------------------------------------------------------ layout
 

@@ -11,8 +11,7 @@ from spades_env.core.actions import NUM_ACTIONS, mask_array
 from spades_env.core.hand import Phase
 from spades_env.core.scoring import BidKind
 from spades_env.obs.encode import OBS_SLICES, encode_observation
-
-from .helpers import PRESET_NAMES, play_to_end
+from tests.env.helpers import PRESET_NAMES, play_to_end
 
 
 def behind_scores(rules) -> list[int]:
