@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from training import train as train_module
@@ -24,6 +25,7 @@ def _weights(summary: dict) -> dict[str, torch.Tensor]:
     return torch.load(Path(summary["run_dir"]) / "policy.pt", weights_only=True)["state_dict"]
 
 
+@pytest.mark.slow  # 21 s; the default suite keeps the run killed at a random update, resumed to the same weights
 def test_resumed_run_is_bit_identical_to_an_uninterrupted_one(tmp_path):
     whole = train_module.train([*SHORT, "--runs-dir", str(tmp_path / "whole")])
     train_module.train([*SHORT, "--runs-dir", str(tmp_path / "split"), "--max-updates", "1"])

@@ -147,6 +147,7 @@ def test_worker_refuses_a_second_request_in_flight(smoke_run):
         worker.close()
 
 
+@pytest.mark.slow  # 17 s; the default suite keeps the two-worker run's reproducibility and resume
 def test_run_with_worker_is_reproducible_and_differs_from_one_without(tmp_path):
     a = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "a")])
     b = train_module.train([*PIPELINED, "--runs-dir", str(tmp_path / "b")])
@@ -186,7 +187,8 @@ def test_imitation_with_worker_is_this_process_half_then_the_worker_half(smoke_r
     assert len(data["action"]) >= config.bc_decisions
 
 
-@pytest.mark.parametrize(("worker", "workers"), [("0", "1"), ("1", "2")])  # in-process and pooled evaluations
+# in-process and pooled evaluations; the pooled one (38 s on 2 cores) runs with -m slow: the default suite's budget
+@pytest.mark.parametrize(("worker", "workers"), [("0", "1"), pytest.param("1", "2", marks=pytest.mark.slow)])
 def test_evaluations_during_training_do_not_change_what_is_learned(tmp_path, worker, workers):
     args = ["--config", SMOKE, "--rollout-workers", worker, "--no-final-eval", "--eval-workers", workers]
     often = train_module.train([*args, "--eval-every", "1", "--runs-dir", str(tmp_path / "often")])
