@@ -103,7 +103,6 @@ from aec_throughput import CLOCKS  # noqa: E402
 from training.config import TrainConfig, from_mapping, load_config  # noqa: E402
 from training.imitation import set_learning_rate  # noqa: E402
 from training.ppo import ppo_update  # noqa: E402
-from training.rollout import start_tables  # noqa: E402
 from training.train import Batches, learning_rate, start_run  # noqa: E402
 
 OLD = {
@@ -134,10 +133,7 @@ class Trainer:
         self.run = start_run(config, Path(folder), resume=False)
         state = {k: v.detach().clone() for k, v in self.run.learner.policy.state_dict().items()}
         self.run.pool = [{k: v.clone() for k, v in state.items()} for _ in range(config.pool_size)]
-        if config.backend == "torch":
-            self.run.rollout.start(len(self.run.pool))
-        else:
-            start_tables(self.run.rollout, self.run.rng, len(self.run.pool))
+        self.run.rollout.start(len(self.run.pool), self.run.rng)
         self.source = Batches(self.run)  # in this process, or the rollout workers (rollout_workers)
         self.totals = {"decisions": 0, "rollout_s": 0.0, "update_s": 0.0}
 

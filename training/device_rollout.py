@@ -46,9 +46,10 @@ from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.rewards import training_rewards
 from training.config import CRITIC_INPUTS, TrainConfig
-from training.learner import SnapshotNets
-from training.mixture import MAX_SEATS, table_counts, table_layout
-from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SELF, SNAPSHOT, inverse_cdf
+from training.learner import Learner, SnapshotNets
+from training.mixture import MAX_SEATS, make_rollout, table_counts, table_layout
+from training.ppo import gae_advantages
+from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SNAPSHOT, Rollout, inverse_cdf, learner_acts, table_kinds
 
 
 class _Engine:
@@ -126,6 +127,8 @@ class DeviceRollout:
 
     def __setstate__(self, state: dict) -> None:
         vars(self).update(state)
+        if "next" not in self.store:  # pickled before the store kept its links: the carried hands' chains
+            self.store["next"] = _chains(self.store)
         generator = torch.Generator(device=self.device)
         generator.set_state(state["generator"])
         self.generator = generator
@@ -148,26 +151,22 @@ class DeviceRollout:
             "reward": torch.zeros(rows, n, device=d),
             "done": torch.zeros(rows, n, device=d),  # 1 at a seat's last decision of a hand (a float: it accumulates)
             "valid": torch.zeros(rows, n, dtype=torch.bool, device=d),
+            "next": torch.full((rows, n), -1, dtype=torch.int64, device=d),  # the row of the seat's next decision
         }
 
     def assign_opponents(self, tables: torch.Tensor, pool_size: int) -> None:
         """Draw the kind, learner side and snapshot of the tables where ``tables`` (bool) is set."""
-        config, g, n = self.config, self.generator, self.config.num_envs
-        u = torch.rand(n, generator=g, device=self.device)
-        heuristic_below = config.selfplay_fraction + config.heuristic_fraction
-        random_below = heuristic_below + config.random_fraction
-        kind = torch.full_like(self.kinds, SNAPSHOT if pool_size else SELF)
-        kind = torch.where(u < random_below, RANDOM, kind)
-        kind = torch.where(u < heuristic_below, HEURISTIC, kind)
-        kind = torch.where(u < config.selfplay_fraction, SELF, kind)
+        g, n = self.generator, self.config.num_envs
+        kind = table_kinds(torch.rand(n, generator=g, device=self.device), self.config, pool_size)
         side = (torch.rand(n, generator=g, device=self.device) * self.num_sides).long()
         snap = (torch.rand(n, generator=g, device=self.device) * max(1, pool_size)).long()
         self.kinds = torch.where(tables, kind, self.kinds)
         self.learner_side = torch.where(tables, side, self.learner_side)
         self.snapshot_of = torch.where(tables, snap, self.snapshot_of)
 
-    def start(self, pool_size: int) -> None:
-        """Draw every table's opponents and start new games everywhere, with no bags and nothing recorded."""
+    def start(self, pool_size: int, rng: np.random.Generator | None = None) -> None:
+        """Draw every table's opponents and start new games everywhere, with no bags and nothing recorded (the draws
+        come from the rollout's own generator on the device, not ``rng``)."""
         n = self.config.num_envs
         self.assign_opponents(torch.ones(n, dtype=torch.bool, device=self.device), pool_size)
         self._gather([engine.reset() for engine in self.engines])
@@ -191,6 +190,18 @@ class DeviceRollout:
         self._gather(outputs)
         return torch.cat(rewards), torch.cat(over), torch.cat(dones)
 
+    def collect_batch(
+        self, learner: Learner, pool: list, rng: np.random.Generator | None = None, device: torch.device | None = None
+    ) -> tuple[dict[str, torch.Tensor] | None, dict[str, list[float]]]:
+        """One rollout with the learner's networks (:func:`collect_on_device`; its generator and device are the
+        rollout's own): the batch and seat 0's hand rewards by preset."""
+        return collect_on_device(self, learner.policy, learner.critic, learner.snapshots, pool)
+
+    def host_tables(self, rng: np.random.Generator) -> Rollout:
+        """Tables on the numpy engine for the heuristic's imitation (the heuristic plays on the host): new ones,
+        of the same config and presets, drawn from ``rng``."""
+        return make_rollout(self.config, self.rules, rng)
+
     def critic_input(self) -> torch.Tensor | None:
         """Every table's critic input when it is not the observation: the full state, or its position's columns."""
         if self.config.critic_input == "observation":
@@ -200,8 +211,7 @@ class DeviceRollout:
 
     def learner_rows(self) -> torch.Tensor:
         """Bool per table: the seat to act is the learner's (every seat at a self-play table)."""
-        side = self.table_sides.gather(1, self.to_act[:, None])[:, 0]
-        return (self.kinds == SELF) | (side == self.learner_side)
+        return learner_acts(self.kinds, self.learner_side, self.table_sides.gather(1, self.to_act[:, None])[:, 0])
 
 
 def _sample(logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -260,8 +270,11 @@ def collect_on_device(
             ):
                 if value is not None:
                     store[key][row] = value
-            # the acting learner seat's latest decision is this row
-            rollout.last[tables, to_act] = torch.where(learner, row, rollout.last[tables, to_act])
+            # the acting learner seat's latest decision is this row, its previous one's successor
+            previous = rollout.last[tables, to_act]
+            before = previous.clamp(min=0)
+            store["next"][before, tables] = torch.where(learner & (previous >= 0), row, store["next"][before, tables])
+            rollout.last[tables, to_act] = torch.where(learner, row, previous)
             rewards, over, dones = rollout.step(actions)
             _close_hands(store, rollout.last, rewards, over)
             rollout.last = torch.where(over[:, None], -1, rollout.last)
@@ -269,7 +282,7 @@ def collect_on_device(
             rollout.assign_opponents(dones, len(pool))
             seat0_rewards.append(rewards[:, 0])
             seat0_over.append(over)
-        batch = _finish(store, rollout.hand_start, critic, config, MAX_SEATS)
+        batch = _finish(store, rollout.hand_start, critic, config)
         # carry the unfinished hands: the last rows, as many as the longest unfinished hand
         end = start + steps
         keep = int((end - rollout.hand_start).max())  # one read of the device per rollout
@@ -277,6 +290,7 @@ def collect_on_device(
         rows = torch.arange(first, end, device=device)
         store = {key: value[first:end].clone() for key, value in store.items()}
         store["valid"] &= rows[:, None] >= rollout.hand_start[None, :]
+        store["next"] = torch.where(store["next"] >= 0, store["next"] - first, -1)
         rollout.store = store
         rollout.last = torch.where(rollout.last >= 0, rollout.last - first, -1)
         rollout.hand_start = rollout.hand_start - first
@@ -297,8 +311,22 @@ def _close_hands(store: dict[str, torch.Tensor], last: torch.Tensor, rewards: to
     store["done"].index_put_((rows, cols), closing.flatten().float(), accumulate=True)  # 0 where no hand closes
 
 
+def _chains(store: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The row of each valid decision's successor (the same table and seat's next valid row, else -1) in a carried
+    store: every valid row there belongs to its table's unfinished hand."""
+    rows, n = store["action"].shape
+    links = torch.full((rows, n), -1, dtype=torch.int64, device=store["action"].device)
+    following = torch.full((n, MAX_SEATS), -1, dtype=torch.int64, device=links.device)
+    tables = torch.arange(n, device=links.device)
+    for r in range(rows - 1, -1, -1):
+        seat, here = store["seat"][r], store["valid"][r]
+        links[r] = torch.where(here, following[tables, seat], -1)
+        following[tables, seat] = torch.where(here, r, following[tables, seat])
+    return links
+
+
 def _finish(
-    store: dict[str, torch.Tensor], hand_start: torch.Tensor, critic: ValueNet, config: TrainConfig, seats: int
+    store: dict[str, torch.Tensor], hand_start: torch.Tensor, critic: ValueNet, config: TrainConfig
 ) -> dict[str, torch.Tensor] | None:
     """The finished learner decisions of ``store`` (rows before their table's hand start) with values, GAE
     advantages and returns, in row-major order; None when none finished."""
@@ -308,30 +336,24 @@ def _finish(
     if not len(where[0]):
         return None
     inputs = store["critic"][where] if "critic" in store else store["obs"][where]
-    values = torch.zeros(rows, n, device=hand_start.device)
-    values[where] = critic(inputs)
-    advantage = torch.zeros(rows, n, device=hand_start.device)
-    next_value = torch.zeros(n, seats, device=hand_start.device)  # each (table, seat)'s successor's value
-    next_adv = torch.zeros_like(next_value)
-    tables = torch.arange(n, device=hand_start.device)
-    gamma, lam = config.gamma, config.gae_lambda
-    for r in range(rows - 1, -1, -1):  # successors are later rows: one backward sweep
-        seat, here = store["seat"][r], finished[r]
-        done = store["done"][r] > 0
-        v = values[r]
-        bootstrap = torch.where(done, 0.0, gamma * next_value[tables, seat])
-        carry = torch.where(done, 0.0, gamma * lam * next_adv[tables, seat])
-        adv = store["reward"][r] + bootstrap - v + carry
-        advantage[r] = torch.where(here, adv, 0.0)
-        next_value[tables, seat] = torch.where(here, v, next_value[tables, seat])
-        next_adv[tables, seat] = torch.where(here, adv, next_adv[tables, seat])
+    values = critic(inputs)
+    # each finished decision's successor (same table and seat, a later row of the same hand: finished too) as
+    # its place in the batch, for the numpy path's GAE
+    place = torch.full((rows, n), -1, dtype=torch.int64, device=hand_start.device)
+    place[where] = torch.arange(len(where[0]), device=hand_start.device)
+    successor = store["next"][where]
+    links = torch.where(successor >= 0, place[successor.clamp(min=0), where[1]], -1)
+    done = store["done"][where] > 0
+    advantage = gae_advantages(
+        store["reward"][where], values, done, links, slice(None), config.gamma, config.gae_lambda
+    )
     batch = {
         "obs": store["obs"][where],
         "mask": store["mask"][where],
         "action": store["action"][where],
         "logp": store["logp"][where],
-        "value": values[where],
-        "advantage": advantage[where],
+        "value": values,
+        "advantage": advantage,
         "table": where[1],
         "seat": store["seat"][where],
         "prior": torch.full_like(where[0], -1),

@@ -30,6 +30,8 @@ leaves the values and GAE to :func:`finish_batch`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from tqdm import tqdm
@@ -53,7 +55,7 @@ from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.rewards import BagLedger, seat_sides
 from training.config import CRITIC_INPUTS, TrainConfig
-from training.learner import SnapshotNets
+from training.learner import Learner, SnapshotNets
 from training.trajectories import Rows, TrajectoryStore, join_rows, with_advantages
 
 SELF, HEURISTIC, SNAPSHOT, RANDOM = 0, 1, 2, 3  # table kinds
@@ -149,6 +151,22 @@ def values_of(critic: ValueNet, x: np.ndarray | SparseRows, device: torch.device
         return critic(sparse_rows(inputs) if sparse and not isinstance(inputs, SparseRows) else inputs).cpu().numpy()
 
 
+def table_kinds(u: Any, config: TrainConfig, pool_size: int) -> Any:
+    """Each table's kind from one uniform in [0, 1) per table (numpy or torch): self-play, heuristic and random by
+    their fractions, the rest against a snapshot (self-play while the pool is empty). Both rollouts' one draw."""
+    xp = torch if isinstance(u, torch.Tensor) else np
+    heuristic_below = config.selfplay_fraction + config.heuristic_fraction
+    random_below = heuristic_below + config.random_fraction
+    kind = xp.where(u < random_below, RANDOM, SNAPSHOT if pool_size else SELF)
+    kind = xp.where(u < heuristic_below, HEURISTIC, kind)
+    return xp.where(u < config.selfplay_fraction, SELF, kind)
+
+
+def learner_acts(kinds: Any, learner_side: Any, acting_sides: Any) -> Any:
+    """Bool per table (numpy or torch): the seat to act is the learner's (every seat at a self-play table)."""
+    return (kinds == SELF) | (acting_sides == learner_side)
+
+
 class Opponents:
     """Each table's kind, the learner's side and the snapshot it plays against."""
 
@@ -161,21 +179,13 @@ class Opponents:
         self, tables: np.ndarray, rng: np.random.Generator, config: TrainConfig, num_sides: int, pool_size: int
     ) -> None:
         """Draw the kind, learner side and snapshot of ``tables`` (snapshot tables play self when the pool is empty)."""
-        u = rng.random(len(tables))
-        heuristic_below = config.selfplay_fraction + config.heuristic_fraction
-        random_below = heuristic_below + config.random_fraction
-        kind = np.select(
-            [u < config.selfplay_fraction, u < heuristic_below, u < random_below], [SELF, HEURISTIC, RANDOM], SNAPSHOT
-        )
-        if not pool_size:
-            kind = np.where(kind == SNAPSHOT, SELF, kind)
-        self.kinds[tables] = kind
+        self.kinds[tables] = table_kinds(rng.random(len(tables)), config, pool_size)
         self.learner_side[tables] = rng.integers(num_sides, size=len(tables))
         self.snapshot_of[tables] = rng.integers(max(1, pool_size), size=len(tables))
 
     def learner_rows(self, acting_sides: np.ndarray) -> np.ndarray:
         """Bool per table: the seat to act is the learner's (every seat at a self-play table)."""
-        return (self.kinds == SELF) | (acting_sides == self.learner_side)
+        return learner_acts(self.kinds, self.learner_side, acting_sides)
 
 
 class Rollout:
@@ -241,6 +251,21 @@ class Rollout:
         if not self.config.prior_weight:
             return None
         return heuristic_prior(self.prior_agent, obs_rows, mask_rows, self.config.prior_on_bids)
+
+    def start(self, pool_size: int, rng: np.random.Generator) -> None:
+        """Draw every table's opponents from ``rng``, then start new games everywhere."""
+        self.assign_opponents(np.arange(self.config.num_envs), rng, pool_size)
+        self.reset()
+
+    def collect_batch(
+        self, learner: Learner, pool: list, rng: np.random.Generator, device: torch.device
+    ) -> tuple[dict[str, np.ndarray] | None, dict[str, list[float]]]:
+        """One rollout with the learner's networks (:func:`collect`): the batch and seat 0's hand rewards by preset."""
+        return collect(self, learner.policy, learner.critic, learner.snapshots, pool, rng, device)
+
+    def host_tables(self, rng: np.random.Generator) -> Rollout:
+        """Tables on the numpy engine for the heuristic's imitation: these."""
+        return self
 
     def step(self, store: TrajectoryStore, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play one action per table; reward the finished hands in ``store``; return (dones, the hands' rewards)."""
@@ -373,12 +398,6 @@ def finish_batch(
         config.gae_lambda,
         lambda inputs: values_of(critic, inputs, device, config.sparse_input),
     )
-
-
-def start_tables(rollout: Rollout, rng: np.random.Generator, pool_size: int) -> None:
-    """Draw every table's opponents, then start new games everywhere."""
-    rollout.assign_opponents(np.arange(rollout.config.num_envs), rng, pool_size)
-    rollout.reset()
 
 
 # ------------------------------------------------------------------ the heuristic's decisions

@@ -70,15 +70,15 @@ from spades_env.nn import save_policy
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from training.checkpoint import CHECKPOINT_FORMAT, init_weights, load_checkpoint, restore_random_state, save_checkpoint
 from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides
-from training.device_rollout import DeviceRollout, collect_on_device
 from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
-from training.mixture import make_rollout, table_presets
+from training.mixture import table_presets
 from training.pipeline import RolloutWorker, RolloutWorkers, fresh_worker_states, weights
 from training.ppo import explained_variance, normalize_by_group, ppo_update
-from training.rollout import Rollout, add_rewards, collect, finish_batch, start_tables
+from training.rollout import add_rewards, finish_batch
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
+from training.tables import Tables, make_tables
 
 __all__ = ["CHECKPOINT_FORMAT", "METRIC_FIELDS", "TrainConfig", "main", "train"]
 
@@ -93,7 +93,7 @@ class Run:
     rules: Rules
     learner: Learner
     rng: np.random.Generator
-    rollout: Rollout | DeviceRollout
+    rollout: Tables
     pool: list
     counters: dict[str, Any]
     resumed: bool = False
@@ -154,10 +154,7 @@ def check_table_memory(config: TrainConfig, device: torch.device) -> None:
     from spades_env.batch.arguments import check_memory
 
     try:
-        if config.backend == "torch":
-            check_memory(config.num_envs, backend="torch", device=device)
-        else:
-            check_memory(config.num_envs)
+        check_memory(config.num_envs, backend=config.backend, device=device)
     except MemoryError as exc:
         raise ValueError(f"train config 'num_envs': {exc}") from None
 
@@ -196,14 +193,7 @@ def start_run(config: TrainConfig, folder: Path, resume: bool) -> Run:
         init_weights(config.init_from, learner.policy, learner.critic)
         counters["bc_done"] = True  # the loaded weights replace the imitation
         print(f"initial weights from {config.init_from}")
-    return Run(config, folder, device, rules, learner, rng, new_tables(config, rules, rng, device), [], counters)
-
-
-def new_tables(config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device) -> Any:
-    """The run's tables: on the torch engine on ``device`` (``backend: torch``), or the numpy engine's."""
-    if config.backend == "torch":
-        return DeviceRollout(config, rules, rng, device)
-    return make_rollout(config, rules, rng)
+    return Run(config, folder, device, rules, learner, rng, make_tables(config, rules, rng, device), [], counters)
 
 
 def warm_start(run: Run) -> None:
@@ -211,11 +201,9 @@ def warm_start(run: Run) -> None:
     config, learner = run.config, run.learner
     if config.bc_decisions > 0 and not run.counters["bc_done"]:
         worker = RolloutWorker(config, None, run.device) if config.rollout_workers else None  # collects half
-        # the heuristic plays on the numpy engine's tables (the torch engine's are for PPO)
-        tables = run.rollout if config.backend == "numpy" else make_rollout(config, run.rules, run.rng)
         try:
             result = imitate(
-                tables,
+                run.rollout.host_tables(run.rng),  # the heuristic plays on the numpy engine's tables
                 learner.policy,
                 learner.critic,
                 learner.optimizer,
@@ -229,10 +217,7 @@ def warm_start(run: Run) -> None:
             if worker is not None:
                 worker.close()
         run.counters.update(bc_done=True, bc_decisions=result["bc_decisions"], bc_seconds=result["bc_seconds"])
-    if config.backend == "torch":
-        run.rollout.start(len(run.pool))
-    else:
-        start_tables(run.rollout, run.rng, len(run.pool))
+    run.rollout.start(len(run.pool), run.rng)
     checkpoint(run)  # a resumed run neither imitates again nor deals other tables
 
 
@@ -268,12 +253,8 @@ class Batches:
     def next(self) -> tuple[dict[str, np.ndarray] | None, dict[str, list[float]]]:
         """The next batch of finished decisions (None if none finished) and seat 0's hand rewards by preset."""
         run, learner = self.run, self.run.learner
-        if run.config.backend == "torch":
-            return collect_on_device(run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool)
         if self.worker is None:
-            return collect(
-                run.rollout, learner.policy, learner.critic, learner.snapshots, run.pool, run.rng, run.device
-            )
+            return run.rollout.collect_batch(learner, run.pool, run.rng, run.device)
         current = weights(learner.policy)
         if not self.worker.pending:
             self.worker.submit(current, run.pool)

@@ -14,7 +14,7 @@ from spades_env.obs.layout import HISTORY_BLOCKS, OBSERVATION, POSITION, POSITIO
 from training.checkpoint import config_conflicts
 from training.config import CRITIC_INPUTS, TrainConfig, from_mapping
 from training.learner import build_learner
-from training.rollout import Rollout, start_tables
+from training.rollout import Rollout
 
 SMALL = dict(
     num_envs=16, rollout_steps=8, hidden=[16], critic_hidden=[8], card_scorer=0, rollout_workers=0, bc_decisions=0
@@ -35,7 +35,7 @@ def test_position_is_the_state_without_the_history_of_play():
 def test_each_critic_input_is_its_layouts_columns_of_the_tables(critic_input):
     config = dataclasses.replace(TrainConfig(), **SMALL, critic_input=critic_input)
     rollout = Rollout(config, load_rules("standard"), np.random.default_rng(0))
-    start_tables(rollout, np.random.default_rng(0), 0)
+    rollout.start(0, np.random.default_rng(0))
     rng = np.random.default_rng(1)
     for _ in range(30):  # into the card play, where the history is not empty
         rollout.step(rollout.new_store(), np.array([rng.choice(np.flatnonzero(m)) for m in rollout.mask]))

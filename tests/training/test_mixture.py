@@ -16,7 +16,7 @@ from training.config import TrainConfig, from_mapping, mixture_weights
 from training.learner import build_learner
 from training.mixture import MixedRollout, make_rollout, table_counts, table_presets
 from training.ppo import normalize_by_group
-from training.rollout import Rollout, collect, start_tables
+from training.rollout import Rollout, collect
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
@@ -101,7 +101,7 @@ def test_one_collect_plays_every_preset_with_its_own_rewards():
     assert [p.config.num_envs for p in rollout.parts] == [4, 2, 2]
     torch.manual_seed(0)
     learner = build_learner(config, torch.device("cpu"))
-    start_tables(rollout, np.random.default_rng(4), 0)
+    rollout.start(0, np.random.default_rng(4))
     # each table's observation carries its own preset: the player count in the rules block differs
     assert rollout.obs.shape == (8, rollout.parts[0].obs.shape[1])
     seen: dict[str, list[np.ndarray]] = {name: [] for name in rollout.preset_names}

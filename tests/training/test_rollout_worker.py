@@ -26,7 +26,7 @@ from training.pipeline import (
     weights,
 )
 from training.rollout import IMITATION_FIELDS as FIELDS
-from training.rollout import Rollout, add_rewards, collect, finish_batch, heuristic_decisions, start_tables
+from training.rollout import Rollout, add_rewards, collect, finish_batch, heuristic_decisions
 from training.run_dir import CHECKPOINT
 from training.train import start_run
 from training.trajectories import join_decisions, join_rows
@@ -59,7 +59,7 @@ def _batches_equal(a: dict, b: dict) -> None:
 def smoke_run(tmp_path):
     config = load_config(SMOKE)
     run = start_run(config, tmp_path / "run", resume=False)
-    start_tables(run.rollout, run.rng, 0)
+    run.rollout.start(0, run.rng)
     return run
 
 

@@ -23,7 +23,7 @@ from training.config import TrainConfig
 from training.imitation import imitation_loss
 from training.learner import SnapshotNets
 from training.ppo import action_log_probs, choice_rows, policy_log_probs, ppo_loss
-from training.rollout import Rollout, collect, start_tables, step_card_features
+from training.rollout import Rollout, collect, step_card_features
 from training.trajectories import TrajectoryStore
 
 
@@ -201,7 +201,7 @@ def test_the_rollout_keeps_the_card_features_the_update_would_make():
     torch.manual_seed(0)
     rollout = Rollout(config, load_rules("standard"), np.random.default_rng(0))
     policy, critic = PolicyNet(config.hidden, card_scorer=8), ValueNet(rollout.critic_size, config.hidden)
-    start_tables(rollout, np.random.default_rng(0), 0)
+    rollout.start(0, np.random.default_rng(0))
     nets = SnapshotNets(config.hidden, torch.device("cpu"), card_scorer=8)
     batch, _ = collect(rollout, policy, critic, nets, [], np.random.default_rng(0), torch.device("cpu"))
     assert batch is not None and len(batch["action"]) > 50

@@ -1,0 +1,33 @@
+"""The run's tables, asked for once by ``train.py``: the one place that reads ``backend``.
+
+``backend: numpy`` gives the numpy engine's tables (:class:`training.rollout.Rollout`, or a mixture's
+:class:`training.mixture.MixedRollout`); ``backend: torch`` the torch engine's on the run's device
+(:class:`training.device_rollout.DeviceRollout`). Both answer the training loop the same way:
+
+* ``start(pool_size, rng)``: draw every table's opponents and start new games;
+* ``collect_batch(learner, pool, rng, device)``: one rollout, the finished decisions as a PPO batch (values, GAE
+  advantages and returns, :func:`training.ppo.gae_advantages` on either form) and seat 0's hand rewards by preset;
+* ``host_tables(rng)``: numpy-engine tables for the heuristic's imitation (the tables themselves on numpy);
+* they pickle whole, for checkpoints that resume bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from spades_env.core.rules import Rules
+from training.config import TrainConfig
+from training.device_rollout import DeviceRollout
+from training.mixture import make_rollout
+from training.rollout import Rollout
+
+Tables = Rollout | DeviceRollout
+
+
+def make_tables(config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device) -> Tables:
+    """The tables of a run of ``config``: on the torch engine on ``device`` (``backend: torch``), else the numpy
+    engine's."""
+    if config.backend == "torch":
+        return DeviceRollout(config, rules, rng, device)
+    return make_rollout(config, rules, rng)
