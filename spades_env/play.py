@@ -8,9 +8,11 @@ target. A flag that would have no effect is refused (exit status 2, naming
 it) before the game: ``--partner`` under rules without partnerships, and
 ``--seat``, ``--partner`` or ``--opponents`` beside ``--seats``.
 
-* The table shows the person's hand (not before a blind decision is made),
-  the cards left in the other hands, bids, tricks won, the trick on the table
-  and the score. Cards carry suit symbols; ``--ascii`` (automatic when the
+* The table shows the person's hand once the person has looked at it (face
+  down before: while the others bid, and at a blind decision until it is
+  made; :mod:`spades_env.core.visibility`, the observation's rule), the cards
+  left in the other hands, bids, tricks won, the trick on the table and the
+  score. Cards carry suit symbols; ``--ascii`` (automatic when the
   output cannot encode them) writes suit letters instead.
 * The legal moves are listed before each decision; a move is typed in the
   action notation (``AS``, ``10D`` or ``TD``, ``bid 4``, ``nil``,
@@ -46,6 +48,7 @@ from .core.explain import why_illegal
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
+from .core.visibility import faces_up
 
 HUMAN = "human"
 DEFAULT_SEAT = 0
@@ -181,10 +184,12 @@ def table_text(
                 f"  on offer: {console.card(hand.offered)} (keep it, and the next card is discarded; "
                 "or discard it, and take the next card)"
             )
-    if hand.looked[viewer] or hand.phase != Phase.BLIND:
+    if faces_up(hand, viewer)[viewer]:
         lines.append(f"  your hand: {hand_text(console, hand.hands[viewer])}")
-    else:
+    elif hand.current == viewer:
         lines.append("  your hand: (face down: decide blind first, or 'see cards')")
+    else:
+        lines.append("  your hand: (face down: not looked at yet)")
     sides = side_names(rules, names)
     lines.append(
         "  score: "

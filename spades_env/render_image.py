@@ -3,9 +3,11 @@
 Returns an RGB array of shape (``IMAGE_HEIGHT``, ``IMAGE_WIDTH``, 3), dtype
 uint8: the seats around a green table, the viewer's seat at the bottom and the
 others clockwise (the next seat to the left, as players sit); each seat's
-name, bid and tricks won, and its hand (face up for the viewer, every hand
-when ``viewer`` is None, card backs with a count otherwise; a seat that has
-not looked at its cards in a blind decision shows backs even to itself);
+name, bid and tricks won, and its hand (card backs, or face up as
+:func:`spades_env.core.visibility.faces_up` says: every hand when ``viewer``
+is None, else the viewer's own once it has looked at it, as its observation:
+before, while the others bid or at its blind decision, it shows backs even
+to itself; from the deal ``after_the_fact``, as a replay shows it);
 the trick in progress (or the last trick, once a trick is complete) in the
 middle; the score and bags of every side, the phase and the seat to act along
 the top. Cards are drawn as small white cards with the rank and the suit
@@ -25,6 +27,7 @@ from .core.drawing import DRAW_TURNS
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
+from .core.visibility import faces_up
 
 IMAGE_WIDTH, IMAGE_HEIGHT = 960, 640
 CARD_W, CARD_H, CARD_STEP = 30, 42, 22  # a card, and the offset between overlapping cards of a hand
@@ -114,8 +117,10 @@ def table_image(
     game_rules: Rules,
     viewer: int | None = None,
     names: Sequence[str] | None = None,
+    after_the_fact: bool = False,
 ) -> np.ndarray:
-    """The table as an RGB uint8 array (H, W, 3), hands shown as ``viewer`` may see them (all if None)."""
+    """The table as an RGB uint8 array (H, W, 3), hands shown as ``viewer`` may see them (all if None; the viewer's
+    own from the deal ``after_the_fact``)."""
     Image, ImageDraw, ImageFont = _pillow()
     hand = hand_state
     n = hand.num_players
@@ -140,13 +145,13 @@ def table_image(
     places = PLACES[n]
     centre = (0.5 * IMAGE_WIDTH, 0.53 * IMAGE_HEIGHT)
     anchors = {}
+    face_up = faces_up(hand, None if viewer is None else int(viewer), after_the_fact)
     for seat in range(n):
         fx, fy = places[(seat - bottom) % n]
         cx, cy = fx * IMAGE_WIDTH, fy * IMAGE_HEIGHT
         anchors[seat] = (cx, cy)
-        face_up = (viewer is None or seat == viewer) and (hand.looked[seat] or hand.phase != Phase.BLIND)
         held = _sorted_hand(hand.hands[seat])
-        _draw_hand(draw, font, cx, cy, held if face_up else [None] * len(held))
+        _draw_hand(draw, font, cx, cy, held if face_up[seat] else [None] * len(held))
         bid = Bid(hand.bid_kinds[seat], hand.bid_values[seat])
         label = f"{names[seat]}  bid {bid}  tricks {hand.tricks_won[seat]}" + (
             " (dealer)" if seat == hand.dealer else ""

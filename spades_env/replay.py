@@ -9,8 +9,10 @@ winner), and the end of every hand (the score sheet).
 
 * From a terminal, Enter shows the next event and ``q`` quits; ``--all`` (or
   input that is not a terminal, or its end) prints every event.
-* ``--seat k`` shows only what seat k saw: its own hand, the others' card
-  counts, bids, tricks and the cards played; every hand is shown otherwise.
+* ``--seat k`` shows only what seat k saw: its own hand (from the deal, even
+  before it looked: the game is over, ``after_the_fact`` of
+  :mod:`spades_env.core.visibility`), the others' card counts, bids, tricks
+  and the cards played; every hand is shown otherwise.
 * ``--frames DIR`` also writes a picture of the table at every event
   (``frame_0000.png``...; one animated ``replay.gif`` with ``--gif``), drawn
   by :func:`spades_env.render_image.table_image` from the same viewpoint.
@@ -35,6 +37,7 @@ from typing import IO, Any
 from .core.hand import HandState, Phase
 from .core.rules import Rules
 from .core.scoring import Bid
+from .core.visibility import faces_up
 from .play import Console, hand_text, score_sheet, symbols_supported
 from .records import RecordError, check_record, iter_replay, read_json_file, reset_options
 
@@ -147,11 +150,11 @@ def table_view(console: Console, ev: Event, rules: Rules, viewer: int | None, na
     hand = ev.hand
     width = max(len(x) for x in names)
     lines = []
+    shown = faces_up(hand, viewer, after_the_fact=True)
     for seat in range(hand.num_players):
         bid = Bid(hand.bid_kinds[seat], hand.bid_values[seat])
         count = bin(hand.hands[seat]).count("1")
-        shown = viewer is None or seat == viewer
-        cards = hand_text(console, hand.hands[seat]) if shown else f"{count} cards hidden"
+        cards = hand_text(console, hand.hands[seat]) if shown[seat] else f"{count} cards hidden"
         lines.append(f"  {names[seat]:{width}s}  bid {str(bid):>9s}  tricks {hand.tricks_won[seat]:2d}  hand: {cards}")
     sides = rules.num_sides
     lines.append("  score: " + "; ".join(f"side {i} {ev.scores[i]} ({ev.bags[i]} bags)" for i in range(sides)))
@@ -186,7 +189,9 @@ def view(
         console.say(table_view(console, ev, rules, viewer, names))
         shown += 1
         if frames:
-            pictures.append(table_image(ev.hand, ev.scores, ev.bags, rules, viewer=viewer, names=names))
+            pictures.append(
+                table_image(ev.hand, ev.scores, ev.bags, rules, viewer=viewer, names=names, after_the_fact=True)
+            )
         if not show_all:
             answer = console.stdin.readline()
             if not answer:

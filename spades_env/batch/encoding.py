@@ -16,6 +16,7 @@ import numpy as np
 from ..core.cards import NUM_CARDS, NUM_STANDARD_CARDS, NUM_SUITS
 from ..core.drawing import STOCK_SIZE, discards_seen, stock_left
 from ..core.ops import ARRAY
+from ..core.visibility import face_up
 from ..obs.features import THREE_PLAYERS
 from ..obs.layout import BID_FEATURES, NUM_SLOTS, OBSERVATION, STATE
 from .history import rebuild_history
@@ -300,7 +301,9 @@ def _unpack_drawing(v: dict[str, np.ndarray], draw_tail: np.ndarray, piece: np.n
 def observe_actors(t: BatchTables) -> np.ndarray:
     """Observations of the seat to act at every table, in the current output buffer (float32 or packed)."""
     out = t._obs_bufs[t._flip]
-    visible = t.phase != BLIND  # the seat to act has looked unless it is making a blind decision
+    # The seat to act has looked unless it is making a blind decision: its looked, read off the phase (the looked
+    # plane of the state is derived in play, a dearer read).
+    visible = face_up(t.phase != BLIND, True)
     if t.obs_format == "packed":
         encode_packed(t, t._packed_views[t._flip], t.cur, visible, actor=True)
         return out
@@ -311,7 +314,7 @@ def observe_actors(t: BatchTables) -> np.ndarray:
 def observe_seats(t: BatchTables, seats: np.ndarray) -> np.ndarray:
     """Fresh observations of the given seat at each table."""
     out = np.zeros((t.num_envs, OBSERVATION.size), np.float32)
-    visible = t.looked[t._ar, seats]
+    visible = face_up(t.looked[t._ar, seats], True)
     encode(t, out, seats, visible, write_tail=True)
     return out
 

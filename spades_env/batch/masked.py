@@ -68,7 +68,8 @@ from ..core.hand import Phase
 from ..core.ops import ARRAY, Ops
 from ..core.rules import Rules
 from ..core.scoring import BidKind, score_hands
-from ..core.tricks import TRICK_KEYS, VOIDS_SHOWN
+from ..core.tricks import TRICK_KEYS, VOIDS_SHOWN, key_start, winning_place
+from ..core.visibility import cards_seen
 from ..obs.encode import (
     BAGS_AT,
     BIDS_AT,
@@ -105,11 +106,10 @@ BLIND, BID, EXCHANGE, PLAY, OVER, DRAW = (int(p) for p in Phase)
 NO_SEAT = -1
 NO_CARD = NUM_CARDS  # an empty place of the trick (its bit is 0)
 BID_BITS = A.KEEP - A.BID_OFFSET  # the bid word's actions: BID_OFFSET .. KEEP - 1
-KEY_ROW = NUM_CARDS * 4  # TRICK_KEYS' row length
 
 
 class _Form:
-    """What the engine needs of an array library beyond ``Ops``: creation, argmax, concatenation."""
+    """What the engine needs of an array library beyond ``Ops``: creation, sorting, concatenation."""
 
     def __init__(self, ops: Ops):
         self.ops = ops
@@ -160,9 +160,6 @@ class _Form:
             if self.torch
             else np.full(shape, value, np.intp)
         )
-
-    def argmax1(self, x: Any) -> Any:
-        return x.argmax(dim=1) if self.torch else x.argmax(axis=1)
 
     def floats(self, values: Any) -> Any:
         values = np.asarray(values, dtype=np.float32)
@@ -254,7 +251,7 @@ class MaskedHands:
         self._bid_stack, self.bid_on = bidding.stack(bid_records, ops), bidding.switches(bid_records)
         self._play_stack, self.play_on = card_play.stack(play_records, ops), card_play.switches(play_records)
         self._tricks = form.ints([r.num_tricks for r in hand_rules])
-        self._key_base = form.ints([int(r.deuce_of_spades_high) * KEY_ROW for r in hand_rules])
+        self._key_base = form.ints([key_start(r.deuce_of_spades_high) for r in hand_rules])
         self._keys = form.ints(TRICK_KEYS.ravel())
         self._drawing = any(has_drawing(r) for r in hand_rules)
         partners = [NO_SEAT if hand_rules[0].partner_of(s) is None else hand_rules[0].partner_of(s) for s in range(n)]
@@ -519,11 +516,10 @@ class MaskedHands:
         nxt = self._next[ops.maximum(cur, 0)]
         self.cur = ops.select(on, nxt, self.cur)
         self.looked = self.looked | self._seat_mask(self.cur, on)
-        # the trick's winner where it is full: the highest key (core.tricks), the keys of possible winners distinct
+        # the trick's winner where it is full (core.tricks); the cards in play order
         cards = ops.minimum(self.trick_cards, NUM_CARDS - 1)  # an unfinished trick's empty places: any key, unread
-        led = self._suit[cards[:, 0]]
-        keys = self._keys[self._key_base[self.rid][:, None] + cards * 4 + led[:, None]]
-        winner = ops.at(self.trick_seats, self.form.argmax1(keys))
+        best = winning_place(ops, self._keys, cards, self._suit[cards[:, 0]], self._key_base[self.rid])
+        winner = ops.at(self.trick_seats, best)
         self.won = self.won + self._seat_mask(winner, full)
         self.trick_index = self.trick_index + full
         self.trick_n = ops.select(full, 0, self.trick_n)
@@ -619,8 +615,7 @@ class MaskedHands:
         def mine(boards: Any) -> Any:
             return ops.at(boards, observer)
 
-        looked = ops.at(self.looked, observer)
-        cards(HAND_AT, ops.keep(looked, mine(self.hands)))
+        cards(HAND_AT, cards_seen(ops, mine(self.hands), ops.at(self.looked, observer), True))
         cards(PASSED_AT, mine(self.passed))
         cards(RECEIVED_AT, mine(self.received))
         cards(LED_AT, self.led)

@@ -97,6 +97,11 @@ def _keep(condition: Any, word: Any) -> Any:
     return condition * word  # a bool tensor times an int64 word: the word or 0
 
 
+def _argmax_lookup(table: torch.Tensor, values: torch.Tensor, stride: int, offset: Any) -> torch.Tensor:
+    offset = torch.as_tensor(offset, device=values.device)  # a plain int offset too (one rules id)
+    return torch.take(table, values * stride + offset[..., None]).argmax(dim=-1)
+
+
 @functools.cache
 def torch_ops(device: str | torch.device = "cpu", sync_free: bool | None = None) -> Ops:
     """The core's operations on torch tensors on ``device`` (see the module docstring); one per arguments."""
@@ -131,4 +136,5 @@ def torch_ops(device: str | torch.device = "cpu", sync_free: bool | None = None)
         table,
         words,
         _keep,
+        _argmax_lookup,
     )

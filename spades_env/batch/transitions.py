@@ -17,10 +17,10 @@ import numpy as np
 from ..core import actions as A
 from ..core.bidding import bid_effect_on_partner, bidder, next_bid_position, takes_turns
 from ..core.card_play import breaks_spades, first_leader
-from ..core.cards import NUM_SUITS
 from ..core.drawing import DRAW_TURNS, drawer, drawn_cards
 from ..core.exchange import Givers, exchange_givers, exchange_length, exchange_pass
 from ..core.ops import ARRAY
+from ..core.tricks import winning_place
 from .history import SINK, record_plays
 from .legality import blind_decisions
 from .params import Gathered
@@ -257,16 +257,14 @@ def play(t: BatchTables, a: np.ndarray, playing: np.ndarray | None) -> np.ndarra
 
 
 def end_tricks(t: BatchTables, F: np.ndarray, led: np.ndarray) -> np.ndarray | None:
-    """Score the full tricks at the tables F (``led``: their suits led) with the core's trick keys;
-    the winner leads next. Returns the tables whose hand ended."""
+    """Score the full tricks at the tables F (``led``: their suits led): the core's winning place
+    (core.tricks); the winner leads next. Returns the tables whose hand ended."""
     index = (F * BOARDS)[:, None] + t._trick_cols
     sbf = t._sb.ravel()
     cards = popcount(sbf.take(index) - U1)  # one card per seat: its index is the bits below it
     sbf[index] = U0
-    key = cards * NUM_SUITS + led[:, None]
-    if not t._uniform:
-        key += t._key_offset.take(t.rid.take(F))[:, None]
-    winner = t._keys.take(key).argmax(axis=1)  # the keys of the cards that can win are distinct
+    start = None if t._uniform else t._key_offset.take(t.rid.take(F))  # a rotation: each table's rules' row
+    winner = winning_place(ARRAY, t._keys, cards, led, start)  # trick boards are in seat order: a seat
     fw = F * SEAT_W + WON * MAX_SEATS + winner
     flat = t._seat.ravel()
     won = flat.take(fw) + 1

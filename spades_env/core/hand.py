@@ -78,7 +78,14 @@ from .exchange import exchange_givers, exchange_length, exchange_pass
 from .ops import INT, cached_by_rules
 from .rules import Rules, quoted
 from .scoring import Bid, BidKind
-from .tricks import TRUMP_BONUS, best_of_trick, led_keys, win_keys, winning_index  # noqa: F401 - re-exported
+from .tricks import (  # noqa: F401 - re-exported
+    TRUMP_BONUS,
+    best_of_trick,
+    led_keys,
+    win_keys,
+    winning_index,
+    winning_place,
+)
 
 NO_SEAT = -1
 
@@ -163,7 +170,7 @@ _card_bit = (1).__lshift__  # card -> its bit as one C call (every hand builds i
 
 def trick_winner(rules: Rules, seats: Sequence[int], cards: Sequence[int]) -> int:
     """Seat winning a trick: the highest trump, else the highest card of the suit led."""
-    return seats[winning_index(led_keys(rules.deuce_of_spades_high), cards)]
+    return seats[winning_place(INT, led_keys(rules.deuce_of_spades_high), cards, CARD_SUIT[cards[0]])]
 
 
 def popcount(mask: int) -> int:
@@ -527,9 +534,10 @@ class HandState:
 
     def _complete_trick(self) -> int:
         """Score the trick just completed (the last card is on it) and clear the table; return its winner."""
-        winner = self.trick_seats[winning_index(self._trick_keys, self.trick_cards)]
+        cards = self.trick_cards
+        winner = self.trick_seats[winning_place(INT, self._trick_keys, cards, CARD_SUIT[cards[0]])]
         self.tricks_won[winner] += 1
-        self.last_trick = (self.leader, tuple(self.trick_seats), tuple(self.trick_cards), winner)
+        self.last_trick = (self.leader, tuple(self.trick_seats), tuple(cards), winner)
         self.trick_seats = []
         self.trick_cards = []
         self.trick_index += 1

@@ -11,7 +11,11 @@ a bool (torch refuses it).
 
 Per-seat values are one sequence per hand (``values[seat]``) or one
 ``(tables, seats)`` array (``values[:, seat]``): :meth:`Ops.seat` reads a fixed
-seat, :meth:`Ops.at` a seat that may differ between tables.
+seat, :meth:`Ops.at` a seat that may differ between tables. Values per *place*
+(the cards of a trick) are laid out the same way, and :meth:`Ops.argmax_lookup`
+gives the place whose value reads the largest entry of a lookup table (one
+operation: a loop over the places of one hand, a gather and an argmax over an
+array's last axis).
 
 Bitboards (hands) and *bid words* (the bidding actions as bits, see
 :mod:`spades_env.core.bidding`) are ints or ``uint64`` arrays; constants the
@@ -80,6 +84,20 @@ def _at_array(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
     if starts is None or len(starts) < rows:  # made once for the largest batch seen, then sliced (no arange a call)
         starts = _ROW_STARTS[width] = np.arange(0, max(rows, 1024) * width, width)
     return values.ravel().take(starts[:rows] + seat)
+
+
+def _argmax_lookup_int(table: Any, values: Any, stride: int, offset: int) -> int:
+    # one loop, no list of the entries: HandState decides each trick with it (the scalar hot path)
+    place, top = 0, None
+    for i, value in enumerate(values):
+        entry = table[value * stride + offset]
+        if top is None or entry > top:
+            place, top = i, entry
+    return place
+
+
+def _argmax_lookup_array(table: np.ndarray, values: np.ndarray, stride: int, offset: Any) -> np.ndarray:
+    return table.take(values * stride + np.asarray(offset)[..., None]).argmax(axis=-1)
 
 
 def _first_nonempty_int(first: int, second: int, third: int) -> int:
@@ -169,6 +187,9 @@ class Ops(NamedTuple):
     table: Callable[[Iterable[Any]], Any]  # a lookup table of numbers or bools
     words: Callable[[Iterable[int]], Any]  # a lookup table of bitboards or bid words
     keep: Callable[[Any, Any], Any]  # keep(condition, word): the word where the condition holds, else 0
+    # argmax_lookup(table, values, stride, offset): the first place (of a sequence, or along an array's last axis)
+    # of the largest table[value * stride + offset] (offset: one per table)
+    argmax_lookup: Callable[[Any, Any, int, Any], Any]
 
 
 # Builtins where one fits: a C call costs less than a Python one on the scalar hot paths.
@@ -187,6 +208,7 @@ INT = Ops(
     tuple,
     tuple,
     operator.mul,
+    _argmax_lookup_int,
 )
 ARRAY = Ops(
     _where,
@@ -202,6 +224,7 @@ ARRAY = Ops(
     _word_array,
     _table_array,
     _table_words,
-    functools.partial(np.multiply, dtype=np.uint64),
-)  # a product: cheaper than where(c, word, 0)
+    functools.partial(np.multiply, dtype=np.uint64),  # a product: cheaper than where(c, word, 0)
+    _argmax_lookup_array,
+)
 FORMS = (INT, ARRAY)

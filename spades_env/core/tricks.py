@@ -6,9 +6,19 @@ keys ``CANNOT_WIN`` (-1). The highest key of a trick wins it; the keys of the
 cards that can win are distinct, so there are no ties (RULES.md section 4).
 
 ``TRICK_KEYS[deuce_high, card * NUM_SUITS + led]`` is that table as a numpy
-array (the batch engine gathers from it); ``led_keys(deuce_high)`` is the same
+array (the batch engines gather from it); ``led_keys(deuce_high)`` is the same
 row as a tuple of Python ints (the scalar core reads it per card played), so
-both engines decide every trick from the same numbers.
+every engine decides every trick from the same numbers.
+
+*Who wins* is stated once, by :func:`winning_place` for every form of
+:mod:`~spades_env.core.ops`: the place of the highest key among the trick's
+cards (a tuple for one hand, a ``(tables, places)`` array for many). The
+places may be in play order (the scalar ``HandState``, the masked engine) or
+in seat order (the numpy engine's trick boards): the suit led is given, so
+the order does not matter. What the end of a trick then does (the winner
+takes it and leads the next one; the hand is over after the last) is one
+comparison that each engine writes in its own form of state (a branch for one
+hand, masks or index groups for many).
 
 *What a trick shows* (the one home of public voids): a card played shows the
 table that its player lacks some suits, and which depends only on the card's
@@ -34,6 +44,7 @@ is left to the agents.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,11 +57,13 @@ from .card_play import (  # noqa: F401 - the situations are re-exported: what a 
     play_situation,
 )
 from .cards import CARD_SUIT, NUM_CARDS, NUM_SUITS, SPADE_MASK, TRUMP, Suit, card_power
+from .ops import INT, Ops
 from .rules import Rules
 
 TRUMP_BONUS = 100  # any trump outranks every card of the suit led
 CANNOT_WIN = -1  # key of a card that neither follows the suit led nor trumps
 DEUCE_HIGH_CHOICES = (False, True)  # row index of TRICK_KEYS: rules.deuce_of_spades_high
+KEY_ROW = NUM_CARDS * NUM_SUITS  # the length of a row of TRICK_KEYS
 
 _WIN_KEYS: dict[bool, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
@@ -90,15 +103,22 @@ def led_keys(deuce_high: bool) -> tuple[int, ...]:
     return _LED_KEYS[bool(deuce_high)]
 
 
+def key_start(deuce_high: bool) -> int:
+    """Where the row of the rules (``deuce_of_spades_high``) starts in ``TRICK_KEYS`` flattened."""
+    return DEUCE_HIGH_CHOICES.index(bool(deuce_high)) * KEY_ROW
+
+
+def winning_place(ops: Ops, keys: Any, cards: Any, led: Any, start: Any = None) -> Any:
+    """The place in a trick (an index along ``cards``' last axis) of the card that wins it: the highest key given
+    the suit ``led``; ``keys``: the rules' row (``led_keys``), or ``TRICK_KEYS`` flat with ``start`` each table's
+    row (``key_start``)."""
+    # the highest key is a trump's or one of the suit led: those keys are distinct, so no two places tie
+    return ops.argmax_lookup(keys, cards, NUM_SUITS, led if start is None else led + start)
+
+
 def winning_index(keys: Sequence[int], cards: Sequence[int]) -> int:
     """Index in ``cards`` (the trick in play order) of the card that wins it."""
-    led = CARD_SUIT[cards[0]]
-    best_i, best_key = 0, CANNOT_WIN - 1
-    for i, card in enumerate(cards):
-        key = keys[card * NUM_SUITS + led]
-        if key > best_key:
-            best_key, best_i = key, i
-    return best_i
+    return winning_place(INT, keys, cards, CARD_SUIT[cards[0]])
 
 
 def best_of_trick(trump_key: Sequence[int], power: Sequence[int], cards: Sequence[int]) -> tuple[int, int]:

@@ -24,6 +24,7 @@ from ..core.hand import HandState, Phase
 from ..core.ops import INT
 from ..core.rules import Rules
 from ..core.tricks import play_situation, voids_shown
+from ..core.visibility import cards_seen
 from .features import SCORE_SCALE_TARGET, bag_scale, bid_offset, cached_rule_features, draw_rule_features
 from .layout import (
     BID_FEATURES,
@@ -179,8 +180,7 @@ def encode_observation(
     obs[RULES_AT] = cached_rule_features(rules)
     obs[DRAW_RULES_AT] = draw_rule_features(rules)
     ones += write_drawing(obs, hand, observer)
-    if hand.looked[observer]:
-        ones += [HAND_AT + card for card in cards_of(hand.hands[observer])]
+    ones += [HAND_AT + card for card in cards_of(cards_seen(INT, hand.hands[observer], hand.looked[observer], True))]
     ones += [
         TRICK_AT + ((seat - observer) % n) * NUM_CARDS + card for seat, card in zip(hand.trick_seats, hand.trick_cards)
     ]

@@ -17,6 +17,7 @@ from ..core.hand import NO_SEAT, HandState, Phase, Transition
 from ..core.ops import INT
 from ..core.rules import Rules
 from ..core.tricks import voids_shown_table
+from ..core.visibility import face_up
 from .encode import (
     BIDS_AT,
     BROKEN_AT,
@@ -120,7 +121,7 @@ def _build_perm(num_players: int, observer: int, hand_visible: bool, face_up: bo
     return perm
 
 
-# PERMS[num_players, discards face up][observer][hand_visible]
+# PERMS[num_players, discards face up][observer][the observer's hand face up to it (core.visibility.face_up)]
 PERMS: dict[tuple[int, bool], tuple[tuple[np.ndarray, np.ndarray], ...]] = {
     (n, up): tuple((_build_perm(n, o, False, up), _build_perm(n, o, True, up)) for o in range(n))
     for n, up in ((TWO_PLAYERS, False), (TWO_PLAYERS, True), (THREE_PLAYERS, False), (NUM_SLOTS, False))
@@ -341,4 +342,4 @@ class ObservationTracker:
 
     def observe(self, hand: HandState, observer: int) -> np.ndarray:
         """A fresh observation array for ``observer``."""
-        return self._buf.take(self._perms[observer][hand.looked[observer]])
+        return self._buf.take(self._perms[observer][face_up(hand.looked[observer], True)])

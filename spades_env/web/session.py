@@ -192,6 +192,6 @@ class ReplayTable:
 
     def view(self) -> dict[str, Any]:
         """The table after ``index`` decisions, from the chosen view."""
-        out = table_view(self.env, self.track, self.viewer, self.names, own_unlooked=True)
+        out = table_view(self.env, self.track, self.viewer, self.names, after_the_fact=True)
         out.update(kind=self.kind, index=self.index, total=self.total, actions=None, holding=False)
         return out

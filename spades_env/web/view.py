@@ -6,10 +6,12 @@ the :class:`Track` kept beside it, and returns plain JSON values: the seats
 the trick on the table and the last trick, spades broken, each side's score
 and bags, the seat to act, the target, the two-player stock, the results of
 the hands played and how the game ended. ``viewer`` is a seat (only what that
-seat knows: its own cards once it has looked, the card on offer when it
-draws, its own discards, the others' with ``discards_face_up``; in a live
-game its own cards only once it has looked at them, as the env's observation) or None
-(every hand face up: watching agents, replays).
+seat knows: its own cards once it has looked at them, as the env's
+observation, or from the deal with ``after_the_fact`` (a replay); the card
+on offer when it draws, its own discards, the others' with
+``discards_face_up``) or None (every hand face up: watching agents,
+replays). Which hands are face up is :func:`spades_env.core.visibility.faces_up`;
+no other hand is revealed at a hand's end (its cards are all played).
 
 ``actions(env, seat)`` lists the seat's legal actions by name and, for every
 action the page shows (the cards it holds; the bids and blind options of its
@@ -36,6 +38,7 @@ from ..core.cards import cards_of, format_card, sort_key
 from ..core.drawing import stock_left
 from ..core.explain import why_illegal
 from ..core.hand import HandState, Phase
+from ..core.visibility import faces_up
 from ..play import side_names
 
 PHASE_WORDS = {
@@ -85,10 +88,10 @@ def _cards(mask: int) -> list[str]:
 
 
 def table_view(
-    env: Any, track: Track, viewer: int | None, names: list[str], own_unlooked: bool = False
+    env: Any, track: Track, viewer: int | None, names: list[str], after_the_fact: bool = False
 ) -> dict[str, Any]:
     """The table as JSON values, seen by ``viewer`` (a seat) or with every hand shown (None); the viewer's own
-    cards show once it has looked at them, or always with ``own_unlooked`` (a replay, as the text replay)."""
+    cards show once it has looked at them, or always ``after_the_fact`` (a replay, as the text replay)."""
     game = env.game
     hand: HandState = env.hand
     rules = env.rules
@@ -96,8 +99,8 @@ def table_view(
     over = env.episode_over
     current = None if over or hand.phase == Phase.OVER else hand.current
     seats = []
+    face_up = faces_up(hand, viewer, after_the_fact)
     for seat in range(n):
-        sees = viewer is None or (viewer == seat and (hand.looked[seat] or own_unlooked))
         held = hand.hands[seat]
         bid = hand.bids[seat]
         seats.append(
@@ -106,7 +109,7 @@ def table_view(
                 "name": names[seat],
                 "side": rules.side_of(seat),
                 "dealer": seat == hand.dealer,
-                "cards": _cards(held) if sees else None,
+                "cards": _cards(held) if face_up[seat] else None,
                 "count": held.bit_count(),
                 "bid": None if bid.kind == 0 else str(bid),
                 "tricks": hand.tricks_won[seat],

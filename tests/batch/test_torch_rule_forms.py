@@ -14,9 +14,10 @@ import pytest
 
 from spades_env.core import PRESETS, bidding, card_play, exchange, preset, scoring
 from spades_env.core import actions as A
-from spades_env.core.cards import NUM_CARDS
+from spades_env.core.cards import CARD_SUIT, NUM_CARDS, deck
 from spades_env.core.ops import ARRAY
 from spades_env.core.scoring import BidKind
+from spades_env.core.tricks import TRICK_KEYS, key_start, winning_place
 from tests.core.test_rule_forms import HAND_RULES, K, random_bidding
 
 torch = pytest.importorskip("torch")
@@ -132,6 +133,21 @@ def test_the_exchange_on_torch_equals_numpy(rng, T):
         exchange.exchange_pass(ARRAY, 4, givers, cards, step),
         exchange.exchange_pass(T, 4, givers_t, tt(cards), tt(step)),
     )
+
+
+@pytest.mark.parametrize("jokers", [False, True])
+def test_trick_winners_on_torch_equal_numpy(rng, T, jokers):
+    """``core.tricks.winning_place`` on torch tensors: the numpy form's places (there equal to the one-hand
+    form's and the reference's, ``tests/core/test_trick_winner_forms.py``), every key row mixed."""
+    pack = np.array(deck(jokers))
+    tricks = np.stack([rng.choice(pack, size=4, replace=False) for _ in range(K)])
+    led = np.array(CARD_SUIT)[tricks[:, 0]]
+    start = np.array([key_start(d) for d in (rng.random(K) < 0.5).tolist()])
+    keys = TRICK_KEYS.ravel()
+    places = winning_place(ARRAY, keys, tricks, led, start)
+    same(places, winning_place(T, tt(keys), tt(tricks), tt(led), tt(start)))
+    same(winning_place(ARRAY, TRICK_KEYS[1], tricks, led), winning_place(T, tt(TRICK_KEYS[1]), tt(tricks), tt(led)))
+    assert len(set(places.tolist())) == 4  # every place wins somewhere
 
 
 def test_one_form_per_device_and_flavour():
