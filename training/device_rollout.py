@@ -40,16 +40,16 @@ import torch
 from spades_env.agents import make_agent
 from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
-from spades_env.core.rules import Rules, preset
+from spades_env.core.rules import Rules
 from spades_env.nn import PolicyNet, ValueNet, fixed_weights, masked_logits
 from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
 from spades_env.rewards import training_rewards
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import Learner, SnapshotNets
-from training.mixture import MAX_SEATS, make_rollout, table_counts, table_layout
+from training.mixture import MAX_SEATS, SEED_RANGE, preset_tables
 from training.ppo import gae_advantages
-from training.rollout import HEURISTIC, RANDOM, SEED_RANGE, SNAPSHOT, Rollout, inverse_cdf, learner_acts, table_kinds
+from training.rollout import HEURISTIC, RANDOM, SNAPSHOT, Rollout, inverse_cdf, learner_acts, table_kinds
 
 
 class _Engine:
@@ -95,21 +95,9 @@ class DeviceRollout:
     numbered preset after preset, each with its own rewards, as on the numpy path."""
 
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device):
-        self.config, self.rules, self.device = config, rules, torch.device(device)
-        counts = table_counts(config.presets, config.num_envs)
-        self.names = list(counts) if config.mixture else [rules.name]
-        self.engines = [
-            _Engine(config, preset(name) if config.mixture else rules, count, int(rng.integers(SEED_RANGE)), device)
-            for name, count in counts.items()
-        ]
-        layout = table_layout(counts, [engine.rules for engine in self.engines])
-        self.bounds = [int(b) for b in layout.bounds]
-        self.generator = torch.Generator(device=self.device).manual_seed(int(rng.integers(SEED_RANGE)))
+        self.config, self.device = config, torch.device(device)
         self.heuristic = make_agent("heuristic", seed=config.seed)
         d, n = self.device, config.num_envs
-        self.preset_of = torch.as_tensor(layout.preset_of, device=d)  # each table's preset (index)
-        self.table_sides = torch.as_tensor(layout.table_sides, device=d)  # the side of each seat at each table
-        self.num_sides = torch.as_tensor(layout.num_sides, device=d)
         # the critic's input: the observation (kept once, as the policy's), or the state or its position's columns
         self.critic_columns = torch.as_tensor(POSITION_COLUMNS, device=d) if config.critic_input == "position" else None
         self.critic_size = CRITIC_INPUTS[config.critic_input].size
@@ -120,6 +108,17 @@ class DeviceRollout:
         self.last = torch.full((n, MAX_SEATS), -1, dtype=torch.int64, device=d)  # each seat's latest decision's row
         self.hand_start = torch.zeros(n, dtype=torch.int64, device=d)  # the row of each hand's start
         self.obs = self.mask = self.to_act = None
+        # the presets' engines last: the config's one trip into the mixture's layout
+        self.engines, layout = preset_tables(
+            config, rules, rng, lambda part_rules, count, seed: _Engine(config, part_rules, count, seed, d)
+        )
+        self.rules = self.engines[0].rules  # the run's rules; a mixture's first preset (its imitation tables' default)
+        self.names = [engine.rules.name for engine in self.engines]
+        self.bounds = [int(b) for b in layout.bounds]
+        self.generator = torch.Generator(device=d).manual_seed(int(rng.integers(SEED_RANGE)))  # after the engines'
+        self.preset_of = torch.as_tensor(layout.preset_of, device=d)  # each table's preset (index)
+        self.table_sides = torch.as_tensor(layout.table_sides, device=d)  # the side of each seat at each table
+        self.num_sides = torch.as_tensor(layout.num_sides, device=d)
 
     # ------------------------------------------------------------------ pickling (a torch generator does not)
     def __getstate__(self) -> dict:
@@ -127,8 +126,6 @@ class DeviceRollout:
 
     def __setstate__(self, state: dict) -> None:
         vars(self).update(state)
-        if "next" not in self.store:  # pickled before the store kept its links: the carried hands' chains
-            self.store["next"] = _chains(self.store)
         generator = torch.Generator(device=self.device)
         generator.set_state(state["generator"])
         self.generator = generator
@@ -200,7 +197,7 @@ class DeviceRollout:
     def host_tables(self, rng: np.random.Generator) -> Rollout:
         """Tables on the numpy engine for the heuristic's imitation (the heuristic plays on the host): new ones,
         of the same config and presets, drawn from ``rng``."""
-        return make_rollout(self.config, self.rules, rng)
+        return Rollout(self.config, self.rules, rng)
 
     def critic_input(self) -> torch.Tensor | None:
         """Every table's critic input when it is not the observation: the full state, or its position's columns."""
@@ -309,20 +306,6 @@ def _close_hands(store: dict[str, torch.Tensor], last: torch.Tensor, rewards: to
     cols = torch.arange(n, device=last.device).repeat_interleave(seats)
     store["reward"].index_put_((rows, cols), (rewards * closing).flatten().float(), accumulate=True)
     store["done"].index_put_((rows, cols), closing.flatten().float(), accumulate=True)  # 0 where no hand closes
-
-
-def _chains(store: dict[str, torch.Tensor]) -> torch.Tensor:
-    """The row of each valid decision's successor (the same table and seat's next valid row, else -1) in a carried
-    store: every valid row there belongs to its table's unfinished hand."""
-    rows, n = store["action"].shape
-    links = torch.full((rows, n), -1, dtype=torch.int64, device=store["action"].device)
-    following = torch.full((n, MAX_SEATS), -1, dtype=torch.int64, device=links.device)
-    tables = torch.arange(n, device=links.device)
-    for r in range(rows - 1, -1, -1):
-        seat, here = store["seat"][r], store["valid"][r]
-        links[r] = torch.where(here, following[tables, seat], -1)
-        following[tables, seat] = torch.where(here, r, following[tables, seat])
-    return links
 
 
 def _finish(

@@ -16,7 +16,6 @@ import torch
 from spades_env.core.actions import BID_OFFSET
 from spades_env.nn import PolicyNet, ValueNet, apply_prior, masked_logits
 from training.config import TrainConfig
-from training.mixture import make_rollout
 from training.pipeline import WORKER_STREAM, RolloutWorker
 from training.ppo import batch_tensors, choice_rows
 from training.rollout import IMITATION_FIELDS as FIELDS
@@ -32,7 +31,7 @@ def imitation_data(rollout: Rollout, config: TrainConfig, worker: RolloutWorker 
     tables of its own beside (seeded from the run's seed), joined after this process's half."""
     if worker is None:
         return heuristic_decisions(rollout, config)
-    side = make_rollout(config, rollout.rules, np.random.default_rng([config.seed, WORKER_STREAM, IMITATION_TABLES]))
+    side = Rollout(config, rollout.rules, np.random.default_rng([config.seed, WORKER_STREAM, IMITATION_TABLES]))
     theirs = worker.imitation_data(side, config.bc_decisions // 2)
     mine = heuristic_decisions(rollout, config, config.bc_decisions - config.bc_decisions // 2)
     other = theirs.result()

@@ -1,35 +1,35 @@
 """Training on a mixture of presets: the tables split among several presets, one policy for all of them.
 
-A config's ``mixture`` (``["standard:2", "cutthroat", "two_player"]``) names presets and their weights.
-:class:`MixedRollout` gives each preset a share of the ``num_envs`` tables (:func:`table_counts`: the largest
-remainders of ``num_envs`` x its weight's share, at least one table each) and runs each share as a
-:class:`~training.rollout.Rollout` of its own: its own batch engine, bag ledger and rewards, so partnership presets
-share a side's reward between partners and individual ones (cutthroat, cutthroat3, two_player) reward each player
-alone, as each preset's rules say. Presets of different player counts cannot share a batch engine, hence one engine
-per preset. Outwardly it is one set of tables, numbered preset after preset in the mixture's order: the same
-observations, masks, seats to act, opponents, trajectory store and critic inputs as a single :class:`Rollout`, so
-:func:`~training.rollout.collect`, the imitation and the rollout worker run it unchanged, one policy forward pass
-for the learner's rows of every preset at each table step. The observation carries the rules, so the network knows
-which game each row is. Each table keeps its preset from game to game; what a table draws when a game starts is
-its opponents, as in a single-preset run.
+A config's ``mixture`` (``["standard:2", "cutthroat", "two_player"]``) names presets and their weights. Each preset
+gets a share of the ``num_envs`` tables (:func:`table_counts`: the largest remainders of ``num_envs`` x its weight's
+share, at least one table each), and each share runs on an engine of its own, with its own bag ledger and rewards:
+partnership presets share a side's reward between partners, and individual ones (cutthroat, cutthroat3,
+two_player) reward each player alone, as each preset's rules say. Presets of different player counts cannot share
+a batch engine, hence one engine per preset. Outwardly it is one set of tables, numbered preset after preset in the
+mixture's order (:func:`table_layout`), so one policy forward pass serves the learner's rows of every preset at each
+table step. The observation carries the rules, so the network knows which game each row is. Each table keeps its
+preset from game to game; what a table draws when a game starts is its opponents, as in a single-preset run.
+
+This module holds the layout and the parts: :func:`preset_tables` gives one :class:`PresetTables` per preset (a
+single preset is the one-part case), which :class:`training.rollout.Rollout` holds behind one set of tables;
+:class:`training.device_rollout.DeviceRollout` lays out its torch engines with the same :func:`table_counts` and
+:func:`table_layout`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from spades_env.core.actions import NUM_ACTIONS
+from spades_env.batch import BatchEnv
 from spades_env.core.rules import Rules, preset
-from spades_env.obs.encode import OBS_SIZE
-from spades_env.rewards import seat_sides
+from spades_env.rewards import BagLedger, seat_sides
 from training.config import TrainConfig, worker_configs
-from training.rollout import Opponents, Rollout
-from training.trajectories import TrajectoryStore
 
 MAX_SEATS = 4
+SEED_RANGE = 2**31  # seeds drawn for the batch engines
 
 
 def table_counts(weights: dict[str, float], num_envs: int) -> dict[str, int]:
@@ -48,10 +48,10 @@ def table_counts(weights: dict[str, float], num_envs: int) -> dict[str, int]:
     return {name: int(count) + 1 for name, count in zip(names, counts)}
 
 
-def pad_seats(rewards: np.ndarray) -> np.ndarray:
-    """Rewards of hands (one row per hand, one column per seat) widened with zeros to :data:`MAX_SEATS` columns, so
-    that the presets' rows stack (seats a preset has not get 0)."""
-    padded = np.zeros((len(rewards), MAX_SEATS), dtype=np.float32)
+def pad_seats(rewards: np.ndarray, width: int = MAX_SEATS) -> np.ndarray:
+    """Rewards of hands (one row per hand, one column per seat) widened with zeros to ``width`` columns, so that the
+    presets' rows stack (seats a preset has not get 0)."""
+    padded = np.zeros((len(rewards), width), dtype=np.float32)
     padded[:, : rewards.shape[1]] = rewards
     return padded
 
@@ -90,109 +90,38 @@ def table_layout(counts: dict[str, int], rules: list[Rules]) -> TableLayout:
     return TableLayout(bounds, preset_of, num_sides, table_sides)
 
 
-class _PartStore:
-    """A part's view of the mixture's trajectory store: its tables offset to their place, rewards padded to 4 seats."""
+class PresetTables:
+    """One preset's share of a run's tables on the numpy engine: the engine with its hands in progress, and each
+    table's bags for the bag cost (:class:`spades_env.rewards.BagLedger`)."""
 
-    def __init__(self, store: TrajectoryStore, offset: int):
-        self.store, self.offset = store, offset
+    def __init__(self, rules: Rules, num_envs: int, seed: int):
+        self.rules = rules
+        self.env = BatchEnv(num_envs, rules=rules, episode="game", seed=seed)
+        self.ledger = BagLedger(rules, num_envs)
 
-    def end_hands(self, tables: np.ndarray, rewards: np.ndarray) -> None:
-        self.store.end_hands(tables + self.offset, pad_seats(rewards))
+    def reset(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """New games at every table, with no bags: (observations, masks, seats to act)."""
+        self.ledger.new_games(slice(None))
+        return self.env.reset()
 
-    def reset_tables(self, tables: np.ndarray) -> None:
-        self.store.reset_tables(tables + self.offset)
-
-
-class MixedRollout(Rollout):
-    """The tables of a mixture of presets, one :class:`Rollout` per preset behind the interface of one."""
-
-    def __init__(self, config: TrainConfig, rng: np.random.Generator):
-        counts = table_counts(config.presets, config.num_envs)
-        self.names = list(counts)
-        self.parts = [
-            Rollout(dataclasses.replace(config, mixture=[], rules=name, num_envs=count), preset(name), rng)
-            for name, count in counts.items()
-        ]
-        layout = table_layout(counts, [part.rules for part in self.parts])
-        self.bounds, self.preset_of, self.num_sides, self.table_sides = layout
-        self._config = config
-        self.rules = self.parts[0].rules  # used by nothing that differs between the parts (see the methods below)
-        first = self.parts[0]
-        self.heuristic, self.prior_agent, self.random_agent = first.heuristic, first.prior_agent, first.random_agent
-        n = config.num_envs
-        self._rows = np.arange(n)
-        self.opponents = Opponents(n)  # one assignment for every table of every preset
-        self.critic_size = first.critic_size
-        self.store = self.new_store()
-        self.obs = self.mask = self.to_act = None
-        self.env = None  # no single engine: each part has its own
-
-    # the parts keep their own copies of the config (their table counts); a new config reaches them all
-    @property
-    def config(self) -> TrainConfig:
-        return self._config
-
-    @config.setter
-    def config(self, config: TrainConfig) -> None:
-        self._config = config
-        for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):
-            part.config = dataclasses.replace(config, mixture=[], rules=part.rules.name, num_envs=int(stop - start))
-
-    @property
-    def preset_names(self) -> list[str]:
-        return list(self.names)
-
-    def new_store(self) -> TrajectoryStore:
-        """An empty trajectory store for every table (seats 0..3)."""
-        return TrajectoryStore(
-            self.config.num_envs, MAX_SEATS, OBS_SIZE, NUM_ACTIONS, self.critic_size, sparse=self.config.sparse_input
-        )
-
-    def _gather(self) -> None:
-        self.obs = np.concatenate([part.obs for part in self.parts])
-        self.mask = np.concatenate([part.mask for part in self.parts])
-        self.to_act = np.concatenate([part.to_act for part in self.parts])
-
-    def reset(self) -> None:
-        """New games at every table of every preset, with no bags and no recorded decisions."""
-        for part in self.parts:
-            part.reset()
-        self._gather()
-        self.store = self.new_store()
-
-    def critic_input(self, rows: np.ndarray) -> np.ndarray:
-        if self.config.critic_input == "observation":
-            return self.obs[rows]
-        parts = []
-        for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):
-            mine = rows[(rows >= start) & (rows < stop)] - start
-            if len(mine):
-                parts.append(part.critic_input(mine))
-        return np.concatenate(parts)  # rows come in increasing order, so preset by preset
-
-    def learner_rows(self) -> np.ndarray:
-        return self.opponents.learner_rows(self.table_sides[self._rows, self.to_act])
-
-    def assign_opponents(self, tables: np.ndarray, rng: np.random.Generator, pool_size: int) -> None:
-        self.opponents.assign(tables, rng, self.config, self.num_sides[tables], pool_size)
-
-    def step(self, store: TrajectoryStore, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Play one action per table, each preset on its engine; reward the finished hands in ``store``; return
-        (dones, the finished hands' rewards padded to 4 seats, preset by preset)."""
-        dones, rewards, presets = [], [], []
-        for index, (part, start, stop) in enumerate(zip(self.parts, self.bounds, self.bounds[1:])):
-            done, reward = part.step(_PartStore(store, int(start)), actions[start:stop])
-            dones.append(done)
-            rewards.append(pad_seats(reward))
-            presets.append(np.full(len(reward), index))
-        self._gather()
-        self._reward_presets = np.concatenate(presets)
-        return np.concatenate(dones), np.concatenate(rewards)
-
-    def hand_rewards_by_preset(self, rewards: np.ndarray) -> dict[str, list[float]]:
-        return {name: rewards[self._reward_presets == i, 0].tolist() for i, name in enumerate(self.names)}
+    def step(self, actions: np.ndarray, config: TrainConfig) -> tuple[tuple, np.ndarray, np.ndarray, np.ndarray]:
+        """Play one action per table: ((observations, masks, seats to act), dones, the tables whose hand ended and
+        their hands' rewards, one column per seat)."""
+        obs, mask, to_act, _, dones, info = self.env.step(actions)
+        tables, rewards = self.ledger.hand_rewards(info, config.reward_scale, config.bag_cost)
+        self.ledger.new_games(dones)
+        return (obs, mask, to_act), dones, tables, rewards
 
 
-def make_rollout(config: TrainConfig, rules: Rules, rng: np.random.Generator) -> Rollout:
-    """The tables of a run: a :class:`MixedRollout` for a mixture, else a :class:`Rollout` of ``rules``."""
-    return MixedRollout(config, rng) if config.mixture else Rollout(config, rules, rng)
+def preset_tables(
+    config: TrainConfig, rules: Rules, rng: np.random.Generator, make: Callable[[Rules, int, int], Any] = PresetTables
+) -> tuple[list[Any], TableLayout]:
+    """The tables of ``config``, one part per preset (``rules`` without a mixture) made by ``make(rules, tables,
+    seed)`` (the numpy engine's :class:`PresetTables`, or the torch rollout's engines), each seeded from ``rng`` in
+    the mixture's order, and their layout."""
+    counts = table_counts(config.presets, config.num_envs)
+    rules_of = [preset(name) for name in counts] if config.mixture else [rules]
+    parts = [
+        make(part_rules, count, int(rng.integers(SEED_RANGE))) for part_rules, count in zip(rules_of, counts.values())
+    ]
+    return parts, table_layout(counts, rules_of)

@@ -54,7 +54,6 @@ import torch
 from spades_env.core.rules import Rules
 from training.config import TrainConfig, worker_configs
 from training.learner import SnapshotNets, build_learner  # the worker builds the same networks as the learner
-from training.mixture import make_rollout
 from training.rollout import Rollout, add_rewards, collect, heuristic_decisions
 from training.trajectories import join_decisions
 
@@ -87,7 +86,7 @@ def fresh_worker_states(config: TrainConfig, rules: Rules, rollout: Rollout, poo
     for index, share in enumerate(worker_configs(config)):
         stream = [config.seed, WORKER_STREAM, ROLLOUT_TABLES, index]
         rng = np.random.default_rng(stream)
-        tables = make_rollout(share, rules, rng)
+        tables = Rollout(share, rules, rng)
         tables.start(pool_size, rng)
         generator = torch.Generator().manual_seed(int(np.random.SeedSequence(stream).generate_state(1)[0]))
         states.append(WorkerState(tables, rng, generator.get_state()))

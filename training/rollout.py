@@ -38,7 +38,6 @@ from tqdm import tqdm
 
 from spades_env.agents import make_agent
 from spades_env.agents.policy import heuristic_prior, prior_of_actions
-from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
 from spades_env.nn import (
@@ -53,13 +52,12 @@ from spades_env.nn import (
 )
 from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
-from spades_env.rewards import BagLedger, seat_sides
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import Learner, SnapshotNets
+from training.mixture import MAX_SEATS, pad_seats, preset_tables
 from training.trajectories import Rows, TrajectoryStore, join_rows, with_advantages
 
 SELF, HEURISTIC, SNAPSHOT, RANDOM = 0, 1, 2, 3  # table kinds
-SEED_RANGE = 2**31  # seeds drawn for the batch engine
 # the position's columns of the state as runs of adjacent columns (three): slices copy several times faster than a
 # fancy index of the columns
 POSITION_RUNS = [
@@ -189,62 +187,81 @@ class Opponents:
 
 
 class Rollout:
-    """The tables' state between updates (see the module docstring)."""
+    """The tables' state between updates (see the module docstring): one
+    :class:`~training.mixture.PresetTables` per preset, a mixture's numbered preset after preset
+    (:mod:`training.mixture`), behind one set of tables."""
 
     random_agent = None  # a rollout pickled before random tables existed gets one when it first needs it
 
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator):
-        self.config, self.rules = config, rules
+        self.config = config
         self.heuristic = make_agent("heuristic", seed=config.seed)
         self.prior_agent = make_agent("heuristic_classic", seed=config.seed)  # the residual prior, as PolicyAgent uses
         self.random_agent = make_agent("random", seed=config.seed)  # pickled with the rollout: exact resume
-        self.env = BatchEnv(config.num_envs, rules=rules, episode="game", seed=int(rng.integers(SEED_RANGE)))
-        self.sides = seat_sides(rules)
-        self.ledger = BagLedger(rules, config.num_envs)
-        self.opponents = Opponents(config.num_envs)
+        self._rows = np.arange(config.num_envs)
+        self.opponents = Opponents(config.num_envs)  # one assignment for every table of every preset
         self.critic_size = CRITIC_INPUTS[config.critic_input].size
         self.store = self.new_store()
         self.obs = self.mask = self.to_act = None
+        # the presets' tables last: the config's one trip into the mixture's layout
+        self.parts, layout = preset_tables(config, rules, rng)
+        self.rules = self.parts[0].rules  # the run's rules; a mixture's first preset (its imitation tables' default)
+        self.names = [part.rules.name for part in self.parts]
+        self.bounds = [int(b) for b in layout.bounds]
+        self.preset_of, self.num_sides, self.table_sides = layout.preset_of, layout.num_sides, layout.table_sides
+        self._reward_presets = np.zeros(0, dtype=np.int64)
+
+    def _spans(self) -> zip:
+        """(part, its first table, the table after its last), part after part."""
+        return zip(self.parts, self.bounds, self.bounds[1:])
+
+    def _gather(self, outputs: list[tuple]) -> None:
+        """The parts' observations, masks and seats to act as one set of tables (a single preset's as they are)."""
+        if len(outputs) == 1:
+            self.obs, self.mask, self.to_act = outputs[0]
+        else:
+            self.obs, self.mask, self.to_act = (np.concatenate(parts) for parts in zip(*outputs))
 
     def new_store(self) -> TrajectoryStore:
         """An empty trajectory store for these tables."""
         return TrajectoryStore(
-            self.config.num_envs,
-            self.rules.num_players,
-            OBS_SIZE,
-            NUM_ACTIONS,
-            self.critic_size,
-            sparse=self.config.sparse_input,
+            self.config.num_envs, MAX_SEATS, OBS_SIZE, NUM_ACTIONS, self.critic_size, sparse=self.config.sparse_input
         )
 
     def reset(self) -> None:
         """New games at every table, with no bags and no recorded decisions."""
-        self.obs, self.mask, self.to_act = self.env.reset()
+        self._gather([part.reset() for part in self.parts])
         self.store = self.new_store()
-        self.ledger.new_games(slice(None))
 
     def critic_input(self, rows: np.ndarray) -> np.ndarray:
         """The critic's input of these tables (``critic_input``): the position, the full state or the observation."""
         if self.config.critic_input == "observation":
             return self.obs[rows]
-        return critic_rows(self.config, self.env.state(), rows)
+        if len(self.parts) == 1:
+            return critic_rows(self.config, self.parts[0].env.state(), rows)
+        parts = []
+        for part, start, stop in self._spans():
+            mine = rows[(rows >= start) & (rows < stop)] - start
+            if len(mine):
+                parts.append(critic_rows(self.config, part.env.state(), mine))
+        return np.concatenate(parts)  # rows come in increasing order, so preset by preset
 
     @property
     def preset_names(self) -> list[str]:
-        """The presets the tables play (one here; a mixture's in :class:`training.mixture.MixedRollout`)."""
-        return [self.rules.name]
+        """The presets the tables play, in the order of their tables."""
+        return list(self.names)
 
     def learner_rows(self) -> np.ndarray:
         """Bool per table: the seat to act is the learner's."""
-        return self.opponents.learner_rows(self.sides[self.to_act])
+        return self.opponents.learner_rows(self.table_sides[self._rows, self.to_act])
 
     def assign_opponents(self, tables: np.ndarray, rng: np.random.Generator, pool_size: int) -> None:
         """Draw the opponents of ``tables`` (games starting there)."""
-        self.opponents.assign(tables, rng, self.config, self.rules.num_sides, pool_size)
+        self.opponents.assign(tables, rng, self.config, self.num_sides[tables], pool_size)
 
     def hand_rewards_by_preset(self, rewards: np.ndarray) -> dict[str, list[float]]:
         """Seat 0's rewards of the hands :meth:`step` just ended, by preset."""
-        return {self.rules.name: rewards[:, 0].tolist()}
+        return {name: rewards[self._reward_presets == i, 0].tolist() for i, name in enumerate(self.names)}
 
     def prior_of(self, obs_rows: np.ndarray, mask_rows: np.ndarray) -> np.ndarray | None:
         """The heuristic prior of these rows, or None for a plain policy."""
@@ -268,13 +285,24 @@ class Rollout:
         return self
 
     def step(self, store: TrajectoryStore, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Play one action per table; reward the finished hands in ``store``; return (dones, the hands' rewards)."""
-        self.obs, self.mask, self.to_act, _, dones, info = self.env.step(actions)
-        tables, rewards = self.ledger.hand_rewards(info, self.config.reward_scale, self.config.bag_cost)
-        if len(tables):
-            store.end_hands(tables, rewards)
-        self.ledger.new_games(dones)
-        return dones, rewards
+        """Play one action per table, each preset on its engine; reward the finished hands in ``store``; return
+        (dones, the finished hands' rewards, preset by preset: a mixture's padded to its widest table's seats)."""
+        outputs, dones, rewards, presets = [], [], [], []
+        for index, (part, start, stop) in enumerate(self._spans()):
+            out, done, tables, reward = part.step(actions[start:stop], self.config)
+            if len(self.parts) > 1:  # rows of different presets stack at one width
+                reward = pad_seats(reward)
+            if len(tables):
+                store.end_hands(tables + start, reward)
+            outputs.append(out)
+            dones.append(done)
+            rewards.append(reward)
+            presets.append(np.full(len(reward), index))
+        self._gather(outputs)
+        self._reward_presets = np.concatenate(presets)
+        if len(self.parts) == 1:
+            return dones[0], rewards[0]
+        return np.concatenate(dones), np.concatenate(rewards)
 
 
 def critic_rows(config: TrainConfig, state: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The run's tables, asked for once by ``train.py``: the one place that reads ``backend``.
 
-``backend: numpy`` gives the numpy engine's tables (:class:`training.rollout.Rollout`, or a mixture's
-:class:`training.mixture.MixedRollout`); ``backend: torch`` the torch engine's on the run's device
+``backend: numpy`` gives the numpy engine's tables (:class:`training.rollout.Rollout`, one part per preset of a
+mixture); ``backend: torch`` the torch engine's on the run's device
 (:class:`training.device_rollout.DeviceRollout`). Both answer the training loop the same way:
 
 * ``start(pool_size, rng)``: draw every table's opponents and start new games;
@@ -19,7 +19,6 @@ import torch
 from spades_env.core.rules import Rules
 from training.config import TrainConfig
 from training.device_rollout import DeviceRollout
-from training.mixture import make_rollout
 from training.rollout import Rollout
 
 Tables = Rollout | DeviceRollout
@@ -30,4 +29,4 @@ def make_tables(config: TrainConfig, rules: Rules, rng: np.random.Generator, dev
     engine's."""
     if config.backend == "torch":
         return DeviceRollout(config, rules, rng, device)
-    return make_rollout(config, rules, rng)
+    return Rollout(config, rules, rng)

@@ -111,10 +111,10 @@ class TrajectoryStore:
     def end_hands(self, tables: np.ndarray, rewards: np.ndarray) -> None:
         """Close the hands of ``tables``: add each seat's reward (rows of ``rewards``) to its last decision."""
         for t, row in zip(tables.tolist(), rewards):
-            for seat in range(self.num_players):
+            for seat, reward in enumerate(row.tolist()):  # the table's seats (the store may have more)
                 d = int(self.last[t, seat])
                 if d >= 0:
-                    self._reward[d] += float(row[seat])
+                    self._reward[d] += reward
                     self._done[d] = True
             self.last[t] = -1
             self.hand_finished[int(self.hand_uid[t])] = True

@@ -324,6 +324,13 @@ def _check_values(r: Rules) -> None:
     if not r.bids_may_total_tricks:
         for key in ("mirror", "suicide"):
             _require(not getattr(r, key), "bids_may_total_tricks", f"false cannot be combined with {key} (forced bids)")
+    _check_game_values(r)
+    if r.crazy is not None:
+        _check_rotation(r)
+
+
+def _check_game_values(r: Rules) -> None:
+    """The scoring and game-end values in their ranges (RulesError naming the first that is not)."""
     _require(-10 <= r.bag_value <= 10, "bag_value", f"must be in -10..10, got {r.bag_value}")
     _require(
         r.bag_limit is None or 1 <= r.bag_limit <= 100, "bag_limit", f"must be null or in 1..100, got {r.bag_limit}"
@@ -337,31 +344,34 @@ def _check_values(r: Rules) -> None:
         f"must be null or a negative number down to -10000, got {r.lose_score}",
     )
     _require(1 <= r.max_hands <= 10000, "max_hands", f"must be in 1..10000, got {r.max_hands}")
-    if r.crazy is not None:
-        _require(len(r.crazy) > 0, "crazy", "must list at least one preset")
-        # Per-hand options must stay at their defaults (so to_dict() round-trips): each hand takes its preset's.
-        ignored = sorted(
-            f.name
-            for f in fields(r)
-            if f.name not in GAME_LEVEL_FIELDS + ("crazy", "name") and getattr(r, f.name) != f.default
-        )
-        _require(
-            not ignored,
-            "crazy",
-            f"option(s) {ignored} have no effect with a rotation: each hand takes its "
-            f"preset's rules; only {list(GAME_LEVEL_FIELDS)} may be set beside it",
-        )
-        for name in r.crazy:
-            _require(name in PRESETS, "crazy", f"unknown preset {quoted(name)}; presets: {sorted(PRESETS)}")
-            _require(PRESETS[name].get("crazy") is None, "crazy", f"preset {quoted(name)} is itself a rotation")
-            hand = preset(name)
-            for key in STRUCTURAL_FIELDS:
-                _require(
-                    getattr(hand, key) == getattr(r, key),
-                    "crazy",
-                    f"preset {name!r} has {key}={getattr(hand, key)!r} but the rotation has {getattr(r, key)!r}; "
-                    "a rotation cannot mix partnership and individual play",
-                )
+
+
+def _check_rotation(r: Rules) -> None:
+    """A rotation (``crazy``) names known presets of one structure, with only game-level options beside it."""
+    _require(len(r.crazy) > 0, "crazy", "must list at least one preset")
+    # Per-hand options must stay at their defaults (so to_dict() round-trips): each hand takes its preset's.
+    ignored = sorted(
+        f.name
+        for f in fields(r)
+        if f.name not in GAME_LEVEL_FIELDS + ("crazy", "name") and getattr(r, f.name) != f.default
+    )
+    _require(
+        not ignored,
+        "crazy",
+        f"option(s) {ignored} have no effect with a rotation: each hand takes its "
+        f"preset's rules; only {list(GAME_LEVEL_FIELDS)} may be set beside it",
+    )
+    for name in r.crazy:
+        _require(name in PRESETS, "crazy", f"unknown preset {quoted(name)}; presets: {sorted(PRESETS)}")
+        _require(PRESETS[name].get("crazy") is None, "crazy", f"preset {quoted(name)} is itself a rotation")
+        hand = preset(name)
+        for key in STRUCTURAL_FIELDS:
+            _require(
+                getattr(hand, key) == getattr(r, key),
+                "crazy",
+                f"preset {name!r} has {key}={getattr(hand, key)!r} but the rotation has {getattr(r, key)!r}; "
+                "a rotation cannot mix partnership and individual play",
+            )
 
 
 # Options that need partners, three or more players or a dealt hand, refused with two players (RULES.md

@@ -42,14 +42,14 @@ def test_each_critic_input_is_its_layouts_columns_of_the_tables(critic_input):
     rows = np.array([0, 3, 4, 9, 15])
     got = rollout.critic_input(rows)
     expected = {
-        "state": rollout.env.state()[rows],
+        "state": rollout.parts[0].env.state()[rows],
         "observation": rollout.obs[rows],
-        "position": rollout.env.state()[rows][:, POSITION_COLUMNS],
+        "position": rollout.parts[0].env.state()[rows][:, POSITION_COLUMNS],
     }[critic_input]
     np.testing.assert_array_equal(got, expected)
     assert got.shape[1] == rollout.critic_size == CRITIC_INPUTS[critic_input].size
     if critic_input != "observation":  # the state holds the history; the position does not
-        played = rollout.env.state()[rows][:, STATE["played"]]
+        played = rollout.parts[0].env.state()[rows][:, STATE["played"]]
         assert played.any() and (critic_input == "state") == (got.shape[1] == STATE.size)
 
 

@@ -179,23 +179,6 @@ def test_device_tables_pickle_and_go_on_as_before():
         assert torch.equal(a[key], b[key]), key
 
 
-def test_tables_pickled_before_the_store_kept_its_links_go_on_as_tables_that_kept_them():
-    config = _config(rollout_steps=40)  # hands cross the rollout's end: the carried store holds chains
-    learner, tables = _tables(config)
-    collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, [])
-    assert (tables.store["next"] >= 0).any()
-    old = pickle.loads(pickle.dumps(tables.__getstate__()))  # a copy of everything, as a checkpoint holds it
-    del old["store"]["next"]
-    copy = DeviceRollout.__new__(DeviceRollout)
-    copy.__setstate__(old)
-    assert torch.equal(copy.store["next"], tables.store["next"])
-    torch.manual_seed(0)
-    a, _ = collect_on_device(tables, learner.policy, learner.critic, learner.snapshots, [])
-    b, _ = collect_on_device(copy, learner.policy, learner.critic, learner.snapshots, [])
-    for key in a:
-        assert torch.equal(a[key], b[key]), key
-
-
 @pytest.mark.parametrize(
     "changes, words",
     [

@@ -11,10 +11,11 @@ import pytest
 import torch
 
 from spades_env.core.rules import preset
+from spades_env.obs.encode import OBS_SIZE
 from training import train as train_module
 from training.config import TrainConfig, from_mapping, mixture_weights
 from training.learner import build_learner
-from training.mixture import MixedRollout, make_rollout, table_counts, table_presets
+from training.mixture import table_counts, table_presets
 from training.ppo import normalize_by_group
 from training.rollout import Rollout, collect
 
@@ -88,22 +89,24 @@ def test_fewer_tables_than_presets_is_an_error():
         table_counts({"a": 1, "b": 1, "c": 1}, 2)
 
 
-def test_make_rollout_builds_a_mixture_only_for_a_mixture():
+def test_a_rollout_holds_one_part_per_preset_of_a_mixture_and_one_otherwise():
     rng = np.random.default_rng(0)
-    assert type(make_rollout(TrainConfig(num_envs=4), preset("standard"), rng)) is Rollout
-    assert isinstance(make_rollout(small_config(), preset("standard"), rng), MixedRollout)
+    single = Rollout(TrainConfig(num_envs=4), preset("jokers"), rng)
+    assert [part.rules.name for part in single.parts] == ["jokers"] and single.preset_names == ["jokers"]
+    mixed = Rollout(small_config(), preset("standard"), rng)
+    assert [part.rules.name for part in mixed.parts] == ["standard", "cutthroat3", "two_player"]
+    assert [part.env.num_envs for part in mixed.parts] == [4, 2, 2]
 
 
 def test_one_collect_plays_every_preset_with_its_own_rewards():
     config = small_config()
-    rollout = MixedRollout(config, np.random.default_rng(3))
+    rollout = Rollout(config, preset("standard"), np.random.default_rng(3))
     assert rollout.preset_names == ["standard", "cutthroat3", "two_player"]
-    assert [p.config.num_envs for p in rollout.parts] == [4, 2, 2]
     torch.manual_seed(0)
     learner = build_learner(config, torch.device("cpu"))
     rollout.start(0, np.random.default_rng(4))
     # each table's observation carries its own preset: the player count in the rules block differs
-    assert rollout.obs.shape == (8, rollout.parts[0].obs.shape[1])
+    assert rollout.obs.shape == (8, OBS_SIZE)
     seen: dict[str, list[np.ndarray]] = {name: [] for name in rollout.preset_names}
     original = rollout.step
 
