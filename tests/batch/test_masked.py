@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from spades_env.batch.masked import MaskedGames, MaskedHands
+from spades_env.batch.masked import observe as writers
 from spades_env.core import PRESETS, Deal, Game, HandState, make_deal, make_stock, preset
 from spades_env.core.cards import cards_of, mask_of
 from spades_env.core.deal import deal_cards
@@ -83,13 +84,13 @@ def test_every_decision_matches_the_core(name, ops):
         phase, cur = form.numpy(engine.phase), form.numpy(engine.cur)
         actions = np.zeros(TABLES, dtype=np.int64)
         for observer in (np.maximum(cur, 0), (np.maximum(cur, 0) + 1) % rules.num_players):
-            seen_obs = form.numpy(engine.observe(form.ints(observer), scores, bags, rules))
+            seen_obs = form.numpy(writers.observe(engine, form.ints(observer), scores, bags, rules))
             for t, state in enumerate(states):
                 want = encode_observation(state, scores[t], bags[t], rules, int(observer[t]))
                 bad = np.flatnonzero(seen_obs[t] != want)
                 assert not len(bad), (t, state.phase, [block_of(int(i)) for i in bad[:5]], bad[:5])
         # the full-information state (a critic's input) of the seat to act: the core's encode_state
-        full = form.numpy(engine.state(form.ints(np.maximum(cur, 0)), scores, bags, rules))
+        full = form.numpy(writers.state(engine, form.ints(np.maximum(cur, 0)), scores, bags, rules))
         for t, state in enumerate(states):
             want = encode_state(state, scores[t], bags[t], rules, int(max(cur[t], 0)))
             bad = np.flatnonzero(full[t] != want)

@@ -60,7 +60,7 @@ DECIDED_ONCE = {
     "core.visibility:cards_seen": (
         "core.visibility:visible_hands",
         "obs.encode:encode_observation",
-        "batch.masked:MaskedHands.observe",
+        "batch.masked.observe:observe",
     ),
     "core.visibility:faces_up": (
         "play:table_text",

@@ -122,7 +122,7 @@ def test_the_observation_shows_the_hand_the_rule_shows(situations):
 # (the web table's "looked" field: the table sees a seat pick up its cards). The batch engine's state, legality,
 # transitions and masked steps read it as a rule input of the bidding (core.bidding.decides_blind), not as a view.
 RULE_CALLS = {"face_up", "cards_seen", "faces_up", "visible_hands"}
-NOT_VIEWS = {"core", "batch/state.py", "batch/legality.py", "batch/transitions.py", "batch/masked.py"}
+NOT_VIEWS = {"core", "batch/state.py", "batch/legality.py", "batch/transitions.py", "batch/masked/hands.py"}
 PACKAGE = pathlib.Path(spades_env.__file__).parent
 
 
