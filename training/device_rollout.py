@@ -19,13 +19,14 @@ are kept in tensors of fixed shape, one row per table step and one column per ta
   when a rollout stops are carried into the next rollout, as on the numpy path (:mod:`training.trajectories`):
   every table's unfinished hand is its latest, so the carry is the store's last rows (as many as the longest
   unfinished hand), the rows before each table's hand start marked empty.
-* **GAE.** One backward sweep over the store's rows with each (table, seat)'s successor value and advantage
-  in a register (``gamma`` and ``gae_lambda`` as on the numpy path; a hand is an episode); the critic values the
+* **GAE.** The numpy path's function (:func:`training.ppo.gae_advantages`, on tensors): the store keeps each
+  decision's successor (the row of the same seat's next decision at its table, within the hand), so the finished
+  decisions' chains are swept a place per wave (a hand is an episode); the critic values the
   finished decisions in one pass, reading what ``critic_input`` names: the observation, or the engine's
   full-information state (``TorchBatchEnv.state()``) or its position's columns, kept with the decisions.
 
-What needs the host once per rollout (not per step): the number of finished decisions (the batch's size) and
-the carry's length. The batch is a dict of tensors on the device in the form :func:`training.ppo.ppo_update`
+What needs the host once per rollout (not per step): the number of finished decisions (the batch's size), the
+size of each wave of GAE, and the carry's length. The batch is a dict of tensors on the device in the form :func:`training.ppo.ppo_update`
 takes. Options that read the host's engine are refused with this backend by the config
 (:meth:`training.config.TrainConfig.validate`): the heuristic prior and rollout workers. A mixture of presets
 has one engine per preset, its tables numbered preset after preset, each paying its own rewards (individual or

@@ -12,8 +12,7 @@ preset from game to game; what a table draws when a game starts is its opponents
 
 This module holds the layout and the parts: :func:`preset_tables` gives one :class:`PresetTables` per preset (a
 single preset is the one-part case), which :class:`training.rollout.Rollout` holds behind one set of tables;
-:class:`training.device_rollout.DeviceRollout` lays out its torch engines with the same :func:`table_counts` and
-:func:`table_layout`.
+:class:`training.device_rollout.DeviceRollout` has :func:`preset_tables` make its torch engines instead.
 """
 
 from __future__ import annotations
@@ -48,10 +47,10 @@ def table_counts(weights: dict[str, float], num_envs: int) -> dict[str, int]:
     return {name: int(count) + 1 for name, count in zip(names, counts)}
 
 
-def pad_seats(rewards: np.ndarray, width: int = MAX_SEATS) -> np.ndarray:
-    """Rewards of hands (one row per hand, one column per seat) widened with zeros to ``width`` columns, so that the
-    presets' rows stack (seats a preset has not get 0)."""
-    padded = np.zeros((len(rewards), width), dtype=np.float32)
+def pad_seats(rewards: np.ndarray) -> np.ndarray:
+    """Rewards of hands (one row per hand, one column per seat) widened with zeros to :data:`MAX_SEATS` columns, so
+    that the presets' rows stack (seats a preset has not get 0)."""
+    padded = np.zeros((len(rewards), MAX_SEATS), dtype=np.float32)
     padded[:, : rewards.shape[1]] = rewards
     return padded
 

@@ -57,24 +57,26 @@ def gae_advantages(
 
     A decision at a hand's end (``done``) has advantage reward - value; any other
     has delta + gamma * lambda * (its successor's advantage), with the TD error
-    delta = reward + gamma * value[successor] - value.
+    delta = reward + gamma * value[successor] - value. A decision whose successor
+    is missing or not among ``rows`` ends its chain there, bootstrapped with 0.
     """
     xp = torch if isinstance(value, torch.Tensor) else np
-    picked = xp.zeros(len(value), dtype=xp.bool)
+    picked = xp.zeros_like(value, dtype=bool)  # like value: on its device
     picked[rows] = True
-    links = xp.where(picked & (next_index >= 0), next_index, -1)
+    links = xp.where(picked & (next_index >= 0) & picked[next_index.clip(min=0)], next_index, -1)
     before = xp.full_like(links, -1)  # each decision's predecessor on its chain (at most one)
     linked = xp.where(links >= 0)[0]
     before[links[linked]] = linked
-    adv = xp.zeros(len(value), dtype=xp.float32)
+    ends = done | (links < 0)
+    adv = xp.zeros_like(value, dtype=xp.float32)
     # A chain's end first, then its predecessors, one place back per wave: every chain at once (a wave per
-    # decision of the longest chain, about 15, instead of a step per decision).
-    wave = xp.where(picked & (done | (links < 0)))[0]
+    # decision of the longest chain, 13 to 30 by preset, instead of a step per decision; on a device, each wave
+    # reads its size back).
+    wave = xp.where(picked & ends)[0]
     while len(wave):
         nxt = links[wave].clip(min=0)  # a chain's end reads a successor it ignores
-        ends = done[wave]
         delta = reward[wave] + gamma * value[nxt] - value[wave]
-        adv[wave] = xp.where(ends, reward[wave] - value[wave], delta + gamma * gae_lambda * adv[nxt])
+        adv[wave] = xp.where(ends[wave], reward[wave] - value[wave], delta + gamma * gae_lambda * adv[nxt])
         wave = before[wave]
         wave = wave[wave >= 0]
     return adv

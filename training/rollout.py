@@ -1,11 +1,15 @@
 """The tables of self-play PPO: who plays where, and one rollout of decisions.
 
 A :class:`Rollout` holds everything the tables carry from one update to the
-next: the batch engine with its hands in progress, the last observations, the
-unfinished hands' decisions (a :class:`TrajectoryStore`), each table's bags
-for the bag cost (:class:`spades_env.rewards.BagLedger`), the opponent
-assignment (:class:`Opponents`) and the heuristic agents with their void
-memories. It pickles whole, so that a checkpoint resumes bit for bit.
+next: its parts, one :class:`~training.mixture.PresetTables` per preset (the
+batch engine with its hands in progress, and each table's bags for the bag
+cost), the last observations, the unfinished hands' decisions (a
+:class:`TrajectoryStore`), the opponent assignment (:class:`Opponents`) and
+the heuristic agents with their void memories. A single preset is the
+one-part case; a mixture's tables are numbered preset after preset
+(:mod:`training.mixture`). It pickles whole, so that a checkpoint resumes bit
+for bit. :mod:`training.device_rollout` is the same on the torch engine, and
+:mod:`training.tables` picks one for a run.
 
 Tables are of four kinds, drawn when a game starts: self-play (every seat is
 the current policy), heuristic (the learner's side against the heuristic),
@@ -191,8 +195,6 @@ class Rollout:
     :class:`~training.mixture.PresetTables` per preset, a mixture's numbered preset after preset
     (:mod:`training.mixture`), behind one set of tables."""
 
-    random_agent = None  # a rollout pickled before random tables existed gets one when it first needs it
-
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator):
         self.config = config
         self.heuristic = make_agent("heuristic", seed=config.seed)
@@ -335,8 +337,6 @@ def opponent_actions(
         actions[h_rows] = rollout.heuristic.act_batch(obs[h_rows], mask[h_rows])
     r_rows = rows[opponents.kinds[rows] == RANDOM]
     if len(r_rows):
-        if rollout.random_agent is None:
-            rollout.random_agent = make_agent("random", seed=rollout.config.seed)
         actions[r_rows] = rollout.random_agent.act_batch(obs[r_rows], mask[r_rows])
     s_rows = rows[opponents.kinds[rows] == SNAPSHOT]
     if len(s_rows):  # every snapshot in one batched pass

@@ -13,15 +13,34 @@ mixture); ``backend: torch`` the torch engine's on the run's device
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import numpy as np
 import torch
 
 from spades_env.core.rules import Rules
 from training.config import TrainConfig
 from training.device_rollout import DeviceRollout
+from training.learner import Learner
 from training.rollout import Rollout
 
-Tables = Rollout | DeviceRollout
+
+class Tables(Protocol):
+    """What the training loop asks of a run's tables, on either backend (see the module docstring)."""
+
+    config: TrainConfig
+    rules: Rules
+
+    def start(self, pool_size: int, rng: np.random.Generator) -> None:
+        """Draw every table's opponents and start new games everywhere."""
+
+    def collect_batch(
+        self, learner: Learner, pool: list, rng: np.random.Generator, device: torch.device
+    ) -> tuple[dict[str, Any] | None, dict[str, list[float]]]:
+        """One rollout: the finished decisions as a PPO batch (None if none finished) and seat 0's hand rewards."""
+
+    def host_tables(self, rng: np.random.Generator) -> Rollout:
+        """Tables on the numpy engine for the heuristic's imitation."""
 
 
 def make_tables(config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device) -> Tables:

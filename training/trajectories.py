@@ -42,8 +42,6 @@ def join_rows(parts: Sequence[Rows]) -> Rows:
 class TrajectoryStore:
     """Decisions of the recorded seats, linked per (table, seat), with hand-end rewards."""
 
-    sparse = False  # a store pickled before sparse stores existed keeps dense rows
-
     def __init__(
         self, num_envs: int, num_players: int, obs_size: int, num_actions: int, critic_size: int, sparse: bool = False
     ):

@@ -138,7 +138,8 @@ def check_memory(num_envs: int, obs_format: str = "float32", backend: str = "num
     docstring); ``device`` is a checked ``torch.device`` or None (the host), read on the torch backend only: the
     numpy engine lives on the host whatever device its learner uses."""
     table = state.TABLE_BYTES[obs_format] if backend == "numpy" else TORCH_TABLE_BYTES
-    need, available = num_envs * table, _available(device if backend == "torch" else None)  # numpy: on the host
+    device = device if backend == "torch" else None  # the numpy engine's tables are on the host
+    need, available = num_envs * table, _available(device)
     if available is not None and need > available:
         where = "this machine has" if device is None or device.type == "cpu" else f"device {device} has"
         raise MemoryError(

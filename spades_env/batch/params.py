@@ -19,7 +19,7 @@ from ..core import bidding, card_play
 from ..core.cards import deck
 from ..core.drawing import draw_rules, has_drawing
 from ..core.rules import RULE_HOMES
-from ..core.tricks import DEUCE_HIGH_CHOICES
+from ..core.tricks import DEUCE_HIGH_CHOICES, key_start
 from ..obs.features import SCORE_SCALE_TARGET, draw_rule_features, rule_features
 from .tables import LOW_WORD, WORD_BITS
 
@@ -58,6 +58,7 @@ class RulesParams:
         self.bid_on = bidding.switches(bid)
         self.play_on = card_play.switches(play)
         self.key_row = np.array([DEUCE_HIGH_CHOICES.index(r.deuce_of_spades_high) for r in hr], np.intp)
+        self.key_start = np.array([key_start(r.deuce_of_spades_high) for r in hr], np.intp)  # in TRICK_KEYS flat
         self.packs = [np.array(deck(r.jokers), np.intp) for r in hr]
         features = np.stack([rule_features(r) for r in hr]).astype(np.float32)
         target = np.float32(game_rules.target_score / SCORE_SCALE_TARGET)

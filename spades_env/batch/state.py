@@ -212,7 +212,7 @@ class BatchTables:
         self._pool_size = max(POOL_MIN, min(self.num_envs, POOL_MAX))
         # Trick keys: the core's table; a rotation reads the row of each table's rules.
         self._keys = TRICK_KEYS[self._P.key_row[0]] if self._uniform else TRICK_KEYS.ravel()
-        self._key_offset = self._P.key_row * TRICK_KEYS.shape[1]
+        self._key_offset = self._P.key_start
 
     def _allocate(self) -> None:
         """The state arrays (one row per table)."""

@@ -47,7 +47,7 @@ DECIDED_ONCE = {
         "core.tricks:winning_index",
         "core.hand:trick_winner",
         "core.hand:HandState._complete_trick",
-        "batch.masked:MaskedHands._play",
+        "batch.masked.hands:MaskedHands._play",
         "batch.transitions:end_tricks",
     ),
     "core.visibility:face_up": (  # whose cards a viewer sees

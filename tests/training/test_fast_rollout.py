@@ -109,13 +109,3 @@ def test_snapshots_on_sparse_rows_give_the_logits_of_the_dense_rows():
     which = torch.tensor([1, 0, 2, 2, 1, 0])
     with torch.no_grad():
         assert torch.allclose(nets.logits(pool, sparse_rows(obs), which), nets.logits(pool, obs, which), atol=1e-5)
-
-
-def test_a_store_pickled_before_sparse_stores_keeps_dense_rows():
-    store = _store_with_a_finished_and_an_open_hand()
-    state = dict(store.__dict__)
-    del state["sparse"]  # a store of the previous version, as a checkpoint's session unpickles it
-    old = TrajectoryStore.__new__(TrajectoryStore)
-    old.__dict__.update(state)
-    out = old.take_complete(1.0, 1.0)
-    assert not old.sparse and isinstance(out["obs"], np.ndarray) and isinstance(out["critic"], np.ndarray)

@@ -49,6 +49,54 @@ def test_gae_follows_each_seats_chain_with_gamma_and_lambda(case, rows, gamma, l
     np.testing.assert_allclose(adv, expected, rtol=1e-6, atol=1e-6)
 
 
+def one_decision_at_a_time(reward, value, done, next_index, gamma, lam):
+    """GAE by the definition, one decision at a time from the last (successors are recorded later)."""
+    adv = np.zeros(len(reward), dtype=np.float32)
+    for i in range(len(reward) - 1, -1, -1):
+        if done[i]:
+            adv[i] = reward[i] - value[i]
+        else:
+            j = next_index[i]
+            adv[i] = reward[i] + gamma * value[j] - value[i] + gamma * lam * adv[j]
+    return adv
+
+
+def random_chains(rng, decisions, seats):
+    """Interleaved chains of decisions (a seat's next decision comes later), each hand ending at ``done``."""
+    seat = rng.integers(seats, size=decisions)
+    next_index = np.full(decisions, -1)
+    done = np.zeros(decisions, dtype=bool)
+    for s in range(seats):
+        mine = np.flatnonzero(seat == s)
+        if len(mine):
+            next_index[mine[:-1]] = mine[1:]
+            done[mine[-1]] = True
+            done[mine[:-1]] = rng.random(len(mine) - 1) < 0.15  # a hand ends; the seat's next decision starts one
+    next_index[done] = -1
+    reward = np.where(done, rng.normal(size=decisions), 0.0).astype(np.float32)
+    return reward, rng.normal(size=decisions).astype(np.float32), done, next_index
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_gae_sweeps_every_chain_as_the_definition_does_on_numpy_and_torch(seed):
+    rng = np.random.default_rng(seed)
+    reward, value, done, next_index = random_chains(rng, int(rng.integers(50, 400)), int(rng.integers(1, 40)))
+    gamma, lam = float(rng.uniform(0.9, 1.0)), float(rng.uniform(0.5, 1.0))
+    expected = one_decision_at_a_time(reward, value, done, next_index, gamma, lam)
+    rows = np.arange(len(reward))
+    np.testing.assert_array_equal(gae_advantages(reward, value, done, next_index, rows, gamma, lam), expected)
+    on_torch = gae_advantages(*map(torch.as_tensor, (reward, value, done, next_index, rows)), gamma, lam)
+    assert on_torch.dtype == torch.float32 and on_torch.device == torch.as_tensor(value).device
+    np.testing.assert_array_equal(on_torch.numpy(), expected)
+
+
+def test_a_successor_outside_the_rows_ends_the_chain_with_no_bootstrap():
+    # 0 -> 1 -> 2 with 2 left out: 1 is the chain's end (reward - value), 0 follows it
+    adv = gae_advantages(CHAIN["reward"], CHAIN["value"], CHAIN["done"], CHAIN["next_index"], np.arange(2), 0.9, 0.8)
+    end = 0.0 - 0.2
+    np.testing.assert_allclose(adv, [(0 + 0.9 * 0.2 - 0.5) + 0.72 * end, end, 0.0], rtol=1e-6, atol=1e-6)
+
+
 def test_return_is_advantage_plus_value_and_the_last_decisions_return_is_its_reward():
     adv = gae_advantages(CHAIN["reward"], CHAIN["value"], CHAIN["done"], CHAIN["next_index"], np.arange(3), 0.9, 0.8)
     ret = returns_of(adv, CHAIN["value"])

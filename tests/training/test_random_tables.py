@@ -50,14 +50,3 @@ def test_random_tables_play_random_legal_actions_not_the_heuristics():
     assert (actions >= 0).all() and rollout.mask[rows, actions].all()  # every table got a legal action
     heuristic = rollout.heuristic.act_batch(rollout.obs, rollout.mask)
     assert (actions != heuristic).any()  # the option changes what the opponents play
-
-
-def test_rollout_pickled_before_random_tables_gets_a_random_player():
-    config = from_mapping(SMALL)
-    rollout = Rollout(config, load_rules(config.rules), np.random.default_rng(config.seed))
-    rollout.reset()
-    del rollout.random_agent  # as unpickled from a checkpoint written before the option existed
-    rollout.opponents.kinds[:] = RANDOM
-    actions = np.full(config.num_envs, -1, dtype=np.int64)
-    opponent_actions(rollout, np.arange(config.num_envs), actions, [], None, torch.device("cpu"))
-    assert (actions >= 0).all() and rollout.mask[np.arange(config.num_envs), actions].all()

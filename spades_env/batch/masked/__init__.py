@@ -6,12 +6,13 @@ of players) in arrays of the form ``ops`` (``core.ops.ARRAY``: numpy;
 ``spades_env.batch.torch_ops.torch_ops(device)``: torch tensors on any
 device). ``start(rid, hands, dealer, scores, stocks=None)`` deals (the cards
 as bitboards per seat, or two players' stocks), ``legal()`` gives every
-table's legal actions as a boolean ``(tables, NUM_ACTIONS)`` array,
-``observe(observer, scores, bags, game_rules)`` every table's observation of a
-seat (exactly the reference encoder's, ``spades_env.obs.encode``: the history
-blocks, the public voids and the two-player blocks are kept as play goes), and
+table's legal actions as a boolean ``(tables, NUM_ACTIONS)`` array, and
 ``step(actions)`` takes one action at every table (tables whose hand is over
-ignore theirs).
+ignore theirs). ``observe.observe(hands, observer, scores, bags, game_rules)``
+writes every table's observation of a seat (exactly the reference encoder's,
+``spades_env.obs.encode``: the history blocks, the public voids and the
+two-player blocks are kept as play goes) and ``observe.state(...)`` the
+full-information state.
 
 Unlike the numpy engine (:mod:`spades_env.batch.transitions`), which steps
 each phase's tables as an index group, every table goes through every phase's

@@ -136,7 +136,7 @@ class MaskedGames:
         return observe.observe(hands, seat, self.scores, self.bags, self.rules)
 
     def state(self) -> Any:
-        """Every table's full-information state relative to the seat to act (``MaskedHands.state``)."""
+        """Every table's full-information state relative to the seat to act (:func:`~spades_env.batch.masked.observe.state`)."""
         hands = self.hands
         return observe.state(hands, self.ops.maximum(hands.cur, 0), self.scores, self.bags, self.rules)
 
