@@ -159,6 +159,7 @@ def test_run_with_worker_is_reproducible_and_differs_from_one_without(tmp_path):
     assert not _same(_weights(a), _weights(plain))  # the lag and the worker's own random streams
 
 
+@pytest.mark.slow  # 14 s; the default suite resumes the two-worker run bit-identically, which runs this one whole
 def test_run_with_worker_resumes_bit_identically(tmp_path):
     args = [*PIPELINED, "--total-decisions", "4000"]
     whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
@@ -283,6 +284,7 @@ def test_mixture_split_among_workers_numbers_each_table_s_preset_as_its_worker_p
     assert [len(state.rollout.obs) for state in states] == [7, 6]
 
 
+@pytest.mark.slow  # 15 s (two training runs): the one-worker layout of 0.3.0 checkpoints; runs with -m slow
 def test_checkpoint_of_one_worker_saved_before_several_existed_resumes(tmp_path):
     args = [*PIPELINED, "--total-decisions", "4000"]
     whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
