@@ -13,14 +13,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import spades_env  # noqa: E402
 from spades_env.batch import BatchEnv  # noqa: E402
 from spades_env.batch.masked import MaskedGames  # noqa: E402
 from spades_env.core import PRESETS, Game, IllegalActionError, preset  # noqa: E402
-from spades_env.core.cards import mask_of  # noqa: E402
+from spades_env.core.cards import cards_of  # noqa: E402
 from spades_env.obs.encode import OBS_SIZE  # noqa: E402
 from spades_env.rewards import hand_rewards_one, make_reward  # noqa: E402
 
-from .test_masked import EngineDeals, bits  # noqa: E402
+from .test_masked import DEFAULT_PRESETS, EngineDeals, bits  # noqa: E402
 
 TABLES = 6
 
@@ -122,50 +123,106 @@ def test_backends_are_checked():
     assert torch.equal(fast.action_masks(), fast.reset()[1])
 
 
-class Mirrored(MaskedGames):
-    """The masked engine dealt the numpy engine's deals and first dealers (read after the numpy engine steps)."""
+class Recording(MaskedGames):
+    """The torch engine keeping what it deals: each table's episodes as (first dealer, the hands' deals), a deal
+    as card ids per seat (two players: the stock, top first), as the AEC env's reset takes them."""
 
-    def __init__(self, numpy_env, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.numpy_env = numpy_env
+    def reset(self, num_tables):
+        super().reset(num_tables)
+        self.episodes = [[] for _ in range(num_tables)]
+        self.current = [(int(self.first_dealer[t]), [self._dealt(t)]) for t in range(num_tables)]
 
-    def _first_dealers(self):
-        return self.form.ints(self.numpy_env.first_dealer)
-
-    def _deal(self, rid, dealer):
-        env, n = self.numpy_env, self.n
-        current = [env.episode_deals(t)[-1] for t in range(self.T)]
+    def _dealt(self, t):
         if self._stocks:
-            return self.form.zeros((self.T, n), "word"), self.form.ints(np.array(current))
-        boards = np.array([[mask_of(hand) for hand in deal] for deal in current], dtype=np.uint64)
-        return self.form.words(boards), None
+            return self.form.numpy(self.hands.stock)[t].tolist()
+        return [cards_of(int(board)) for board in self.form.numpy(self.hands.hands)[t]]
+
+    def step(self, actions):
+        out = super().step(actions)
+        over, done = self.form.numpy(out.hand_over), self.form.numpy(out.done)
+        for t in np.flatnonzero(over):
+            if done[t]:
+                self.episodes[t].append(self.current[t])
+                self.current[t] = (int(self.first_dealer[t]), [])
+            self.current[t][1].append(self._dealt(t))
+        return out
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))  # every preset in the default suite (CI): about 3 s each
-def test_the_torch_engine_equals_the_numpy_engine_decision_by_decision(name):
-    rules = preset(name).replace(max_hands=6, target_score=150)
-    numpy_env = BatchEnv(TABLES, rules=rules, seed=len(name))
-    torch_env = BatchEnv(TABLES, rules=rules, backend="torch")
-    torch_env.games = Mirrored(numpy_env, rules, torch_env.games.ops)
-    obs_n, mask_n, to_act_n = numpy_env.reset()
-    obs_t, mask_t, to_act_t = torch_env.reset()
+def torch_tables(rules, seed, episode="game"):
+    """A torch ``BatchEnv`` on the recording engine (the same seed deals the same hands)."""
+    env = BatchEnv(TABLES, rules=rules, episode=episode, backend="torch", seed=seed)
+    env.games = Recording(rules, env.games.ops, episode=episode, seed=env._seed)
+    return env
+
+
+def random_legal(pick, mask):
+    return torch.tensor([pick.choice(np.flatnonzero(row)) for row in mask.numpy()])
+
+
+# The default suite's presets meet each special phase and rule family (test_masked.DEFAULT_PRESETS; every decision
+# of every preset's hands is the core's there, on torch too); every preset runs with -m slow.
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=() if n in DEFAULT_PRESETS else pytest.mark.slow) for n in sorted(PRESETS)]
+)
+def test_the_torch_engine_plays_as_the_scalar_reference_decision_by_decision(name):
+    """Lockstep with the core's HandState through one AEC env per table, dealt the hands the engine dealt (a first
+    pass records them; the second replays the same seed and actions): every mask, seat to act, observation (any
+    seat's too), full-information state, reward, hand result and episode end is the AEC env's."""
+    rules, steps = preset(name).replace(max_hands=6, target_score=150), 400
+    recorder = torch_tables(rules, len(name))
+    _, mask, _ = recorder.reset()
     pick = np.random.default_rng(0)
+    for _ in range(steps):
+        _, mask, *_ = recorder.step(random_legal(pick, mask))
+    episodes = [done + [open_] for done, open_ in zip(recorder.games.episodes, recorder.games.current)]
+    key = "stocks" if rules.num_players == 2 else "deals"
+    aecs = [spades_env.raw_env(rules=rules, episode="game", info_format="full") for _ in range(TABLES)]
+    agents = [f"player_{s}" for s in range(rules.num_players)]
+
+    def start(t):
+        dealer, deals = episodes[t].pop(0)
+        aecs[t].reset(options={key: deals, "dealer": dealer})
+
+    for t in range(TABLES):
+        start(t)
+    env = torch_tables(rules, len(name))
+    obs, mask, to_act = env.reset()
+    pick, seats = np.random.default_rng(0), np.random.default_rng(1)
     dones = 0
-    for _ in range(400):
-        assert (mask_t.numpy() == mask_n).all() and (to_act_t.numpy() == to_act_n).all()
-        assert (obs_t.numpy() == obs_n).all()
-        other = (to_act_n + 1) % rules.num_players  # any seat's observation, not only the one to act
-        assert (torch_env.observe(torch.tensor(other)).numpy() == numpy_env.observe(other)).all()
-        assert (torch_env.state().numpy() == numpy_env.state()).all()  # the full-information state too
-        actions = np.array([pick.choice(np.flatnonzero(row)) for row in mask_n])
-        obs_n, mask_n, to_act_n, rewards_n, dones_n, info_n = numpy_env.step(actions)
-        obs_t, mask_t, to_act_t, rewards_t, dones_t, info_t = torch_env.step(torch.tensor(actions))
-        assert np.allclose(rewards_t.numpy(), rewards_n, atol=1e-6) and (dones_t.numpy() == dones_n).all()
-        over = info_n["hand_over"]
-        assert (info_t["hand_over"].numpy() == over).all()
-        for key in ("points", "bags", "bag_penalties"):  # what training's rewards read
-            assert (info_t[key].numpy()[over] == info_n[key][over]).all(), key
-        dones += int(dones_n.sum())
+    for step in range(steps):
+        for t, aec in enumerate(aecs):
+            agent = aec.agent_selection
+            assert agents[int(to_act[t])] == agent, (t, step)
+            view = aec.observe(agent)
+            assert (mask[t].numpy() == view["action_mask"]).all(), (t, step)
+            assert (obs[t].numpy() == view["observation"]).all(), (t, step)
+        if step % 4 == 0:  # now and then, another seat's observation and the full-information state
+            other = torch.tensor(seats.integers(rules.num_players, size=TABLES))
+            theirs, state = env.observe(other).numpy(), env.state().numpy()
+            for t, aec in enumerate(aecs):
+                assert (theirs[t] == aec.observe(agents[int(other[t])])["observation"]).all(), (t, step)
+                assert (state[t] == aec.state()).all(), (t, step)
+        actions = random_legal(pick, mask)
+        obs, mask, to_act, rewards, done, info = env.step(actions)
+        for t, aec in enumerate(aecs):
+            aec.step(int(actions[t]))
+            agent = aec.agent_selection
+            assert np.allclose(rewards[t].numpy(), [aec.rewards[a] for a in agents], atol=1e-6), (t, step)
+            ended = "hand_result" in aec.infos[agent]
+            assert bool(info["hand_over"][t]) == ended, (t, step)
+            if ended:
+                result = aec.game.results[-1]
+                assert info["points"][t].tolist() == list(result.points), (t, step)
+                assert info["scores"][t].tolist() == list(aec.game.scores), (t, step)
+                assert info["bags"][t].tolist() == list(aec.game.bags), (t, step)
+                assert info["bag_penalties"][t].tolist() == [s.bag_penalties for s in result.score.sides]
+            over = aec.terminations[agent] or aec.truncations[agent]
+            assert bool(done[t]) == over, (t, step)
+            if over:
+                dones += 1
+                assert int(info["winner"][t]) == (-1 if aec.game.winner is None else aec.game.winner), (t, step)
+                assert bool(info["truncated"][t]) == aec.truncations[agent], (t, step)
+                start(t)
     assert dones >= TABLES  # episodes ended and started again in lockstep
 
 
