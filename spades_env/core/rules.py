@@ -72,6 +72,9 @@ MAX_BLIND_BID = 13
 MAX_TEAM_BID = 13  # the largest cap on partners' bids together: every trick of a 4-player hand
 TWO_PLAYER_HAND_SIZE = 13  # two players keep 13 cards each from the stock and discard the other 26
 MAX_QUOTED_CHARS = 200  # a value quoted in an error message is cut to this many characters
+# Field metadata: why a seat's observation leaves this option out (every option without it is observed, by the
+# rules blocks of ``obs.features``; a test there fails naming an option neither observed nor marked).
+UNOBSERVED = "unobserved"
 MAX_QUOTED_KEYS = 10  # an error lists at most this many unknown keys
 
 # Settings of the whole game, as opposed to one hand; a crazy rotation takes
@@ -138,10 +141,12 @@ class Rules:
     boston_bonus: int = 0
     target_score: int = 500
     lose_score: int | None = None
-    max_hands: int = 100
+    max_hands: int = field(default=100, metadata={UNOBSERVED: "a truncation horizon of the game, not a rule of play"})
     discards_face_up: bool = False
-    crazy: tuple[str, ...] | None = None
-    name: str = field(default="custom", compare=True)
+    crazy: tuple[str, ...] | None = field(
+        default=None, metadata={UNOBSERVED: "each hand of a rotation is observed with that hand's own rules"}
+    )
+    name: str = field(default="custom", compare=True, metadata={UNOBSERVED: "a label, not a rule"})
 
     # ------------------------------------------------------------------ derived
     @property
@@ -470,6 +475,12 @@ def preset(name: str) -> Rules:
     if name not in PRESETS:
         raise RulesError(f"unknown rules preset {name!r}; presets: {sorted(PRESETS)}")
     return Rules(name=name, **PRESETS[name])
+
+
+def unobserved_options() -> dict[str, str]:
+    """The options a seat's observation leaves out on purpose, each with the reason (the field metadata
+    ``UNOBSERVED``); every other option is written to the observation's rules blocks (``obs.features``)."""
+    return {f.name: f.metadata[UNOBSERVED] for f in fields(Rules) if UNOBSERVED in f.metadata}
 
 
 # Where each option is stated: the core functions that read it (``module.function`` in

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, Rules
+from ..core.rules import FIRST_TRICK_LOWEST_CLUB, FIRST_TRICK_STANDARD, Rules, unobserved_options
 from ..core.scoring import BidKind
 
 # (name, divisor) of each entry of the ``rules`` block; booleans have divisor 1.
@@ -64,11 +64,10 @@ NUM_BID_KINDS = len(BidKind)
 DEFAULT_BAG_SCALE = 10.0
 
 
-# Every field of ``Rules`` the encoder writes (or deliberately need not; a test
-# fails naming any field missing here). Not encoded, on purpose: ``max_hands``
-# (a truncation horizon of the game, not a rule of play), ``crazy`` (each hand
-# of a rotation is encoded with that hand's own rules) and ``name`` (a label).
-ENCODER_HANDLED_RULES: frozenset[str] = frozenset(
+# Every field of ``Rules`` the encoder writes, and those it leaves out on purpose, marked where the core declares
+# them (``core.rules.unobserved_options``: ``max_hands``, ``crazy``, ``name`` with their reasons); a test fails
+# naming any field in neither.
+ENCODED_RULES: frozenset[str] = frozenset(
     {
         "num_players",
         "partnerships",
@@ -97,11 +96,9 @@ ENCODER_HANDLED_RULES: frozenset[str] = frozenset(
         "target_score",
         "lose_score",
         "discards_face_up",
-        "max_hands",
-        "crazy",
-        "name",  # deliberately not encoded (see above)
     }
 )
+ENCODER_HANDLED_RULES: frozenset[str] = ENCODED_RULES | frozenset(unobserved_options())
 HANDLED_RULES = ENCODER_HANDLED_RULES
 
 
@@ -211,11 +208,11 @@ def rules_fields_from_features(features: Mapping[str, float], target_score: int)
 # Every field of ``Rules`` the decoder reads back: what ``rules_fields_from_features`` really
 # returns (``three_players`` gives ``num_players``, ``no_hook`` gives ``bids_may_total_tricks``,
 # ``first_trick_lowest_club`` gives ``first_trick``, ``blind_nil_points`` gives ``blind_nil_value``,
-# ``target_score`` comes from the view), plus ``max_hands``, ``crazy`` and ``name``, deliberately not
-# decoded because the encoder never writes them. A test fails naming any field missing.
+# ``target_score`` comes from the view), plus the unobserved options, deliberately not decoded because
+# the encoder never writes them. A test fails naming any field missing.
 DECODER_HANDLED_RULES: frozenset[str] = frozenset(
     rules_fields_from_features({name: 0.0 for name, _ in RULE_FEATURES + DRAW_RULE_FEATURES}, target_score=0)
-) | {"max_hands", "crazy", "name"}
+) | frozenset(unobserved_options())
 
 
 def bag_scale(rules: Rules) -> float:

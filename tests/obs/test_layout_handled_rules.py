@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import spades_env
-from spades_env.core.rules import Rules
+from spades_env.core.rules import Rules, unobserved_options
 from spades_env.obs import decode, encode, features, tracker
 from spades_env.obs.layout import OBSERVATION, STATE
 
@@ -98,3 +98,10 @@ def test_decoder_reads_back_what_the_encoder_wrote(rules_name):
         assert view.tricks_won[:n] == tuple(hand.tricks_won[(seat + k) % n] for k in range(n))
         assert view.scores[0] == env.game.scores[env.rules.side_of(seat)]
         assert view.target_score == env.rules.target_score
+
+
+def test_an_option_is_written_to_the_observation_or_marked_unobserved_where_the_core_declares_it():
+    marked = unobserved_options()
+    assert set(marked) == {"max_hands", "crazy", "name"} and all(marked.values())  # each with its reason
+    assert not set(marked) & features.ENCODED_RULES  # written or marked, never both
+    assert features.ENCODER_HANDLED_RULES == features.ENCODED_RULES | set(marked)
