@@ -31,9 +31,15 @@ from spades_env.nn import POLICY_FORMAT, CheckpointError, PolicyNet, ValueNet, a
 from training.config import TrainConfig, with_legacy_keys, worker_configs
 from training.learner import Learner
 
-# /3: the tables hold one part per preset (training.rollout.PresetTables) and the device store its links
-CHECKPOINT_FORMAT = "spades_env.train_checkpoint/3"
-WEIGHTS_FORMATS = (CHECKPOINT_FORMAT, "spades_env.train_checkpoint/2", "spades_env.train_checkpoint/1")  # init_from
+# /3: the tables hold one part per preset (training.rollout.PresetTables); /4: both backends' tables keep their
+# decisions in the one training.trajectories.TrajectoryStore
+CHECKPOINT_FORMAT = "spades_env.train_checkpoint/4"
+WEIGHTS_FORMATS = (  # what --init-from reads
+    CHECKPOINT_FORMAT,
+    "spades_env.train_checkpoint/3",
+    "spades_env.train_checkpoint/2",
+    "spades_env.train_checkpoint/1",
+)
 RESUMABLE_FIELDS = frozenset(
     {
         "runs_dir",

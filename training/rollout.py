@@ -42,7 +42,6 @@ from tqdm import tqdm
 
 from spades_env.agents import make_agent
 from spades_env.agents.policy import heuristic_prior, prior_of_actions
-from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
 from spades_env.nn import (
     PolicyNet,
@@ -54,7 +53,6 @@ from spades_env.nn import (
     masked_logits,
     sparse_rows,
 )
-from spades_env.obs.encode import OBS_SIZE
 from spades_env.obs.layout import POSITION_COLUMNS
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import Learner, SnapshotNets
@@ -226,9 +224,7 @@ class Rollout:
 
     def new_store(self) -> TrajectoryStore:
         """An empty trajectory store for these tables."""
-        return TrajectoryStore(
-            self.config.num_envs, MAX_SEATS, OBS_SIZE, NUM_ACTIONS, self.critic_size, sparse=self.config.sparse_input
-        )
+        return TrajectoryStore(self.config.num_envs, MAX_SEATS, sparse=self.config.sparse_input)
 
     def reset(self) -> None:
         """New games at every table, with no bags and no recorded decisions."""
@@ -393,14 +389,14 @@ def collect(
                 store.add(
                     rows,
                     rollout.to_act[rows],
-                    inputs,
-                    mask,
-                    crit,
-                    act,
-                    logp,
-                    np.zeros(len(rows)),
-                    prior,
-                    None if hand_cards is None else hand_cards.to("cpu"),
+                    obs=inputs,
+                    mask=mask,
+                    critic=crit,
+                    action=act,
+                    logp=logp,
+                    value=np.zeros(len(rows)),
+                    prior=prior,
+                    hand_cards=None if hand_cards is None else hand_cards.to("cpu"),
                 )
                 actions[rows] = act
             if len(opp):
@@ -456,13 +452,13 @@ def heuristic_decisions(
             store.add(
                 rows,
                 rollout.to_act,
-                rollout.obs.copy(),
-                rollout.mask.copy(),
-                rollout.critic_input(rows),
-                actions,
-                np.zeros(len(rows)),
-                np.zeros(len(rows)),
-                prior,
+                obs=rollout.obs.copy(),
+                mask=rollout.mask.copy(),
+                critic=rollout.critic_input(rows),
+                action=actions,
+                logp=np.zeros(len(rows)),
+                value=np.zeros(len(rows)),
+                prior=prior,
             )
             rollout.step(store, actions)
         data = store.take_complete(1.0, 1.0)  # returns = the hand's reward (no discount)

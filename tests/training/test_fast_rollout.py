@@ -14,28 +14,28 @@ from training.trajectories import TrajectoryStore
 
 
 def _store_with_a_finished_and_an_open_hand() -> TrajectoryStore:
-    store = TrajectoryStore(num_envs=1, num_players=4, obs_size=2, num_actions=3, critic_size=1)
+    store = TrajectoryStore(num_envs=1, num_seats=4)
     for critic_input in (1.0, 2.0):  # the finished hand: two decisions of seat 0
         store.add(
             np.array([0]),
             np.array([0]),
-            np.zeros((1, 2), np.float32),
-            np.ones((1, 3), np.int8),
-            np.array([[critic_input]], np.float32),
-            np.array([1]),
-            np.zeros(1),
-            np.zeros(1),
+            obs=np.zeros((1, 2), np.float32),
+            mask=np.ones((1, 3), np.int8),
+            critic=np.array([[critic_input]], np.float32),
+            action=np.array([1]),
+            logp=np.zeros(1),
+            value=np.zeros(1),
         )
     store.end_hands(np.array([0]), np.array([[1.0, -1.0, 1.0, -1.0]]))
     store.add(
         np.array([0]),
         np.array([1]),
-        np.zeros((1, 2), np.float32),
-        np.ones((1, 3), np.int8),
-        np.array([[5.0]], np.float32),
-        np.array([1]),
-        np.zeros(1),
-        np.zeros(1),
+        obs=np.zeros((1, 2), np.float32),
+        mask=np.ones((1, 3), np.int8),
+        critic=np.array([[5.0]], np.float32),
+        action=np.array([1]),
+        logp=np.zeros(1),
+        value=np.zeros(1),
     )
     return store
 

@@ -105,22 +105,29 @@ def test_return_is_advantage_plus_value_and_the_last_decisions_return_is_its_rew
 
 
 def test_trajectory_store_gives_gae_and_returns_of_finished_hands_only():
-    store = TrajectoryStore(num_envs=1, num_players=4, obs_size=2, num_actions=3, critic_size=2)
+    store = TrajectoryStore(num_envs=1, num_seats=4)
     zeros = lambda k, w: np.zeros((k, w), np.float32)  # noqa: E731
     for seat, value in ((0, 0.5), (0, 0.2), (0, 0.4)):
         store.add(
             np.array([0]),
             np.array([seat]),
-            zeros(1, 2),
-            zeros(1, 3),
-            zeros(1, 2),
-            np.array([1]),
-            np.zeros(1),
-            np.array([value]),
+            obs=zeros(1, 2),
+            mask=zeros(1, 3),
+            critic=zeros(1, 2),
+            action=np.array([1]),
+            logp=np.zeros(1),
+            value=np.array([value]),
         )
     store.end_hands(np.array([0]), np.array([[1.0, -1.0, 1.0, -1.0]]))
     store.add(
-        np.array([0]), np.array([1]), zeros(1, 2), zeros(1, 3), zeros(1, 2), np.array([1]), np.zeros(1), np.array([7.0])
+        np.array([0]),
+        np.array([1]),
+        obs=zeros(1, 2),
+        mask=zeros(1, 3),
+        critic=zeros(1, 2),
+        action=np.array([1]),
+        logp=np.zeros(1),
+        value=np.array([7.0]),
     )  # the next hand: unfinished, carried over
     out = store.take_complete(0.9, 0.8)
     np.testing.assert_allclose(out["advantage"], CHAIN_ADV, rtol=1e-6)

@@ -12,7 +12,7 @@ from spades_env.batch import BatchEnv
 from spades_env.core.actions import NUM_ACTIONS
 from spades_env.core.rules import Rules
 from spades_env.nn import SparseRows, feature_table, fixed_weights, masked_logits, sparse_rows
-from spades_env.obs.encode import OBS_SIZE, STATE_SIZE
+from spades_env.obs.encode import OBS_SIZE
 from spades_env.rewards import BagLedger
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import ADAM_EPS, build_learner
@@ -30,13 +30,20 @@ def _stores_fed_the_same_play(value_fn) -> tuple[dict, dict]:
     env, rng = BatchEnv(TABLES, seed=5, episode="game"), np.random.default_rng(5)
     obs, mask, to_act = env.reset()
     ledger = BagLedger(Rules(), TABLES)
-    stores = [TrajectoryStore(TABLES, 4, OBS_SIZE, NUM_ACTIONS, STATE_SIZE, sparse=sparse) for sparse in (False, True)]
+    stores = [TrajectoryStore(TABLES, 4, sparse=sparse) for sparse in (False, True)]
     rows = np.arange(TABLES)
     for _ in range(STEPS):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
         for store in stores:
             store.add(
-                rows, to_act, obs.copy(), mask.copy(), env.state().copy(), actions, np.zeros(TABLES), np.zeros(TABLES)
+                rows,
+                to_act,
+                obs=obs.copy(),
+                mask=mask.copy(),
+                critic=env.state().copy(),
+                action=actions,
+                logp=np.zeros(TABLES),
+                value=np.zeros(TABLES),
             )
         obs, mask, to_act, _, dones, info = env.step(actions)
         ended, rewards = ledger.hand_rewards(info, REWARD_SCALE, True)
@@ -62,6 +69,51 @@ def test_a_sparse_store_gives_the_batch_of_a_dense_store():
         got = sparse[key].dense().numpy() if isinstance(sparse[key], SparseRows) else sparse[key]
         np.testing.assert_array_equal(got, value, err_msg=key)
     assert isinstance(sparse["obs"], SparseRows) and isinstance(sparse["critic"], SparseRows)
+
+
+def test_the_store_on_tensors_gives_the_batch_the_store_on_numpy_gives():
+    """One store, two forms: the numpy rollout's (the learner's rows only) and the torch rollout's (every table's
+    row, ``valid`` where the learner chose), fed the same play of real tables over two rollouts (a carry between)."""
+    env, rng = BatchEnv(TABLES, seed=7, episode="game"), np.random.default_rng(7)
+    obs, mask, to_act = env.reset()
+    ledger = BagLedger(Rules(), TABLES)
+    on_numpy, on_torch = TrajectoryStore(TABLES, 4), TrajectoryStore(TABLES, 4, device=torch.device("cpu"))
+    tables = np.arange(TABLES)
+    taken = []
+    for _ in range(2):
+        for _ in range(STEPS):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+            learner = (to_act % 2 == 0) | (rng.random(TABLES) < 0.2)  # a side's seats, and now and then another
+            rows = np.flatnonzero(learner)
+            logp = rng.normal(size=TABLES).astype(np.float32)
+            on_numpy.add(rows, to_act[rows], obs=obs[rows], mask=mask[rows], action=actions[rows], logp=logp[rows])
+            on_torch.add(
+                torch.as_tensor(tables),
+                torch.as_tensor(to_act),
+                torch.as_tensor(learner),
+                obs=torch.tensor(obs),  # copies: the engine writes its next outputs over these
+                mask=torch.tensor(mask),
+                action=torch.as_tensor(actions),
+                logp=torch.as_tensor(logp),
+            )
+            obs, mask, to_act, _, dones, info = env.step(actions)
+            ended, rewards = ledger.hand_rewards(info, REWARD_SCALE, True)
+            if len(ended):
+                on_numpy.end_hands(ended, rewards)
+            over = np.zeros(TABLES, bool)
+            over[ended] = True
+            paid = np.zeros((TABLES, rewards.shape[1]), np.float32)
+            paid[ended] = rewards
+            on_torch.end_hands(torch.as_tensor(tables), torch.as_tensor(paid), torch.as_tensor(over))
+            ledger.new_games(dones)
+        value_fn = lambda inputs: inputs[:, :5].sum(1)  # noqa: E731
+        taken.append((on_numpy.take_complete(0.99, 0.9, value_fn), on_torch.take_complete(0.99, 0.9, value_fn)))
+    for numpy_batch, torch_batch in taken:
+        assert numpy_batch is not None and len(numpy_batch["action"]) > TABLES  # hands ended in each rollout
+        assert set(numpy_batch) == set(torch_batch)
+        for key, value in numpy_batch.items():
+            np.testing.assert_allclose(torch_batch[key].numpy(), value, rtol=1e-6, atol=1e-6, err_msg=key)
+    assert on_numpy.size == on_torch.size > 0  # the same decisions carried
 
 
 def _random_batch(n: int, rng: np.random.Generator) -> dict:

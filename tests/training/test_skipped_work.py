@@ -218,10 +218,18 @@ def test_a_store_keeps_hand_cards_only_when_every_decision_has_them():
     cards = SparseRows(torch.tensor([3, 7]), torch.ones(2, 25), torch.tensor([0, 1, 2]), NUM_CARDS)
 
     def batch(with_cards: list[bool]) -> dict:
-        store = TrajectoryStore(2, 4, OBS_SIZE, NUM_ACTIONS, OBS_SIZE, sparse=True)
+        store = TrajectoryStore(2, 4, sparse=True)
         for has in with_cards:
             store.add(
-                rows, seats, obs, mask, obs, np.zeros(2), np.zeros(2), np.zeros(2), hand_cards=cards if has else None
+                rows,
+                seats,
+                obs=obs,
+                mask=mask,
+                critic=obs,
+                action=np.zeros(2),
+                logp=np.zeros(2),
+                value=np.zeros(2),
+                hand_cards=cards if has else None,
             )
         store.end_hands(rows, np.ones((2, 4)))
         return store.take_complete(1.0, 0.95)
