@@ -24,7 +24,11 @@ Training shaping (what ``training.train`` rewards, per hand): each side's
 hand points with bags charged at their game cost when taken (``bag_cost``:
 bag_penalty / bag_limit per bag) and the bag penalty refunded when it falls
 due, so that a hand carries the full cost of the bags it took; then the
-side's shaped points minus the mean of the other sides', scaled. A
+side's shaped points minus the mean of the other sides' (``others="mean"``)
+or minus the best of them (``others="best"``: in an individual game, a hand
+is worth what it gains on the strongest rival; with two sides the two are
+the same), scaled; and, with ``win_reward``, the game's end paid as
+``win_loss`` pays it, times ``win_reward``, on the hand that ends the game. A
 :class:`BagLedger` remembers each table's bags at the start of the hand and
 forgets them when a new game starts. The duplicate evaluation charges bags
 at the same ``bag_cost``.
@@ -40,6 +44,7 @@ import numpy as np
 from .core.rules import Rules
 
 WIN_REWARD = 1.0  # win_loss: the winning side's reward
+RELATIVE_TO = ("mean", "best")  # relative_points: a side's points less the others' mean, or less the best of them
 
 
 def bag_cost(rules: Rules) -> float:
@@ -79,15 +84,22 @@ def training_rewards(
     bags_before: np.ndarray | None = None,
     bags_after: np.ndarray | None = None,
     bag_penalties: np.ndarray | None = None,
+    others: str = "mean",
+    winner: np.ndarray | None = None,
+    win_reward: float = 0.0,
 ) -> np.ndarray:
-    """Per-seat float32 rewards (..., num_players) of finished hands: shaped side points minus the others', scaled.
+    """Per-seat float32 rewards (..., num_players) of finished hands: shaped side points relative to the others'
+    (``others``: their mean or their best), scaled, plus ``win_reward`` times ``win_loss``'s reward where
+    ``winner`` (the game's winning side, -1 where the game goes on or has none) is given.
 
     Without bag counts (``bags_before`` None) the points are used as they are (no bag shaping). Numpy arrays, or
     torch tensors (float32 on their device).
     """
     if bags_before is not None:
         points = shaped_hand_points(rules, points, bags_before, bags_after, bag_penalties)
-    rewards = (relative_points(points) * scale)[..., _like(points, seat_sides(rules))]
+    rewards = (relative_points(points, others) * scale)[..., _like(points, seat_sides(rules))]
+    if win_reward and winner is not None:
+        rewards = rewards + WinLoss().episode_end(rules, winner) * win_reward
     return rewards.float() if _is_tensor(rewards) else rewards.astype(np.float32)
 
 
@@ -98,18 +110,23 @@ class BagLedger:
         self.rules = rules
         self.bags = np.zeros((num_tables, rules.num_sides))
 
-    def hand_rewards(self, info: dict, scale: float, shaping: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Tables whose hand ended in this step's ``info`` and their per-seat rewards; remembers their bags."""
+    def hand_rewards(
+        self, info: dict, scale: float, shaping: bool = True, others: str = "mean", win_reward: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Tables whose hand ended in this step's ``info`` and their per-seat rewards (:func:`training_rewards`,
+        the game's end read from ``info["winner"]``); remembers their bags."""
         tables = np.flatnonzero(np.asarray(info["hand_over"], dtype=bool))
         if not len(tables):
             return tables, np.zeros((0, self.rules.num_players), dtype=np.float32)
         bags_after = np.asarray(info["bags"])[tables]
         points = np.asarray(info["points"], dtype=np.float64)[tables]
+        winner = np.asarray(info["winner"])[tables] if win_reward else None  # read only when the game's end pays
+        ending = {"others": others, "winner": winner, "win_reward": win_reward}
         if shaping:
             penalties = np.asarray(info["bag_penalties"])[tables]
-            rewards = training_rewards(self.rules, points, scale, self.bags[tables], bags_after, penalties)
+            rewards = training_rewards(self.rules, points, scale, self.bags[tables], bags_after, penalties, **ending)
         else:
-            rewards = training_rewards(self.rules, points, scale)
+            rewards = training_rewards(self.rules, points, scale, **ending)
         self.bags[tables] = bags_after
         return tables, rewards
 
@@ -164,12 +181,24 @@ def _like(x: Any, values: np.ndarray) -> Any:
     return values
 
 
-def relative_points(points: Any) -> Any:
-    """Each side's points minus the mean of the other sides' points (numpy arrays or torch tensors)."""
+def relative_points(points: Any, others: str = "mean") -> Any:
+    """Each side's points minus the mean of the other sides' points, or minus the best of them (``others``:
+    ``RELATIVE_TO``); numpy arrays or torch tensors."""
+    if others not in RELATIVE_TO:
+        raise ValueError(f"others must be one of {RELATIVE_TO}, got {others!r}")
     points = _floats(points)
     k = points.shape[-1]
+    if others == "best":
+        return points - _best_of_others(points, k)
     total = points.sum(-1)[..., None]
     return _relative(points, total, k - 1)
+
+
+def _best_of_others(points: Any, k: int) -> Any:
+    """Per side, the highest points among the other sides (..., k)."""
+    others = _like(points, ~np.eye(k, dtype=bool))  # [side, other]: every side but itself
+    seen = _where(others, points[..., None, :], -np.inf)  # (..., side, other)
+    return seen.amax(-1) if _is_tensor(seen) else seen.max(-1)
 
 
 def relative_points_one(points: Sequence[float]) -> list[float]:

@@ -26,6 +26,7 @@ from spades_env.config_io import MAX_CONFIG_BYTES, IntegerCheckingLoader, load_r
 from spades_env.core.rules import PRESETS, RulesError, quoted
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayout
+from spades_env.rewards import RELATIVE_TO
 
 BACKENDS = ("numpy", "torch")  # the tables' engine (spades_env.batch's backends)
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
@@ -72,6 +73,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
             "vf_coef",
             "target_kl",
             "prior_weight",
+            "win_reward",
         )
     },
     **{name: (0, 1, False) for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef")},
@@ -175,6 +177,17 @@ class TrainConfig:
     )
     reward_scale: float = _f(0.01, "points -> reward scale (hand_points reward)")
     bag_cost: bool = _f(True, "charge bag_penalty/bag_limit per bag when taken instead of the penalty when paid")
+    reward_others: str = _f(
+        "mean",
+        "a hand's reward is the side's points minus the 'mean' of the other sides' points, or minus the 'best' of "
+        "them (individual games: what the hand gains on the strongest rival; two sides: the same)",
+    )
+    win_reward: float = _f(
+        0.0,
+        "paid at a game's end on top of the hand's reward: +win_reward to the winning side, -win_reward to each "
+        "other side (-win_reward/(sides-1) in individual games; 0 when the game is truncated); 1.0 weighs as much as "
+        "100 points at the default reward_scale (0 = none)",
+    )
     # opponents
     selfplay_fraction: float = _f(0.70, "share of tables where every seat is the current policy")
     heuristic_fraction: float = _f(0.15, "share of tables where the learner's side plays the heuristic")
@@ -257,6 +270,8 @@ class TrainConfig:
                     )
         if self.weight_grad not in WEIGHT_GRADS:
             raise ValueError(f"train config 'weight_grad' must be one of {WEIGHT_GRADS}, got {self.weight_grad!r}")
+        if self.reward_others not in RELATIVE_TO:
+            raise ValueError(f"train config 'reward_others' must be one of {RELATIVE_TO}, got {self.reward_others!r}")
         if self.advantage_norm not in ADVANTAGE_NORMS:
             raise ValueError(
                 f"train config 'advantage_norm' must be one of {ADVANTAGE_NORMS}, got {self.advantage_norm!r}"

@@ -74,12 +74,19 @@ class _Engine:
         over, episode done)."""
         obs, mask, to_act, _, dones, info = self.env.step(actions)
         config, over = self.config, info["hand_over"]
+        ending = {"others": config.reward_others, "winner": info["winner"], "win_reward": config.win_reward}
         if config.bag_cost:
             rewards = training_rewards(
-                self.rules, info["points"], config.reward_scale, self.bags, info["bags"], info["bag_penalties"]
+                self.rules,
+                info["points"],
+                config.reward_scale,
+                self.bags,
+                info["bags"],
+                info["bag_penalties"],
+                **ending,
             )
         else:
-            rewards = training_rewards(self.rules, info["points"], config.reward_scale)
+            rewards = training_rewards(self.rules, info["points"], config.reward_scale, **ending)
         self.bags = torch.where(dones[:, None], 0, torch.where(over[:, None], info["bags"], self.bags))
         rewards = torch.where(over[:, None], rewards, 0.0)
         padded = torch.nn.functional.pad(rewards, (0, MAX_SEATS - rewards.shape[1]))

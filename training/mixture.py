@@ -107,7 +107,9 @@ class PresetTables:
         """Play one action per table: ((observations, masks, seats to act), dones, the tables whose hand ended and
         their hands' rewards, one column per seat)."""
         obs, mask, to_act, _, dones, info = self.env.step(actions)
-        tables, rewards = self.ledger.hand_rewards(info, config.reward_scale, config.bag_cost)
+        tables, rewards = self.ledger.hand_rewards(
+            info, config.reward_scale, config.bag_cost, config.reward_others, config.win_reward
+        )
         self.ledger.new_games(dones)
         return (obs, mask, to_act), dones, tables, rewards
 

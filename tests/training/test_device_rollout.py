@@ -36,14 +36,27 @@ def _config(**changes):
 
 def _tables(config, rules="standard", pool=0):
     learner = build_learner(config, torch.device("cpu"))
-    tables = DeviceRollout(config, preset(rules), np.random.default_rng(5), torch.device("cpu"))
+    rules = preset(rules) if isinstance(rules, str) else rules
+    tables = DeviceRollout(config, rules, np.random.default_rng(5), torch.device("cpu"))
     tables.start(pool)
     return learner, tables
 
 
-@pytest.mark.parametrize("rules", ["standard", "cutthroat", "two_player", "mirror"])
-def test_hand_rewards_are_the_numpy_ledger_s_hand_by_hand(rules):
-    config = _config(selfplay_fraction=1.0, heuristic_fraction=0.0, random_fraction=0.0)
+@pytest.mark.parametrize(
+    "rules, rewards",
+    [
+        ("standard", {}),
+        ("cutthroat", {}),
+        ("two_player", {}),
+        ("mirror", {}),
+        # short games (a low target, few hands): some are won, and paid, within the steps
+        (preset("cutthroat").replace(target_score=20, max_hands=4), {"reward_others": "best", "win_reward": 1.0}),
+        (preset("standard").replace(target_score=100, max_hands=3), {"win_reward": 0.5}),
+    ],
+    ids=["standard", "cutthroat", "two_player", "mirror", "cutthroat-best-win", "standard-win"],
+)
+def test_hand_rewards_are_the_numpy_ledger_s_hand_by_hand(rules, rewards):
+    config = _config(selfplay_fraction=1.0, heuristic_fraction=0.0, random_fraction=0.0, **rewards)
     _, tables = _tables(config, rules)
     (engine,) = tables.engines
     seen = {}
@@ -57,19 +70,23 @@ def test_hand_rewards_are_the_numpy_ledger_s_hand_by_hand(rules):
     engine.env.step = spy
     ledger = BagLedger(engine.rules, config.num_envs)
     pick = torch.Generator().manual_seed(0)
-    paid = 0
+    paid = games = 0
     for _ in range(400):
         actions = torch.multinomial(tables.mask.float(), 1, generator=pick).squeeze(1)
         rewards, over, dones = tables.step(actions)
         host = {key: value.numpy() for key, value in seen["info"].items()}
-        ended, expected = ledger.hand_rewards(host, config.reward_scale, config.bag_cost)
+        ended, expected = ledger.hand_rewards(
+            host, config.reward_scale, config.bag_cost, config.reward_others, config.win_reward
+        )
         ledger.new_games(host["done"])
         seats = engine.rules.num_players
         np.testing.assert_allclose(rewards[torch.as_tensor(ended), :seats].numpy(), expected, rtol=1e-5, atol=1e-6)
         assert not rewards[~over].any() and not rewards[:, seats:].any()
         assert (over.numpy() == host["hand_over"]).all() and (dones.numpy() == host["done"]).all()
         paid += len(ended)
+        games += int((host["winner"] >= 0).sum())  # games won (a truncated game pays no win_reward)
     assert paid > config.num_envs  # several hands at every table
+    assert games or not config.win_reward  # a won game's end was paid
 
 
 def _links(batch):

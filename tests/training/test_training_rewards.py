@@ -79,3 +79,58 @@ def test_without_bag_shaping_the_rewards_are_the_plain_points():
         shaping=False,
     )
     np.testing.assert_allclose(rewards[0], np.array([13, -13, 13, -13]) * SCALE, rtol=1e-6)
+
+
+CUTTHROAT = Rules(num_players=4, partnerships=False, nil=True)  # four sides: the individual game
+
+
+@pytest.mark.parametrize(
+    "points, mean, best",
+    [
+        # hand-computed: a side's points less the others' mean, and less the best of the others
+        ([100, -20, 50, 10], [86.67, -73.33, 20.0, -33.33], [50, -120, -50, -90]),
+        ([30, 30, 30, 30], [0, 0, 0, 0], [0, 0, 0, 0]),
+        ([-100, 0, 0, 0], [-100, 33.33, 33.33, 33.33], [-100, 0, 0, 0]),
+    ],
+)
+def test_individual_games_reward_the_hand_against_the_others_mean_or_their_best(points, mean, best):
+    torch = pytest.importorskip("torch")
+    for others, expected in (("mean", mean), ("best", best)):
+        got = training_rewards(CUTTHROAT, np.array([points], float), 1.0, others=others)
+        np.testing.assert_allclose(got[0], expected, atol=0.01)
+        on_torch = training_rewards(CUTTHROAT, torch.tensor([points], dtype=torch.float32), 1.0, others=others)
+        np.testing.assert_allclose(on_torch.numpy(), got, rtol=1e-6, atol=1e-5)
+
+
+def test_with_two_sides_the_best_of_the_others_is_the_other():
+    two = np.array([[53.0, 40.0]])
+    np.testing.assert_array_equal(
+        training_rewards(STANDARD, two, SCALE, others="best"), training_rewards(STANDARD, two, SCALE)
+    )
+
+
+def test_an_unknown_relative_reward_is_refused_by_name():
+    with pytest.raises(ValueError, match="others must be one of"):
+        training_rewards(STANDARD, np.array([[1.0, 2.0]]), SCALE, others="max")
+
+
+def test_the_game_s_end_pays_win_reward_as_win_loss_does_on_top_of_the_hand():
+    torch = pytest.importorskip("torch")
+    points = np.array([[40.0, 10.0, 0.0, -50.0]] * 3)
+    winner = np.array([0, -1, 2])  # won by side 0; the game goes on (or is truncated); won by side 2
+    plain = training_rewards(CUTTHROAT, points, SCALE)
+    paid = training_rewards(CUTTHROAT, points, SCALE, winner=winner, win_reward=2.0)
+    np.testing.assert_allclose(paid - plain, [[2, -2 / 3, -2 / 3, -2 / 3], [0] * 4, [-2 / 3, -2 / 3, 2, -2 / 3]])
+    on_torch = training_rewards(CUTTHROAT, torch.tensor(points), SCALE, winner=torch.tensor(winner), win_reward=2.0)
+    np.testing.assert_allclose(on_torch.numpy(), paid, rtol=1e-6)
+    partners = training_rewards(STANDARD, np.array([[60.0, 20.0]]), SCALE, winner=np.array([1]), win_reward=1.0)
+    np.testing.assert_allclose(partners[0], [0.4 - 1, -0.4 + 1, 0.4 - 1, -0.4 + 1], rtol=1e-6)  # seats 1, 3 won
+
+
+def test_the_ledger_pays_the_game_s_end_where_the_engine_names_a_winner():
+    ledger = BagLedger(STANDARD, num_tables=2)
+    step = info([True, True], [[60, 20], [60, 20]], [[0, 0], [0, 0]], [[0, 0], [0, 0]])
+    _, plain = ledger.hand_rewards(step, SCALE)
+    ledger = BagLedger(STANDARD, num_tables=2)
+    _, paid = ledger.hand_rewards({**step, "winner": np.array([0, -1])}, SCALE, win_reward=1.0)
+    np.testing.assert_allclose(paid - plain, [[1, -1, 1, -1], [0, 0, 0, 0]], rtol=1e-6)
