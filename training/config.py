@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from spades_env.agents import available_agents, make_agent
+from spades_env.agents.pimc import MAX_SAMPLES
 from spades_env.config_io import MAX_CONFIG_BYTES, IntegerCheckingLoader, load_rules, one_line, read_limited
 from spades_env.core.rules import PRESETS, RulesError, quoted
 from spades_env.nn.policy_file import MAX_REASON_CHARS
@@ -32,6 +33,7 @@ BACKENDS = ("numpy", "torch")  # the tables' engine (spades_env.batch's backends
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the
 # position and the history) or the acting seat's observation
+EXPERTS = ("none", "pimc", "search")  # expert: no expert, PIMC, search with the learner's network (training.expert)
 ADVANTAGE_NORMS = ("batch", "preset")  # advantage_norm: per minibatch only, or per preset of a mixture first
 CRITIC_INPUTS: dict[str, ObservationLayout] = {"position": POSITION, "state": STATE, "observation": OBSERVATION}
 
@@ -78,7 +80,9 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     },
     **{name: (0, 1, False) for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef")},
     **{name: (0, 1, True) for name in ("selfplay_fraction", "heuristic_fraction", "random_fraction")},
-    **{name: (0, INF, False) for name in ("max_grad_norm", "reward_scale", "bc_bid_weight")},
+    **{name: (0, INF, False) for name in ("max_grad_norm", "reward_scale", "bc_bid_weight", "expert_coef")},
+    "expert_fraction": (0, 1, False),
+    "expert_samples": (1, MAX_SAMPLES, True),
 }
 MAX_INT = 2**63 - 1  # the largest value of an int field: they reach numpy and torch as 64-bit integers
 RUN_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
@@ -188,6 +192,18 @@ class TrainConfig:
         "other side (-win_reward/(sides-1) in individual games; 0 when the game is truncated); 1.0 weighs as much as "
         "100 points at the default reward_scale (0 = none)",
     )
+    # learning from search (training.expert)
+    expert: str = _f(
+        "none",
+        "expert iteration: 'pimc' or 'search' gives its searched action as a target for a sample of the learner's "
+        "decisions, and the update adds expert_coef times the policy's cross-entropy at them to PPO's loss "
+        "('search' searches with the learner's current network); 'none' = plain PPO (see training.expert)",
+    )
+    expert_fraction: float = _f(
+        0.01, "share of the learner's decisions with a choice offered to the expert (each searched one costs ~0.1 s)"
+    )
+    expert_samples: int = _f(16, "sampled deals per decision the expert searches")
+    expert_coef: float = _f(1.0, "weight of the cross-entropy at the expert's targets in the update's loss")
     # opponents
     selfplay_fraction: float = _f(0.70, "share of tables where every seat is the current policy")
     heuristic_fraction: float = _f(0.15, "share of tables where the learner's side plays the heuristic")
@@ -258,8 +274,11 @@ class TrainConfig:
                 raise ValueError(f"train config 'eval_opponents': {problem}")
         if self.backend not in BACKENDS:
             raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
+        if self.expert not in EXPERTS:
+            raise ValueError(f"train config 'expert' must be one of {EXPERTS}, got {self.expert!r}")
         if self.backend == "torch":
             refused = {
+                "expert": (self.expert != "none", "none (the expert searches on the host's observations)"),
                 "prior_weight": (bool(self.prior_weight), "0 (the heuristic prior reads the host's engine)"),
                 "rollout_workers": (bool(self.rollout_workers), "0 (the device steps every table)"),
             }

@@ -26,6 +26,7 @@ TRAINING_FIELDS = [
     "explained_variance",
     "mean_hand_reward",
 ]
+EXPERT_FIELDS = ["expert_targets", "expert_loss", "expert_agreement"]  # with an expert (training.expert)
 EVAL_SUFFIXES = ("ppd", "low", "high")  # bag-adjusted points per deal (bags at their game cost), its 95% interval
 DEFAULT_EVAL_OPPONENTS = ("random", "heuristic")
 
@@ -35,12 +36,16 @@ def eval_label(opponent: str) -> str:
     return Path(opponent).stem if opponent.endswith((".pt", ".pth")) else opponent
 
 
-def metric_fields(eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS, mixture: Sequence[str] = ()) -> list[str]:
+def metric_fields(
+    eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS, mixture: Sequence[str] = (), expert: bool = False
+) -> list[str]:
     """The columns of ``metrics.csv``: the training's, then ``eval_<opponent>_{ppd,low,high}`` per opponent; with a
-    ``mixture`` of presets, ``mean_hand_reward_<preset>`` per preset and ``eval_<preset>_<opponent>_...`` instead."""
+    ``mixture`` of presets, ``mean_hand_reward_<preset>`` per preset and ``eval_<preset>_<opponent>_...`` instead;
+    with an ``expert``, its targets per batch, the cross-entropy at them and the share the policy played."""
     presets = [f"{p}_" for p in mixture] or [""]
     return (
         TRAINING_FIELDS
+        + (EXPERT_FIELDS if expert else [])
         + [f"mean_hand_reward_{p}" for p in mixture]
         + [f"eval_{p}{eval_label(o)}_{s}" for p in presets for o in eval_opponents for s in EVAL_SUFFIXES]
     )
@@ -62,9 +67,10 @@ class MetricsLog:
         resumed: dict[str, Any] | None = None,
         eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS,
         mixture: Sequence[str] = (),
+        expert: bool = False,
     ):
         self.path = run_dir / "metrics.csv"
-        self.fields = metric_fields(eval_opponents, mixture)
+        self.fields = metric_fields(eval_opponents, mixture, expert)
         if resumed is not None:
             dropped = trim_metrics(self.path, int(resumed["update"]))
             if dropped:

@@ -21,6 +21,9 @@
 * :func:`action_log_probs`: the taken actions' log-probabilities and the
   policy's probabilities under masked logits (what ``Categorical`` gives, at a
   fraction of its cost on masked logits).
+* :func:`expert_loss`: learning from search (``expert``, :mod:`training.expert`):
+  the policy's cross-entropy at the expert's targets, added to PPO's loss
+  times ``expert_coef`` in every minibatch that holds targets.
 * :func:`choice_rows`, :func:`policy_log_probs`: the policy's pass runs on the
   decisions with a choice only. A forced decision (one legal action, about a
   fifth of training play) has log-probability 0 and entropy 0 under any policy,
@@ -40,7 +43,20 @@ from spades_env.nn import PolicyNet, SparseRows, ValueNet, apply_prior, masked_l
 
 TINY = 1e-8  # keeps the advantage normalization finite when every advantage is equal
 PROB_FLOOR = 1e-12  # log of a zero probability (an illegal action) is taken at this floor, times 0
-BATCH_KEYS = ("obs", "mask", "critic", "action", "logp", "advantage", "return", "prior", "hand_cards")
+BATCH_KEYS = (
+    "obs",
+    "mask",
+    "critic",
+    "action",
+    "logp",
+    "advantage",
+    "return",
+    "prior",
+    "hand_cards",
+    "expert",
+    "expert_cards",
+)
+NO_TARGET = -1  # a decision without the expert's action (training.expert)
 
 
 def gae_advantages(
@@ -154,6 +170,26 @@ def ppo_loss(
     }
 
 
+def target_sets(targets: torch.Tensor, cards: torch.Tensor, num_actions: int) -> torch.Tensor:
+    """Bool per (row, action): the actions that meet each row's target: the cards of ``cards`` (a bitmask: the
+    searched card's run of equivalent cards), else the target action itself (none for :data:`NO_TARGET`)."""
+    bits = torch.arange(num_actions, device=cards.device).clamp(max=62)  # cards fit in 54 bits; bids have no bitmask
+    in_run = ((cards[:, None] >> bits) & 1).bool() & (bits < 62)
+    actions = torch.arange(num_actions, device=targets.device)
+    return torch.where((cards != 0)[:, None], in_run, actions == targets[:, None])
+
+
+def expert_loss(probs: torch.Tensor, targets: torch.Tensor, cards: torch.Tensor) -> torch.Tensor | None:
+    """Mean cross-entropy of the rows' distributions ``probs`` at their targets (the expert's action, or its run of
+    equivalent ``cards``: :func:`target_sets`): minus the log of the probability given to them, over the rows with a
+    target (not :data:`NO_TARGET`); None when no row has one."""
+    has = targets != NO_TARGET
+    if not bool(has.any()):
+        return None
+    met = (probs[has] * target_sets(targets[has], cards[has], probs.shape[1])).sum(1)
+    return -torch.log(met.clamp_min(PROB_FLOOR)).mean()
+
+
 def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The log-probability of each row's action and every action's probability, under masked ``logits``."""
     # as Categorical(logits=...) computes them, but in two fused kernels: its logsumexp (and an exp of the log
@@ -237,6 +273,9 @@ def ppo_update(
         "approx_kl": [],
         "clipfrac": [],
     }
+    targets = t.get("expert")
+    if targets is not None:
+        stats["expert_loss"] = []
     for _epoch in range(config.update_epochs):
         order = torch.as_tensor(rng.permutation(n), device=device)
         kl_epoch = []
@@ -255,16 +294,32 @@ def ppo_update(
                 config.vf_coef,
                 config.ent_coef,
             )
+            if targets is not None:  # the expert's targets have a choice: they are among the policy's rows
+                picked = rows[choice.index_select(0, rows)]
+                imitation = expert_loss(
+                    probs, targets.index_select(0, picked), t["expert_cards"].index_select(0, picked)
+                )
+                if imitation is not None:
+                    parts["loss"] = parts["loss"] + config.expert_coef * imitation
+                    parts["expert_loss"] = imitation
             optimizer.zero_grad()
             parts["loss"].backward()
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
             optimizer.step()
             for key in stats:
-                stats[key].append(parts[key].item())
+                if key in parts:
+                    stats[key].append(parts[key].item())
             kl_epoch.append(parts["approx_kl"].item())
         if config.target_kl and np.mean(kl_epoch) > config.target_kl:
             break
-    return {k: float(np.mean(v)) for k, v in stats.items()}
+    out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+    if targets is not None:
+        has = targets != NO_TARGET
+        out["expert_targets"] = int(has.sum())
+        sets = target_sets(targets[has], t["expert_cards"][has], t["mask"].shape[1])
+        agree = sets.gather(1, t["action"][has][:, None]).squeeze(1).float()
+        out["expert_agreement"] = float(agree.mean()) if len(agree) else float("nan")
+    return out
 
 
 def explained_variance(predicted: np.ndarray, returns: np.ndarray) -> float:

@@ -27,6 +27,10 @@ scored cards given the legal masks) are made once per table step from the
 dense observations, read by the policy and kept with the decisions for the
 update; the snapshot opponents' are made in the same pass
 (:func:`step_card_features`: one pass of fixed arithmetic for both).
+With an ``expert`` (:mod:`training.expert`), the tables hold the search agent
+that gives targets for a sample of the learner's decisions (kept with them as
+``expert``, -1 for none, and ``expert_cards``, the target's equivalent
+cards); it pickles with the tables.
 The critic reads the tables' position, full state or observation
 (``critic_input``); :func:`collect` without a critic (the rollout worker)
 leaves the values and GAE to :func:`finish_batch`.
@@ -55,6 +59,7 @@ from spades_env.nn import (
 )
 from spades_env.obs.layout import POSITION_COLUMNS
 from training.config import CRITIC_INPUTS, TrainConfig
+from training.expert import make_expert
 from training.learner import Learner, SnapshotNets
 from training.mixture import MAX_SEATS, pad_seats, preset_tables
 from training.trajectories import Rows, TrajectoryStore, join_rows, with_advantages
@@ -210,6 +215,10 @@ class Rollout:
         self.bounds = [int(b) for b in layout.bounds]
         self.preset_of, self.num_sides, self.table_sides = layout.preset_of, layout.num_sides, layout.table_sides
         self._reward_presets = np.zeros(0, dtype=np.int64)
+        self.expert = make_expert(config, rng)  # last: without an expert, the same draws as before there was one
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update({"expert": None, **state})  # tables pickled before experts existed had none
 
     def _spans(self) -> zip:
         """(part, its first table, the table after its last), part after part."""
@@ -367,6 +376,8 @@ def collect(
     policy.eval()
     snapshots.keep_only(pool)
     hand_rewards: dict[str, list[float]] = {name: [] for name in rollout.preset_names}
+    if rollout.expert is not None:
+        rollout.expert.refresh(policy)  # search improves on the weights that play this rollout
     with fixed_weights():  # no update inside a rollout: each first layer's table is built once
         for _ in range(config.rollout_steps):
             learner = rollout.learner_rows()
@@ -382,6 +393,7 @@ def collect(
                 )
             if len(rows):
                 obs, mask = rollout.obs[rows], rollout.mask[rows]
+                expert, expert_cards = rollout.expert.targets(obs, mask) if rollout.expert else (None, None)
                 prior = rollout.prior_of(obs, mask)
                 inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
                 act, logp = policy_step(policy, inputs, mask, device, prior=prior, hand_cards=hand_cards)
@@ -397,6 +409,8 @@ def collect(
                     value=np.zeros(len(rows)),
                     prior=prior,
                     hand_cards=None if hand_cards is None else hand_cards.to("cpu"),
+                    expert=expert,
+                    expert_cards=expert_cards,
                 )
                 actions[rows] = act
             if len(opp):

@@ -36,7 +36,10 @@
    next rollout during the update (one update of policy lag; the critic's
    pass stays in this process; the first worker also collects half of the
    imitation data): one worker keeps both of 2 cores busy, more split the
-   tables among them for more cores (:mod:`training.pipeline`).
+   tables among them for more cores (:mod:`training.pipeline`). With an
+   ``expert`` (learning from search, :mod:`training.expert`), a search agent
+   in the rollout gives its action as a target for a sample of the learner's
+   decisions, and the update adds the policy's cross-entropy at them.
 5. Metrics go to ``metrics.csv`` (and TensorBoard when installed), a learning
    curve to ``learning_curve.png``; duplicate evaluations against the
    ``eval_opponents`` run every ``eval_every`` updates; checkpoints are written
@@ -500,6 +503,7 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
             resumed=run.counters if run.resumed else None,
             eval_opponents=config.eval_opponents,
             mixture=list(config.presets) if config.mixture else (),
+            expert=config.expert != "none",
         )
         try:
             if not run.resumed:

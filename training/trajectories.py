@@ -39,7 +39,14 @@ from spades_env.nn import SparseRows, sparse_rows
 from training.ppo import gae_advantages, returns_of
 
 Rows = np.ndarray | SparseRows  # a store's network inputs: dense rows, or their active features
-DTYPES = {"action": "int64", "logp": "float32", "value": "float32", "prior": "int64"}  # what a decision keeps
+DTYPES = {
+    "action": "int64",
+    "logp": "float32",
+    "value": "float32",
+    "prior": "int64",
+    "expert": "int64",
+    "expert_cards": "int64",
+}  # what a decision keeps
 NO_PRIOR = -1  # a decision without the heuristic prior's action
 GROWTH = 1024  # the least a store's reward and done columns grow by
 
@@ -100,7 +107,8 @@ class TrajectoryStore:
     def add(self, tables: Any, seats: Any, valid: Any = None, **fields: Any) -> None:
         """Record one decision per row of ``tables`` by ``seats`` (``valid``: bool per row, the rows that are
         decisions; None: all): the networks' inputs (``obs``, ``mask``, ``critic``), ``action``, ``logp``,
-        ``value``, ``prior`` (the heuristic's action, or -1) and ``hand_cards`` (kept when every decision has them);
+        ``value``, ``prior`` (the heuristic's action, or -1), ``expert`` and ``expert_cards`` (the expert's target and its equivalent cards, or -1) and ``hand_cards``
+        (kept when every decision has them);
         a field given as None is not kept."""
         k = len(tables)
         if k == 0:
