@@ -80,7 +80,10 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     },
     **{name: (0, 1, False) for name in ("learning_rate", "bc_learning_rate", "gamma", "gae_lambda", "clip_coef")},
     **{name: (0, 1, True) for name in ("selfplay_fraction", "heuristic_fraction", "random_fraction")},
-    **{name: (0, INF, False) for name in ("max_grad_norm", "reward_scale", "bc_bid_weight", "expert_coef")},
+    **{
+        name: (0, INF, False)
+        for name in ("max_grad_norm", "reward_scale", "bc_bid_weight", "expert_coef", "teacher_coef")
+    },
     "expert_fraction": (0, 1, False),
     "expert_samples": (1, MAX_SAMPLES, True),
 }
@@ -204,6 +207,13 @@ class TrainConfig:
     )
     expert_samples: int = _f(16, "sampled deals per decision the expert searches")
     expert_coef: float = _f(1.0, "weight of the cross-entropy at the expert's targets in the update's loss")
+    teachers: list = _f(
+        [],
+        "policy distillation: 'preset=agent' entries ('*=agent' for every preset not named; an agent is a released "
+        "policy name or a policy file) whose probabilities the network learns at its decisions of that preset, "
+        "teacher_coef times the KL divergence added to PPO's loss (see training.teachers); [] = none",
+    )
+    teacher_coef: float = _f(1.0, "weight of the KL divergence from the teachers in the update's loss")
     # opponents
     selfplay_fraction: float = _f(0.70, "share of tables where every seat is the current policy")
     heuristic_fraction: float = _f(0.15, "share of tables where the learner's side plays the heuristic")
@@ -276,9 +286,13 @@ class TrainConfig:
             raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
         if self.expert not in EXPERTS:
             raise ValueError(f"train config 'expert' must be one of {EXPERTS}, got {self.expert!r}")
+        problem = _teachers_problem(self)
+        if problem:
+            raise ValueError(f"train config 'teachers': {problem}")
         if self.backend == "torch":
             refused = {
                 "expert": (self.expert != "none", "none (the expert searches on the host's observations)"),
+                "teachers": (bool(self.teachers), "[] (the teachers read the host's observations)"),
                 "prior_weight": (bool(self.prior_weight), "0 (the heuristic prior reads the host's engine)"),
                 "rollout_workers": (bool(self.rollout_workers), "0 (the device steps every table)"),
             }
@@ -473,6 +487,38 @@ def _opponent_problem(name: Any) -> str | None:
             f"cannot load {quoted(name)} ({type(exc).__name__}: {one_line(str(exc), MAX_REASON_CHARS)}); use "
             f"registered names ({sorted(available_agents())}), released policies or policy files"
         )
+    return None
+
+
+def _teachers_problem(config: TrainConfig) -> str | None:
+    """Why the ``teachers`` entries cannot teach this run (a bad entry, a preset the run does not play), or None;
+    whether their agents load is :func:`teacher_problem`'s question."""
+    from training.teachers import EVERY_OTHER, parse_teachers
+
+    if not isinstance(config.teachers, list):
+        return f"must list 'preset=agent' entries, got {quoted(config.teachers)}"
+    try:
+        spec = parse_teachers(config.teachers)
+    except ValueError as exc:
+        return str(exc)
+    played = sorted({load_rules(rules).name for rules in config.presets})  # the tables' names of their presets
+    for preset in spec:
+        if preset != EVERY_OTHER and preset not in played:
+            return f"preset {preset!r} is not played by this run (it plays {played})"
+    return None
+
+
+def teacher_problem(config: TrainConfig) -> str | None:
+    """Why a teacher of ``config`` cannot be loaded (an unknown name, a missing or foreign file, an agent that is
+    not a trained policy), or None. Checked when a run starts, as ``init_from`` is, not when a config is built:
+    a shipped config may name the policy an earlier run of the chain writes."""
+    from training.teachers import load_teacher, parse_teachers
+
+    for agent in parse_teachers(config.teachers).values():
+        try:
+            load_teacher(agent)
+        except Exception as exc:  # whatever the loader raises: unknown name, unreadable or foreign file
+            return f"cannot load {quoted(agent)} ({type(exc).__name__}: {one_line(str(exc), MAX_REASON_CHARS)})"
     return None
 
 

@@ -27,6 +27,7 @@ TRAINING_FIELDS = [
     "mean_hand_reward",
 ]
 EXPERT_FIELDS = ["expert_targets", "expert_loss", "expert_agreement"]  # with an expert (training.expert)
+TEACHER_FIELDS = ["teacher_kl"]  # with teachers (training.teachers)
 EVAL_SUFFIXES = ("ppd", "low", "high")  # bag-adjusted points per deal (bags at their game cost), its 95% interval
 DEFAULT_EVAL_OPPONENTS = ("random", "heuristic")
 
@@ -37,15 +38,20 @@ def eval_label(opponent: str) -> str:
 
 
 def metric_fields(
-    eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS, mixture: Sequence[str] = (), expert: bool = False
+    eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS,
+    mixture: Sequence[str] = (),
+    expert: bool = False,
+    teachers: bool = False,
 ) -> list[str]:
     """The columns of ``metrics.csv``: the training's, then ``eval_<opponent>_{ppd,low,high}`` per opponent; with a
     ``mixture`` of presets, ``mean_hand_reward_<preset>`` per preset and ``eval_<preset>_<opponent>_...`` instead;
-    with an ``expert``, its targets per batch, the cross-entropy at them and the share the policy played."""
+    with an ``expert``, its targets per batch, the cross-entropy at them and the share the policy played; with
+    ``teachers``, the KL divergence from them."""
     presets = [f"{p}_" for p in mixture] or [""]
     return (
         TRAINING_FIELDS
         + (EXPERT_FIELDS if expert else [])
+        + (TEACHER_FIELDS if teachers else [])
         + [f"mean_hand_reward_{p}" for p in mixture]
         + [f"eval_{p}{eval_label(o)}_{s}" for p in presets for o in eval_opponents for s in EVAL_SUFFIXES]
     )
@@ -68,9 +74,10 @@ class MetricsLog:
         eval_opponents: Sequence[str] = DEFAULT_EVAL_OPPONENTS,
         mixture: Sequence[str] = (),
         expert: bool = False,
+        teachers: bool = False,
     ):
         self.path = run_dir / "metrics.csv"
-        self.fields = metric_fields(eval_opponents, mixture, expert)
+        self.fields = metric_fields(eval_opponents, mixture, expert, teachers)
         if resumed is not None:
             dropped = trim_metrics(self.path, int(resumed["update"]))
             if dropped:

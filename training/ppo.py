@@ -24,6 +24,9 @@
 * :func:`expert_loss`: learning from search (``expert``, :mod:`training.expert`):
   the policy's cross-entropy at the expert's targets, added to PPO's loss
   times ``expert_coef`` in every minibatch that holds targets.
+* :func:`teacher_kl`: policy distillation (``teachers``, :mod:`training.teachers`):
+  the policy's KL divergence from each preset's teacher, added to PPO's loss
+  times ``teacher_coef``.
 * :func:`choice_rows`, :func:`policy_log_probs`: the policy's pass runs on the
   decisions with a choice only. A forced decision (one legal action, about a
   fifth of training play) has log-probability 0 and entropy 0 under any policy,
@@ -55,6 +58,7 @@ BATCH_KEYS = (
     "hand_cards",
     "expert",
     "expert_cards",
+    "teacher",
 )
 NO_TARGET = -1  # a decision without the expert's action (training.expert)
 
@@ -190,6 +194,17 @@ def expert_loss(probs: torch.Tensor, targets: torch.Tensor, cards: torch.Tensor)
     return -torch.log(met.clamp_min(PROB_FLOOR)).mean()
 
 
+def teacher_kl(probs: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor | None:
+    """Mean KL divergence KL(teacher || policy) of the rows' distributions ``probs`` from the ``teacher``'s (rows of
+    zeros: no teacher), over the rows with a teacher; None when no row has one."""
+    has = teacher.sum(1) > 0
+    if not bool(has.any()):
+        return None
+    p, q = teacher[has], probs[has]
+    terms = torch.where(p > 0, p * (torch.log(p.clamp_min(PROB_FLOOR)) - torch.log(q.clamp_min(PROB_FLOOR))), 0.0)
+    return terms.sum(1).mean()
+
+
 def action_log_probs(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The log-probability of each row's action and every action's probability, under masked ``logits``."""
     # as Categorical(logits=...) computes them, but in two fused kernels: its logsumexp (and an exp of the log
@@ -273,9 +288,11 @@ def ppo_update(
         "approx_kl": [],
         "clipfrac": [],
     }
-    targets = t.get("expert")
+    targets, teacher = t.get("expert"), t.get("teacher")
     if targets is not None:
         stats["expert_loss"] = []
+    if teacher is not None:
+        stats["teacher_kl"] = []
     for _epoch in range(config.update_epochs):
         order = torch.as_tensor(rng.permutation(n), device=device)
         kl_epoch = []
@@ -294,14 +311,19 @@ def ppo_update(
                 config.vf_coef,
                 config.ent_coef,
             )
-            if targets is not None:  # the expert's targets have a choice: they are among the policy's rows
-                picked = rows[choice.index_select(0, rows)]
+            picked = rows[choice.index_select(0, rows)]  # the rows of probs (targets and teachers have a choice)
+            if targets is not None:
                 imitation = expert_loss(
                     probs, targets.index_select(0, picked), t["expert_cards"].index_select(0, picked)
                 )
                 if imitation is not None:
                     parts["loss"] = parts["loss"] + config.expert_coef * imitation
                     parts["expert_loss"] = imitation
+            if teacher is not None:
+                kl = teacher_kl(probs, teacher.index_select(0, picked))
+                if kl is not None:
+                    parts["loss"] = parts["loss"] + config.teacher_coef * kl
+                    parts["teacher_kl"] = kl
             optimizer.zero_grad()
             parts["loss"].backward()
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)

@@ -30,7 +30,9 @@ update; the snapshot opponents' are made in the same pass
 With an ``expert`` (:mod:`training.expert`), the tables hold the search agent
 that gives targets for a sample of the learner's decisions (kept with them as
 ``expert``, -1 for none, and ``expert_cards``, the target's equivalent
-cards); it pickles with the tables.
+cards); it pickles with the tables. With ``teachers`` (:mod:`training.teachers`),
+each preset's teacher gives its probabilities at the learner's decisions
+(``teacher``).
 The critic reads the tables' position, full state or observation
 (``critic_input``); :func:`collect` without a critic (the rollout worker)
 leaves the values and GAE to :func:`finish_batch`.
@@ -62,6 +64,7 @@ from training.config import CRITIC_INPUTS, TrainConfig
 from training.expert import make_expert
 from training.learner import Learner, SnapshotNets
 from training.mixture import MAX_SEATS, pad_seats, preset_tables
+from training.teachers import make_teachers
 from training.trajectories import Rows, TrajectoryStore, join_rows, with_advantages
 
 SELF, HEURISTIC, SNAPSHOT, RANDOM = 0, 1, 2, 3  # table kinds
@@ -216,9 +219,10 @@ class Rollout:
         self.preset_of, self.num_sides, self.table_sides = layout.preset_of, layout.num_sides, layout.table_sides
         self._reward_presets = np.zeros(0, dtype=np.int64)
         self.expert = make_expert(config, rng)  # last: without an expert, the same draws as before there was one
+        self.teachers = make_teachers(config, self.names)
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update({"expert": None, **state})  # tables pickled before experts existed had none
+        self.__dict__.update({"expert": None, "teachers": None, **state})  # tables pickled before they existed
 
     def _spans(self) -> zip:
         """(part, its first table, the table after its last), part after part."""
@@ -394,6 +398,7 @@ def collect(
             if len(rows):
                 obs, mask = rollout.obs[rows], rollout.mask[rows]
                 expert, expert_cards = rollout.expert.targets(obs, mask) if rollout.expert else (None, None)
+                teacher = rollout.teachers.targets(obs, mask, rollout.preset_of[rows]) if rollout.teachers else None
                 prior = rollout.prior_of(obs, mask)
                 inputs = sparse_rows(obs) if config.sparse_input else obs  # built once: the policy's and the store's
                 act, logp = policy_step(policy, inputs, mask, device, prior=prior, hand_cards=hand_cards)
@@ -411,6 +416,7 @@ def collect(
                     hand_cards=None if hand_cards is None else hand_cards.to("cpu"),
                     expert=expert,
                     expert_cards=expert_cards,
+                    teacher=teacher,
                 )
                 actions[rows] = act
             if len(opp):

@@ -9,7 +9,7 @@
    file, then command-line overrides. The run folder's name is reproducible
    (``<exp_name>-<rules>-seed<seed>``). Everything is checked (every field's
    type and range, the rules, the evaluation opponents built as the
-   evaluations build them, the device by a tiny tensor made and read back
+   evaluations build them, the teachers loaded, the device by a tiny tensor made and read back
    there, at most as many rollout workers as the machine has cores, tables
    that fit in the memory (the batch engine's bound), the
    folder, its lock, a checkpoint to resume and its fit with the config)
@@ -39,7 +39,10 @@
    tables among them for more cores (:mod:`training.pipeline`). With an
    ``expert`` (learning from search, :mod:`training.expert`), a search agent
    in the rollout gives its action as a target for a sample of the learner's
-   decisions, and the update adds the policy's cross-entropy at them.
+   decisions, and the update adds the policy's cross-entropy at them. With
+   ``teachers`` (policy distillation, :mod:`training.teachers`), each
+   preset's teacher gives its probabilities and the update adds the policy's
+   KL divergence from them.
 5. Metrics go to ``metrics.csv`` (and TensorBoard when installed), a learning
    curve to ``learning_curve.png``; duplicate evaluations against the
    ``eval_opponents`` run every ``eval_every`` updates; checkpoints are written
@@ -72,7 +75,7 @@ from spades_env.core.rules import Rules, quoted
 from spades_env.nn import save_policy
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from training.checkpoint import CHECKPOINT_FORMAT, init_weights, load_checkpoint, restore_random_state, save_checkpoint
-from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides
+from training.config import TrainConfig, add_arguments, dump, from_mapping, load_config, overrides, teacher_problem
 from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
@@ -116,6 +119,9 @@ def configure(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Name
     try:
         config = from_mapping(overrides(args), base=load_config(args.config))
         device = usable_device(config.device)
+        problem = teacher_problem(config)
+        if problem:
+            raise ValueError(f"train config 'teachers': {problem}")
         check_workers(config)
         check_table_memory(config, device)
     except ValueError as exc:  # an unreadable, oversized or invalid config, or a bad override: named, one line
@@ -504,6 +510,7 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
             eval_opponents=config.eval_opponents,
             mixture=list(config.presets) if config.mixture else (),
             expert=config.expert != "none",
+            teachers=bool(config.teachers),
         )
         try:
             if not run.resumed:

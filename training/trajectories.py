@@ -107,7 +107,8 @@ class TrajectoryStore:
     def add(self, tables: Any, seats: Any, valid: Any = None, **fields: Any) -> None:
         """Record one decision per row of ``tables`` by ``seats`` (``valid``: bool per row, the rows that are
         decisions; None: all): the networks' inputs (``obs``, ``mask``, ``critic``), ``action``, ``logp``,
-        ``value``, ``prior`` (the heuristic's action, or -1), ``expert`` and ``expert_cards`` (the expert's target and its equivalent cards, or -1) and ``hand_cards``
+        ``value``, ``prior`` (the heuristic's action, or -1), ``expert`` and ``expert_cards`` (the expert's target and its equivalent cards, or -1), ``teacher`` (the
+        teacher's probabilities) and ``hand_cards``
         (kept when every decision has them);
         a field given as None is not kept."""
         k = len(tables)

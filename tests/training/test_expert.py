@@ -187,9 +187,10 @@ def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_a_run_with_an_expert_learns_from_it_and_resumes_bit_identically(tmp_path):
+def test_a_run_with_an_expert_and_a_teacher_resumes_bit_identically(tmp_path):
+    # one run for both: each keeps its state with the tables (the expert's generator; the teachers' files)
     small = ["--total-decisions", "4500", "--rollout-steps", "20", "--bc-decisions", "0", "--eval-every", "0"]
-    args = [*EXPERT, "--expert-fraction", "0.05", *small]
+    args = [*EXPERT, "--expert-fraction", "0.05", "--teachers", "*=ppo", *small]
     whole = train_module.train([*args, "--runs-dir", str(tmp_path / "whole")])
     train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--max-updates", "1"])
     resumed = train_module.train([*args, "--runs-dir", str(tmp_path / "split"), "--resume", "--max-updates", "0"])
@@ -199,3 +200,4 @@ def test_a_run_with_an_expert_learns_from_it_and_resumes_bit_identically(tmp_pat
         rows = list(csv.DictReader(fh))
     assert sum(int(r["expert_targets"]) for r in rows) > 0
     assert all(0 <= float(r["expert_agreement"]) <= 1 for r in rows if r["expert_targets"] != "0")
+    assert all(float(r["teacher_kl"]) > 0 for r in rows)
