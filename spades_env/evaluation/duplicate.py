@@ -329,6 +329,7 @@ def _task_name(task: tuple[int, int]) -> str:
     return f"{'deal' if kind == DEAL else 'game'} {index}"
 
 
+WORKER_EXIT_S = 5.0  # how long a killed worker may take to be reaped before the pool is shut down
 TASKS_IN_FLIGHT_PER_WORKER = 4  # tasks submitted ahead of the workers: a bounded wave, whatever the task count
 
 
@@ -337,7 +338,7 @@ def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: 
 
     Tasks are submitted in a bounded wave (``TASKS_IN_FLIGHT_PER_WORKER`` per worker), not all at once, so that
     memory stays flat for a million deals. When the run ends early (a failure, Ctrl-C, SIGTERM turned into an
-    interrupt by the command line), the worker processes are terminated rather than left to finish their tasks.
+    interrupt by the command line), the worker processes are killed rather than left to finish their tasks.
     """
     # fork is fastest, but a forked child of a process that has started torch's thread pool can deadlock.
     method = "spawn" if os.name == "nt" else ("forkserver" if "torch" in sys.modules else "fork")
@@ -370,8 +371,13 @@ def _run_in_pool(config: dict[str, Any], tasks: list[tuple[int, int]], workers: 
         finished = True
     finally:
         if not finished:  # stop the workers now: their tasks' results are not wanted any more
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.terminate()
+            # SIGKILL, not SIGTERM: a forked worker inherits the command line's SIGTERM handler, which a worker
+            # stuck in a lock cannot run; it then outlived the run and the pool's manager waited for it forever
+            processes = list(getattr(pool, "_processes", {}).values())
+            for process in processes:
+                process.kill()
+            for process in processes:  # gone before the pool's manager is told to shut down
+                process.join(WORKER_EXIT_S)
         pool.shutdown(wait=finished, cancel_futures=True)
 
 
