@@ -311,7 +311,8 @@ def ppo_update(
                 config.vf_coef,
                 config.ent_coef,
             )
-            picked = rows[choice.index_select(0, rows)]  # the rows of probs (targets and teachers have a choice)
+            if targets is not None or teacher is not None:  # their rows have a choice: the rows of probs
+                picked = rows[choice.index_select(0, rows)]
             if targets is not None:
                 imitation = expert_loss(
                     probs, targets.index_select(0, picked), t["expert_cards"].index_select(0, picked)
