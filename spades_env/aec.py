@@ -240,7 +240,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo naming convention
         return self._observation_space
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        """Discrete(88) for every agent and variant."""
+        """Discrete(90) (``NUM_ACTIONS``) for every agent and variant."""
         return self._action_space
 
     # ----------------------------------------------------------------- reset

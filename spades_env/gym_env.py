@@ -18,7 +18,7 @@ over the AEC env (it re-implements no rule). Registered as
   sync or async) ignore the action of that step and return the reset's
   observation and mask. An all-zero mask would make a sampler that masks with
   ``-inf`` produce NaN on that step.
-* Action space: ``Discrete(88)``, as in the AEC env. An action is a Python
+* Action space: ``Discrete(90)`` (``NUM_ACTIONS``), as in the AEC env. An action is a Python
   or numpy integer (or a 0-d integer array); floats, bools and strings are
   illegal actions (``55.9`` is never played as 55).
 * ``seat``: the learner's seat, or ``"random"`` for a seeded random seat at

@@ -1,9 +1,10 @@
 """The agent protocol: act from an observation dict (observation + action mask).
 
 An agent is any object with ``act(observation) -> int`` where ``observation``
-is the env's dict ``{"observation": float32[879], "action_mask": int8[88]}``
-(the AEC env's ``observe``/``last``, the Gymnasium wrapper's observation, or
-one row of the batch engine's arrays). The returned action is legal under the
+is the env's dict ``{"observation": float32[1207], "action_mask": int8[90]}``
+(sizes ``OBS_SIZE`` and ``NUM_ACTIONS``), as the AEC env's ``observe``/``last``,
+the Gymnasium wrapper's observation or one row of the batch engine's arrays
+gives it. The returned action is legal under the
 mask. :class:`Agent` is a convenience base class: it holds a seeded
 ``numpy.random.Generator`` and gives ``act_batch(obs, mask)`` as a loop over
 rows, which agents with a vectorised policy override.
@@ -62,7 +63,7 @@ class Agent:
         raise NotImplementedError
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Actions for a batch: ``obs`` (B, 879) and ``mask`` (B, 88) -> int64 (B,)."""
+        """Actions for a batch: ``obs`` (B, 1207) and ``mask`` (B, 90) -> int64 (B,)."""
         obs, mask = check_batch(obs, mask)
         out = np.empty(obs.shape[0], dtype=np.int64)
         for i in range(obs.shape[0]):
@@ -104,7 +105,7 @@ def check_option(
 
 
 def check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A batch's (observations, masks) as arrays, with a clear error unless they are (B, OBS_SIZE) and (B, 88)."""
+    """A batch's (observations, masks) as arrays, with a clear error unless they are (B, OBS_SIZE) and (B, NUM_ACTIONS)."""
     obs = np.asarray(obs)
     mask = np.asarray(mask)
     if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0] or mask.shape[1] != NUM_ACTIONS:

@@ -5,8 +5,8 @@ plays ``num_envs`` independent tables. Every table always has a seat to act:
 a table whose episode ends starts a new one in the same step (auto-reset) and
 reports how the finished one ended in ``info``.
 
-* ``reset(seed=None)`` -> ``(obs, mask, to_act)``: float32 ``(num_envs, 879)``,
-  int8 ``(num_envs, 88)`` and ``(num_envs,)`` seats to act.
+* ``reset(seed=None)`` -> ``(obs, mask, to_act)``: float32 ``(num_envs, 1207)``
+  (``OBS_SIZE``), int8 ``(num_envs, 90)`` (``NUM_ACTIONS``) and ``(num_envs,)`` seats to act.
 * ``step(actions, observe=None)`` -> ``(obs, mask, to_act, rewards, dones, info)``;
   ``actions`` holds one action per table. ``rewards`` is float64
   ``(num_envs, num_players)``: exactly what the AEC env (``raw_env``) pays each
