@@ -109,7 +109,22 @@ def save_checkpoint(
 
 # Fields added after checkpoints of this format were first written, with the value that trains as such a
 # checkpoint's run did: an older checkpoint resumes with that value (and is refused, naming it, with another).
-ADDED_FIELDS = {"weight_grad": "float32", "bc_bid_weight": 1.0, "card_scorer": 0}
+ADDED_FIELDS = {
+    "weight_grad": "float32",
+    "bc_bid_weight": 1.0,
+    "card_scorer": 0,
+    # the individual games' rewards, learning from search, distillation and the heuristic tables' agent: what a
+    # run trained with before each field existed
+    "reward_others": "mean",
+    "win_reward": 0.0,
+    "expert": "none",
+    "expert_fraction": 0.01,
+    "expert_samples": 16,
+    "expert_coef": 1.0,
+    "teachers": [],
+    "teacher_coef": 1.0,
+    "opponent": "heuristic",
+}
 
 
 def config_conflicts(saved: dict[str, Any], config: TrainConfig) -> list[str]:

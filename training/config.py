@@ -216,11 +216,18 @@ class TrainConfig:
     teacher_coef: float = _f(1.0, "weight of the KL divergence from the teachers in the update's loss")
     # opponents
     selfplay_fraction: float = _f(0.70, "share of tables where every seat is the current policy")
-    heuristic_fraction: float = _f(0.15, "share of tables where the learner's side plays the heuristic")
+    heuristic_fraction: float = _f(
+        0.15, "share of tables where the learner's side plays 'opponent' (the heuristic unless told otherwise)"
+    )
     random_fraction: float = _f(
         0.05,
         "share of tables where the learner's side plays opponents who play random "
         "legal actions (so that training sees the far-apart scores of games against weak play)",
+    )
+    opponent: str = _f(
+        "heuristic",
+        "the agent the learner's side plays at the heuristic_fraction's tables: any agent the evaluation tool takes "
+        "(a name, a released policy or a policy file; spades-exploit trains against its target this way)",
     )
     snapshot_every: int = _f(10, "updates between snapshots added to the opponent pool")
     pool_size: int = _f(8, "snapshots kept in the pool (the rest of the tables play a random snapshot)")
@@ -282,6 +289,9 @@ class TrainConfig:
             problem = _opponent_problem(name)
             if problem:
                 raise ValueError(f"train config 'eval_opponents': {problem}")
+        problem = _opponent_problem(self.opponent)
+        if problem:
+            raise ValueError(f"train config 'opponent': {problem}")
         if self.backend not in BACKENDS:
             raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
         if self.expert not in EXPERTS:

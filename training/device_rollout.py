@@ -10,8 +10,8 @@ on tensors):
 * **Table steps.** Each step every table acts once: the learner's rows by the policy, a snapshot's by the
   pool's stacked networks (:class:`~training.learner.SnapshotNets`), random tables' by a uniform legal action,
   all in one masked sample on the device (one uniform per row from the rollout's own generator). Tables
-  against the heuristic are possible: their rows go to the host first, then the device's forward passes are
-  queued, and the host's ``heuristic.act_batch`` chooses while they run (its actions go back after the sample;
+  against the heuristic (or the config's ``opponent``) are possible: their rows go to the host first, then the
+  device's forward passes are queued, and the host's ``opponent.act_batch`` chooses while they run (its actions go back after the sample;
   the only host synchronisation of a step besides the card scorer's).
 * **Trajectories.** Every table's row of each step goes to the store, ``valid`` where the learner chose it:
   observation, mask, action, log-probability, seat and the critic's input where it is not the observation. A
@@ -45,7 +45,16 @@ from spades_env.rewards import training_rewards
 from training.config import CRITIC_INPUTS, TrainConfig
 from training.learner import Learner, SnapshotNets
 from training.mixture import MAX_SEATS, SEED_RANGE, preset_tables
-from training.rollout import HEURISTIC, RANDOM, SNAPSHOT, Rollout, inverse_cdf, learner_acts, table_kinds
+from training.rollout import (
+    HEURISTIC,
+    RANDOM,
+    SNAPSHOT,
+    Rollout,
+    inverse_cdf,
+    learner_acts,
+    table_kinds,
+    table_opponent,
+)
 from training.trajectories import TrajectoryStore, with_advantages
 
 
@@ -101,6 +110,7 @@ class DeviceRollout:
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator, device: torch.device):
         self.config, self.device = config, torch.device(device)
         self.heuristic = make_agent("heuristic", seed=config.seed)
+        self.opponent = table_opponent(config, self.heuristic)
         d, n = self.device, config.num_envs
         # the critic's input: the observation (kept once, as the policy's), or the state or its position's columns
         self.critic_columns = torch.as_tensor(POSITION_COLUMNS, device=d) if config.critic_input == "position" else None
@@ -127,7 +137,7 @@ class DeviceRollout:
         return {**vars(self), "generator": self.generator.get_state()}
 
     def __setstate__(self, state: dict) -> None:
-        vars(self).update(state)
+        vars(self).update({"opponent": state["heuristic"], **state})  # tables pickled before 'opponent' existed
         generator = torch.Generator(device=self.device)
         generator.set_state(state["generator"])
         self.generator = generator
@@ -228,7 +238,7 @@ def collect_on_device(
                 mixed = torch.where(((kinds == SNAPSHOT) & ~learner)[:, None], theirs, mixed)
             actions = _sample(mixed, mask, rollout.generator)
             if host_rows is not None:
-                chosen = rollout.heuristic.act_batch(*host_rows)
+                chosen = rollout.opponent.act_batch(*host_rows)
                 actions[by_heuristic] = torch.as_tensor(chosen, device=device)
             logp = log_probs.gather(1, actions[:, None])[:, 0]
             store.add(

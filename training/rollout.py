@@ -12,7 +12,9 @@ for bit. :mod:`training.device_rollout` is the same on the torch engine, and
 :mod:`training.tables` picks one for a run.
 
 Tables are of four kinds, drawn when a game starts: self-play (every seat is
-the current policy), heuristic (the learner's side against the heuristic),
+the current policy), heuristic (the learner's side against the heuristic, or
+against the config's ``opponent``: any agent; the imitation always reads the
+heuristic),
 random (against random legal actions: without them the network never sees the
 far-apart scores of a game against weak play, and it failed to finish such
 games) and snapshot (against an earlier policy from the pool).
@@ -170,6 +172,15 @@ def table_kinds(u: Any, config: TrainConfig, pool_size: int) -> Any:
     return xp.where(u < config.selfplay_fraction, SELF, kind)
 
 
+def table_opponent(config: TrainConfig, heuristic: Any) -> Any:
+    """The agent of the heuristic tables (``opponent``): ``heuristic`` itself by default, else the agent built (with
+    torch's global generator left as it was: the training's draws do not depend on which agent it plays)."""
+    if config.opponent == "heuristic":
+        return heuristic
+    with torch.random.fork_rng(devices=[]):
+        return make_agent(config.opponent, seed=config.seed)
+
+
 def learner_acts(kinds: Any, learner_side: Any, acting_sides: Any) -> Any:
     """Bool per table (numpy or torch): the seat to act is the learner's (every seat at a self-play table)."""
     return (kinds == SELF) | (acting_sides == learner_side)
@@ -204,6 +215,7 @@ class Rollout:
     def __init__(self, config: TrainConfig, rules: Rules, rng: np.random.Generator):
         self.config = config
         self.heuristic = make_agent("heuristic", seed=config.seed)
+        self.opponent = table_opponent(config, self.heuristic)
         self.prior_agent = make_agent("heuristic_classic", seed=config.seed)  # the residual prior, as PolicyAgent uses
         self.random_agent = make_agent("random", seed=config.seed)  # pickled with the rollout: exact resume
         self._rows = np.arange(config.num_envs)
@@ -222,7 +234,8 @@ class Rollout:
         self.teachers = make_teachers(config, self.names)
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update({"expert": None, "teachers": None, **state})  # tables pickled before they existed
+        # tables pickled before these existed (their heuristic tables played the heuristic)
+        self.__dict__.update({"expert": None, "teachers": None, "opponent": state["heuristic"], **state})
 
     def _spans(self) -> zip:
         """(part, its first table, the table after its last), part after part."""
@@ -343,7 +356,7 @@ def opponent_actions(
     obs, mask, opponents = rollout.obs, rollout.mask, rollout.opponents
     h_rows = rows[opponents.kinds[rows] == HEURISTIC]
     if len(h_rows):
-        actions[h_rows] = rollout.heuristic.act_batch(obs[h_rows], mask[h_rows])
+        actions[h_rows] = rollout.opponent.act_batch(obs[h_rows], mask[h_rows])
     r_rows = rows[opponents.kinds[rows] == RANDOM]
     if len(r_rows):
         actions[r_rows] = rollout.random_agent.act_batch(obs[r_rows], mask[r_rows])

@@ -428,6 +428,7 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
         disable=not config.progress,
     )
     hand_rewards: dict[str, list[float]] = {}
+    margin: dict[str, str] = {}  # the last evaluation's points per deal against the first opponent, on the bar
     run_start = time.time() - counters["seconds"] - counters["bc_seconds"]  # the limit covers resumed runs too
     run.source = Batches(run)
     try:
@@ -449,10 +450,16 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
             bar.update(len(batch["action"]))
             if config.eval_every and counters["update"] % config.eval_every == 0:
                 result = evaluate(run, config.eval_deals, 0, f"update {counters['update']}")
-                row.update(eval_columns(result, bool(config.mixture)))
+                columns = eval_columns(result, bool(config.mixture))
+                row.update(columns)
+                first = next(key for key in columns if key.endswith("_ppd"))
+                margin = {first.removeprefix("eval_").removesuffix("_ppd"): f"{columns[first]:+.1f}"}
             metrics.write(row)
             bar.set_postfix(
-                dps=row["decisions_per_second"], ent=f"{row['entropy']:.2f}", r=f"{row['mean_hand_reward']:.3f}"
+                dps=row["decisions_per_second"],
+                ent=f"{row['entropy']:.2f}",
+                r=f"{row['mean_hand_reward']:.3f}",
+                **margin,
             )
             if counters["update"] % config.checkpoint_every == 0:
                 checkpoint(run)

@@ -9,7 +9,9 @@
   checkpoint holds (``checkpoints/*.pt``: the learner's policy and each
   snapshot of its opponent pool, written to a temporary policy file for the
   league) becomes an entry, so a run's learning progress shows as ratings
-  against fixed anchors. ``LABEL=AGENT`` names an entry; an agent given twice
+  against fixed anchors. The output folder of ``spades-exploit`` (its
+  ``exploit.json``) is one entry, its exploiter, labelled ``exploit(TARGET)``,
+  so the ratings show how far each exploiter got. ``LABEL=AGENT`` names an entry; an agent given twice
   gets ``#2``, ``#3``... (same agent, its own seeded generator in every match).
   A label names one entry: a LABEL given twice, or equal to another entry's
   label (an ``x#2`` numbering included), is refused before any match, naming
@@ -71,6 +73,7 @@ PRIOR_SD_LOGIT = 3.0  # about 520 Elo: weak next to a few games' evidence, finit
 CONFIDENCE_Z = 1.959963984540054  # two-sided 95% normal quantile
 UNDECIDED_SHARE = undecided_share(2)  # an undecided game counts half a comparison each way (the evaluation's rule)
 POLICY_SUFFIXES = (".pt", ".pth")
+EXPLOIT_REPORT = "exploit.json"  # an exploit's output folder (training.exploit) holds it
 BASES = ("games", "deals")
 
 
@@ -179,6 +182,25 @@ def run_folder_entries(folder: str | os.PathLike, workdir: str | os.PathLike) ->
     return entries
 
 
+def exploit_entry(folder: str | os.PathLike, label: str | None = None) -> Entry:
+    """The exploiter of an exploit's output folder (``spades-exploit --out``; its ``exploit.json``) as one entry,
+    labelled ``exploit(TARGET)`` unless ``label`` names it."""
+    import json
+
+    folder = Path(folder)
+    try:
+        report = json.loads((folder / EXPLOIT_REPORT).read_text())
+        policy = folder / report["exploiter"]
+        target = report["options"]["target"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise LeagueError(f"{folder}: not a readable exploit report ({type(exc).__name__}: {exc})") from None
+    if not policy.is_file():
+        raise LeagueError(f"{folder}: the exploiter's policy {policy} is missing")
+    return Entry(
+        label or f"exploit({Path(target).stem if os.path.isfile(target) else target})", str(policy), str(folder)
+    )
+
+
 def _update_of(label: str) -> int:
     tail = label.rsplit("@u", 1)
     return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else sys.maxsize
@@ -195,7 +217,10 @@ def resolve_entries(specs: Sequence[str], workdir: str | os.PathLike) -> list[En
             label, agent = spec.split("=", 1)
             if not label or not agent:
                 raise LeagueError(f"entry {spec!r}: write LABEL=AGENT with both parts")
-        if os.path.isdir(agent):
+        if os.path.isfile(os.path.join(agent, EXPLOIT_REPORT)):  # an exploit's folder: its exploiter
+            entries.append(exploit_entry(agent, label))
+            origins.append((position, spec, bool(label)))
+        elif os.path.isdir(agent):
             try:
                 found = run_folder_entries(agent, workdir)
             except LeagueError:
