@@ -727,6 +727,9 @@ def test_the_standard_only_release_stays_loadable_by_name_beside_the_every_varia
     from spades_env.agents.policy import RELEASED_POLICY
     from spades_env.nn import load_policy
 
-    assert "configs/train/every_variant.yaml" in load_policy(RELEASED_POLICY)[1]["command"]  # its recipe
+    assert "configs/train/every_variant_v4.yaml" in load_policy(RELEASED_POLICY)[1]["command"]  # its recipe
+    earlier = registry.POLICY_DIR / "ppo_v3.pt"  # the release before it, under its own name
+    assert "configs/train/every_variant.yaml" in load_policy(earlier)[1]["command"]
+    assert make_agent("ppo_v3").policy.num_actions == NUM_ACTIONS
     env = play_env("standard", [standard, every, standard, every], seed=5, episode="hand")
     assert env.episode_over
