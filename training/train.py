@@ -118,15 +118,21 @@ def configure(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Name
     args = parser.parse_args(argv)
     try:
         config = from_mapping(overrides(args), base=load_config(args.config))
-        device = usable_device(config.device)
-        problem = teacher_problem(config)
-        if problem:
-            raise ValueError(f"train config 'teachers': {problem}")
-        check_workers(config)
-        check_table_memory(config, device)
+        check_run(config)
     except ValueError as exc:  # an unreadable, oversized or invalid config, or a bad override: named, one line
         parser.error(str(exc))
     return config, args
+
+
+def check_run(config: TrainConfig) -> None:
+    """What a valid config still needs on this machine (ValueError naming it): a usable device, teachers that load,
+    no more rollout workers than cores, tables that fit in the memory."""
+    device = usable_device(config.device)
+    problem = teacher_problem(config)
+    if problem:
+        raise ValueError(f"train config 'teachers': {problem}")
+    check_workers(config)
+    check_table_memory(config, device)
 
 
 def usable_device(name: str) -> torch.device:
@@ -452,8 +458,9 @@ def ppo(run: Run, metrics: MetricsLog) -> None:
                 result = evaluate(run, config.eval_deals, 0, f"update {counters['update']}")
                 columns = eval_columns(result, bool(config.mixture))
                 row.update(columns)
-                first = next(key for key in columns if key.endswith("_ppd"))
-                margin = {first.removeprefix("eval_").removesuffix("_ppd"): f"{columns[first]:+.1f}"}
+                first = next((key for key in columns if key.endswith("_ppd")), None)  # None: no eval_opponents
+                if first is not None:
+                    margin = {first.removeprefix("eval_").removesuffix("_ppd"): f"{columns[first]:+.1f}"}
             metrics.write(row)
             bar.set_postfix(
                 dps=row["decisions_per_second"],
