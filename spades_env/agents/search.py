@@ -22,7 +22,10 @@ At each card play with more than one sensibly different choice, the agent
      to the seat to act, as the env would show it) and go through **one**
      torch forward; each takes the most probable legal card. A network
      residual over the heuristic (``prior_weight`` > 0) gets the heuristic's
-     card as its prior from the core state, as the ``ppo`` agent does;
+     card as its prior from the core state, as the ``ppo`` agent does.
+     With ``others_rollout="heuristic"`` the heuristic plays the other sides'
+     seats in those rollouts (the network the searching side's): the other
+     players modelled as PIMC models them, rather than as copies of the network;
    * ``rollout="heuristic"``: PIMC's heuristic rollouts (the only choice
      worth its time with the residual network released before 2026-12-03,
      whose card play was the heuristic's);
@@ -97,6 +100,7 @@ from .registry import register_agent
 ROLLOUTS = ("network", "heuristic")
 BID_MODES = ("network", "rollouts", "search", "heuristic")
 OTHER_MODES = ("network", "heuristic")  # who takes the decisions never searched (blind calls, exchange, drawing)
+OTHERS_ROLLOUTS = ("network", "heuristic")  # who plays the other sides' seats in network rollouts
 BID_ROLLOUT_SAMPLES = 16  # deals per bid searched with network rollouts (bids="rollouts")
 
 
@@ -140,9 +144,10 @@ def network_rollouts(
     trackers: Sequence[ObservationTracker],
     voids: Sequence[list[int]],
     bags_by_seat: Sequence[int],
+    heuristic_seats: frozenset[int] = frozenset(),
 ) -> int:
     """Finish every hand (the rest of the bidding, if any, and the play) with the network's greedy action for every
-    seat (in place); returns the forwards run."""
+    seat (in place), or the heuristic's for the slots in ``heuristic_seats``; returns the forwards run."""
     policy = net.policy
     prior_weight = policy.prior_weight
     active = [i for i, s in enumerate(states) if not s.is_over]
@@ -153,7 +158,12 @@ def network_rollouts(
             state = states[i]
             legal = state.legal_mask()
             if legal & (legal - 1):
-                choose.append(i)
+                if state.current in heuristic_seats:  # a player modelled by the heuristic
+                    _play(state, trackers[i], voids[i], act_from_state(state, voids[i], bags_by_seat))
+                    if not state.is_over:
+                        still.append(i)
+                else:
+                    choose.append(i)
                 continue
             _play(state, trackers[i], voids[i], legal.bit_length() - 1)  # a forced action needs no network
             if not state.is_over:
@@ -197,6 +207,7 @@ class SearchAgent(PIMCAgent):
         rng: np.random.Generator | None = None,
         device: str = "cpu",
         others: str | None = None,
+        others_rollout: str = "network",
         **pimc_options: Any,
     ):
         if rollout not in ROLLOUTS:
@@ -207,6 +218,8 @@ class SearchAgent(PIMCAgent):
             raise ValueError(
                 f"others must be one of {OTHER_MODES} or None (the network if it has every action), got {others!r}"
             )
+        if others_rollout not in OTHERS_ROLLOUTS:
+            raise ValueError(f"others_rollout must be one of {OTHERS_ROLLOUTS}, got {others_rollout!r}")
         if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
             raise ValueError(f"chunk must be a positive int, got {chunk!r}")
         if time_limit is not None and not time_limit > 0:
@@ -225,6 +238,7 @@ class SearchAgent(PIMCAgent):
         self.policy_path = os.fspath(RELEASED_POLICY if policy is None else policy)
         self.net = load_policy_agent(self.policy_path, device=device)
         self.rollout_policy = rollout
+        self.others_rollout = others_rollout
         self.bids = bids
         every_action = self.net.policy.num_actions == NUM_ACTIONS
         self.others = others if others is not None else ("network" if every_action else "heuristic")
@@ -242,6 +256,7 @@ class SearchAgent(PIMCAgent):
             "name": self.name,
             "policy": self.policy_path,
             "rollout": self.rollout_policy,
+            "others_rollout": self.others_rollout,
             "bids": self.bids,
             "others": self.others,
             "chunk": self.chunk,
@@ -315,7 +330,9 @@ class SearchAgent(PIMCAgent):
                     rollout_voids,
                 )
             with one_torch_thread():
-                self.forwards += network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
+                self.forwards += network_rollouts(
+                    self.net, states, trackers, rollout_voids, bags_by_seat, self._heuristic_seats(rules)
+                )
             utilities = [position_utility(rules, s, bags, cost) for s in states]
             totals += np.asarray(utilities).reshape(len(batch), len(choices)).sum(axis=0)
             searched += len(batch)
@@ -355,7 +372,9 @@ class SearchAgent(PIMCAgent):
             )
             _branch(sample, [0] * n, choices, (scores, bags, rules), states, trackers, rollout_voids)
         with one_torch_thread():
-            self.forwards = network_rollouts(self.net, states, trackers, rollout_voids, bags_by_seat)
+            self.forwards = network_rollouts(
+                self.net, states, trackers, rollout_voids, bags_by_seat, self._heuristic_seats(rules)
+            )
         utilities = np.asarray([position_utility(rules, s, bags, self.bag_cost) for s in states])
         means = utilities.reshape(-1, len(choices)).mean(axis=0)
         self.last_values = {a: float(v) for a, v in zip(choices, means)}
@@ -363,6 +382,14 @@ class SearchAgent(PIMCAgent):
         if self.last_values[best] - self.last_values[network_bid] < self.margin:
             return network_bid
         return best
+
+    def _heuristic_seats(self, rules: Rules) -> frozenset[int]:
+        """The slots the heuristic plays in network rollouts: the other sides' with ``others_rollout="heuristic"``
+        (slot 0 is the searching seat), else none."""
+        if self.others_rollout == "network":
+            return frozenset()
+        mine = rules.side_of(0)
+        return frozenset(s for s in range(rules.num_players) if rules.side_of(s) != mine)
 
     def _network_candidates(
         self, legal: int, unseen: int, choices: list[int], deuce_high: bool
@@ -384,7 +411,8 @@ register_agent(
     "search",
     SearchAgent,
     "learned search: the network's likely cards tried on PIMC's deals, finished "
-    "by network rollouts (rollout=network|heuristic, bids=network|rollouts|search|heuristic, "
+    "by network rollouts (rollout=network|heuristic, others_rollout=network|heuristic, "
+    "bids=network|rollouts|search|heuristic, "
     "policy=<file>)",
     overwrite=True,
 )

@@ -258,6 +258,44 @@ def test_network_rollouts_finish_every_hand_one_forward_per_step(pure_policy):
     assert 0 < forwards <= STD.num_tricks * 4 - 1
 
 
+def test_network_rollouts_let_the_heuristic_play_the_seats_given_and_the_network_the_others(pure_policy, monkeypatch):
+    """With heuristic seats, every choice of those seats is the heuristic's on the rollout's own state (a recording
+    spy), and the other seats still go through the network."""
+    import spades_env.agents.search as search_module
+
+    net = make_agent("ppo", path=pure_policy)
+    state = play_position(1, tricks=0)
+    tracker = ObservationTracker()
+    tracker.start_hand(state, [0, 0], [0, 0], STD)
+    seats_asked = []
+    real = search_module.act_from_state
+
+    def spy(state, voids, bags):
+        seats_asked.append(state.current)
+        return real(state, voids, bags)
+
+    monkeypatch.setattr(search_module, "act_from_state", spy)
+    forwards = network_rollouts(net, [state], [tracker], [[0] * 4], [0] * 4, frozenset({1, 3}))
+    assert state.is_over and sum(state.tricks_won) == STD.num_tricks
+    assert seats_asked and set(seats_asked) == {1, 3}  # only the opponents' choices
+    assert forwards > 0  # slots 0 and 2 still asked the network
+
+
+def test_others_rollout_models_the_other_sides_with_the_heuristic(pure_policy):
+    agent = SearchAgent(seed=0, policy=pure_policy, others_rollout="heuristic", samples=4)
+    assert agent._heuristic_seats(STD) == frozenset({1, 3})
+    assert agent._heuristic_seats(preset("cutthroat")) == frozenset({1, 2, 3})
+    assert SearchAgent(seed=0, policy=pure_policy)._heuristic_seats(STD) == frozenset()
+    assert agent.describe()["others_rollout"] == "heuristic"
+    obs = observation(play_position(seed=4, tricks=2))
+    assert obs["action_mask"][agent.act(obs)] == 1
+    # it changes what the search finds: the same deals valued otherwise
+    plain = SearchAgent(seed=0, policy=pure_policy, samples=4, prune=0.0)
+    mixed = SearchAgent(seed=0, policy=pure_policy, samples=4, prune=0.0, others_rollout="heuristic")
+    plain.act(obs), mixed.act(obs)
+    assert plain.last_values.keys() == mixed.last_values.keys() and plain.last_values != mixed.last_values
+
+
 def test_search_is_registered_for_the_evaluation_tool():
     assert "search" in available_agents()
     agent = make_agent("search", samples=3, rollout="network")
@@ -270,6 +308,7 @@ def test_search_is_registered_for_the_evaluation_tool():
         ({"rollout": "mcts"}, "rollout must be one of"),
         ({"bids": "guess"}, "bids must be one of"),
         ({"others": "pimc"}, "others must be one of"),
+        ({"others_rollout": "pimc"}, "others_rollout must be one of"),
         ({"chunk": 0}, "chunk must be a positive int"),
         ({"time_limit": 0}, "time_limit must be a positive"),
         ({"bag_cost": -1}, "bag_cost must be >= 0"),
