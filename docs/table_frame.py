@@ -1,4 +1,5 @@
-"""Write docs/table_frame.png: one rgb_array frame of a seeded game in progress (the README's picture).
+"""Write docs/table_frame.png: one rgb_array frame of a seeded hand of trained play in progress (the README's
+picture): the released policy ``ppo`` at every seat, its bids and a trick on the table.
 
 Run from the repository root: ``python docs/table_frame.py``.
 """
@@ -7,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 import spades_env
+from spades_env.agents import make_agent
 from spades_env.render_image import save_frames
 
 SEED = 7
@@ -17,12 +17,12 @@ ACTIONS = 23  # the bids and a few tricks: a trick in progress on the table
 
 
 def main() -> None:
-    """Play ``ACTIONS`` seeded random legal actions and save the frame."""
+    """Play ``ACTIONS`` decisions of the released policy at every seat on a seeded deal and save the frame."""
     env = spades_env.raw_env(render_mode="rgb_array")
     env.reset(seed=SEED)
-    rng = np.random.default_rng(SEED)
+    agent = make_agent("ppo")
     for _ in range(ACTIONS):
-        env.step(int(rng.choice(env.legal_actions())))
+        env.step(agent.act(env.observe(env.agent_selection)))
     folder = Path(__file__).resolve().parent
     (path,) = save_frames([env.render()], str(folder))
     target = folder / "table_frame.png"
