@@ -16,6 +16,13 @@ named on the command line is loaded at start-up; files are never opened by a
 name from the page (a record is uploaded as JSON); at most ``max_tables``
 tables are open at once. A tab that goes away, even mid-message, is logged as
 one line.
+
+Human games as data: with ``record_dir`` (``--record-dir DIR``) every live
+game is saved when it ends, as the record ``spades-replay`` reads (who sat
+where in ``seats``), one new file per game (``<UTC time>-<random>.json``,
+written whole or not at all: :func:`spades_env.records.save_record`); a
+table writes only its own game, once. ``python -m training.imitate_records
+DIR`` trains a policy from them.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ import json
 import logging
 import socket
 import sys
+import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,6 +50,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from ..core.actions import action_name
 from ..core.rules import PRESETS, preset
 from ..play import HUMAN
+from ..records import save_record
 from .guard import LOCAL_HOSTS, SECURITY_HEADERS, Guard, allowed_hosts
 from .session import LiveTable, ReplayTable, TableError
 
@@ -267,8 +277,23 @@ class Connection:
         await self.send_state()
 
     async def on_act(self, m: dict[str, Any]) -> None:
-        self._live().act(m["action"])
+        table = self._live()
+        table.act(m["action"])
+        await asyncio.to_thread(self.keep_record, table)
         await self.send_state()
+
+    def keep_record(self, table: LiveTable) -> None:
+        """Save the table's game once it is over, when the server keeps records (``record_dir``); once per game,
+        under a name of its own. A failure to write is logged, and the table plays on."""
+        folder = self.app.state.record_dir
+        if folder is None or not table.over or table.recorded:
+            return
+        table.recorded = True
+        name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{uuid.uuid4().hex[:12]}.json"
+        try:
+            save_record(table.record(), folder / name)
+        except OSError as exc:
+            log.error("record not saved in %s: %s", folder, exc)
 
     async def on_hint(self, m: dict[str, Any]) -> None:
         table = self._live()
@@ -324,6 +349,7 @@ class Connection:
                         break  # replaced, or the turn changed while waiting
                     try:
                         await asyncio.to_thread(table.agent_move)
+                        await asyncio.to_thread(self.keep_record, table)
                     except Exception as exc:  # an agent's failure stops its table's agents, not the server
                         log.exception("agent move failed")
                         await self.send({"type": "error", "message": f"the agent failed ({type(exc).__name__})"})
@@ -349,11 +375,14 @@ def create_app(
     policies: dict[str, str] | None = None,
     hint_agent: str = "heuristic",
     hosts: Iterable[str] = LOCAL_HOSTS,
+    record_dir: str | Path | None = None,
 ) -> Starlette:
     """The app: the page at ``/``, its assets at ``/static``, tables at ``/ws``, answering the host names
-    ``hosts`` (and LOCAL_HOSTS) only; ValueError naming a bad argument or policy file."""
+    ``hosts`` (and LOCAL_HOSTS) only, saving every finished live game in ``record_dir`` when given; ValueError
+    naming a bad argument or policy file."""
     if isinstance(max_tables, bool) or not isinstance(max_tables, int) or max_tables < 1:
         raise ValueError(f"max_tables must be a positive integer, got {max_tables!r}")
+    records = None if record_dir is None else usable_folder(record_dir)
     hosts = [hosts] if isinstance(hosts, str) else list(hosts)
     names = allowed_hosts(LOCAL_HOSTS[0], hosts)
 
@@ -375,7 +404,26 @@ def create_app(
     app.state.agents = Agents(policies, hint_agent)
     app.state.max_tables = max_tables
     app.state.open_tables = 0
+    app.state.record_dir = records
     return app
+
+
+def usable_folder(path: str | Path) -> Path:
+    """The records' folder, made when missing; ValueError unless it is a folder this server can write in."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file in the way, a parent that cannot be made
+        raise ValueError(f"--record-dir {path}: cannot make the folder ({exc.strerror or exc})") from None
+    if not folder.is_dir():
+        raise ValueError(f"--record-dir {path}: not a folder")
+    probe = folder / f".probe-{uuid.uuid4().hex}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--record-dir {path}: this server cannot write there ({exc.strerror or exc})") from None
+    return folder
 
 
 def policy_option(text: str) -> tuple[str, str]:
@@ -424,6 +472,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="offer a policy file as the agent NAME (repeatable; loaded at start-up)",
     )  # fmt: skip
     parser.add_argument("--hint-agent", default="heuristic", help="the agent whose move a hint shows")
+    parser.add_argument(
+        "--record-dir", default=None, metavar="DIR",
+        help="save every finished game here as a record (spades-replay reads it; training.imitate_records learns from it)",
+    )  # fmt: skip
     return parser
 
 
@@ -457,7 +509,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spades-web: --policy names {twice} more than once", file=sys.stderr)
         return 2
     try:
-        app = create_app(args.max_tables, policies, args.hint_agent, [args.host, *args.allowed_host])
+        app = create_app(
+            args.max_tables, policies, args.hint_agent, [args.host, *args.allowed_host], record_dir=args.record_dir
+        )
     except ValueError as exc:
         print(f"spades-web: {exc}", file=sys.stderr)
         return 2

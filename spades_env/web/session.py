@@ -71,6 +71,7 @@ class LiveTable:
         self.env.reset(seed=self.seed)
         self.track = Track()
         self.holding = False  # after a hand's end with a person seated, agents wait for "continue"
+        self.recorded = False  # saved in the server's record folder (once, when the game is over)
 
     # ------------------------------------------------------------------ queries
     @property

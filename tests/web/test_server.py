@@ -218,3 +218,44 @@ def test_a_socket_from_another_site_is_refused(server):
         Tab(server, origin="http://evil.example")
     with Tab(server, origin=server) as tab:  # the page's own origin
         assert tab.hello["type"] == "hello"
+
+
+def test_finished_games_are_saved_as_records_one_file_each(tmp_path):
+    from spades_env.records import load_record
+
+    folder = tmp_path / "games"
+    with serving(max_tables=4, record_dir=folder) as base:
+        with Tab(base) as tab:
+            tab.send({**HUMAN_FIRST, "seats": ["human", "heuristic", "heuristic", "heuristic"], "seed": 8})
+            while True:
+                view = tab.until(my_turn)["view"]
+                if view["over"]:
+                    break
+                assert list(folder.iterdir()) == []  # nothing before the game ends
+                tab.send({"type": "act", "action": view["actions"]["legal"][0]["id"]})
+            saved = tab.ask({"type": "save"})["record"]
+        with Tab(base) as other:  # a game of agents alone, at another table
+            other.send({"type": "new", "rules": "cutthroat3", "seats": ["random"] * 3, "episode": "hand", "seed": 2,
+                        "pace_ms": 0})  # fmt: skip
+            other.until(lambda m: m["type"] == "state" and m["view"]["over"], timeout=60)
+            deadline = time.monotonic() + 10
+            while len(list(folder.glob("*.json"))) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+    files = sorted(folder.glob("*.json"))
+    assert len(files) == 2 and not list(folder.glob(".*"))  # one per game, no temporary file left
+    records = [load_record(f) for f in files]
+    mine = next(r for r in records if r["seats"][0] == "human")
+    assert mine == saved and replay(mine).results == saved["results"]  # the game as played, once
+    theirs = next(r for r in records if r is not mine)
+    assert theirs["seats"] == ["random"] * 3 and replay(theirs).results == theirs["results"]
+
+
+def test_a_record_folder_that_cannot_be_written_is_refused_at_start(tmp_path):
+    from spades_env.web.server import create_app
+
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    with pytest.raises(ValueError, match="--record-dir .*cannot make the folder|not a folder"):
+        create_app(record_dir=a_file)
+    made = tmp_path / "new" / "games"
+    assert create_app(record_dir=made).state.record_dir == made and made.is_dir()
