@@ -18,6 +18,10 @@ the wait for its batch) plus the PPO update.
   has rollout workers (``rollout_workers``): the workers' own share;
 * ``new_workers_N``: ``new`` with N rollout workers, for each N of
   ``--rollout-workers`` (the tables split among them; for machines with more cores);
+* ``new_ray_N``: ``new`` with N rollout workers as Ray actors (``rollout_backend: ray``), for each N of
+  ``--ray-workers``, beside its process counterpart (``new`` or ``new_workers_N``): the ratio of the two is
+  the Ray backend's cost. The benchmark starts one local Ray for them all, with as many logical CPUs as
+  their actors together (one configuration runs at a time);
 * ``new_torch``: with ``--backend torch``, ``new`` on the torch batch engine on ``--device``
   (``backend: torch``: the tables, the rollout and GAE on the device, collected in this process);
 * ``new_without_card_scorer``: ``new`` with a plain MLP policy (``card_scorer: 0``),
@@ -25,7 +29,7 @@ the wait for its batch) plus the PPO update.
   for; the scorer makes every decision dearer (and the imitation far closer).
 
     python benchmarks/training_throughput.py [--updates 6] [--rounds 2] [--clock wall|cpu] [--config new.yaml]
-        [--rollout-workers 2,4] [--backend numpy|torch] [--device cpu|cuda] [--json out.json]
+        [--rollout-workers 2,4] [--ray-workers 1,2] [--backend numpy|torch] [--device cpu|cuda] [--json out.json]
 
 It prints each configuration's learner decisions/s with the time split
 between rollouts and updates, and the ratios to ``old`` over the summed
@@ -136,12 +140,14 @@ class Trainer:
         self.run.rollout.start(len(self.run.pool), self.run.rng)
         self.source = Batches(self.run)  # in this process, or the rollout workers (rollout_workers)
         self.totals = {"decisions": 0, "rollout_s": 0.0, "update_s": 0.0}
+        self.steps = 0  # updates, timed or not
 
     def step(self, clock, timed: bool) -> None:
         """One rollout and PPO update (counted when ``timed``)."""
         run, learner = self.run, self.run.learner
         set_learning_rate(learner.optimizer, learning_rate(self.config, 0))
         t0 = clock()
+        self.steps += 1
         batch, _ = self.source.next()
         t1 = clock()
         if batch is not None:
@@ -186,6 +192,11 @@ def main() -> None:
         default="",
         help="comma-separated worker counts to run as well (new_workers_N: the new configuration with N workers)",
     )
+    parser.add_argument(
+        "--ray-workers",
+        default="",
+        help="comma-separated actor counts to run on Ray (new_ray_N, beside the same count of worker processes)",
+    )
     parser.add_argument("--device", default=None, help="torch device of every configuration (default: the config's)")
     parser.add_argument(
         "--backend", choices=("numpy", "torch"), default="numpy", help="torch: also run new_torch (backend: torch)"
@@ -194,14 +205,22 @@ def main() -> None:
     args = parser.parse_args()
     try:
         worker_counts = [int(n) for n in args.rollout_workers.split(",") if n.strip()]
+        ray_counts = [int(n) for n in args.ray_workers.split(",") if n.strip()]
     except ValueError:
-        parser.error(f"--rollout-workers takes comma-separated counts, got {args.rollout_workers!r}")
+        parser.error(f"--rollout-workers and --ray-workers take comma-separated counts, got {args.rollout_workers!r}")
+    if any(n < 1 for n in ray_counts):
+        parser.error(f"--ray-workers counts must be at least 1, got {args.ray_workers!r}")
+    if ray_counts:  # each configuration's process counterpart runs too
+        worker_counts += [n for n in ray_counts if n not in worker_counts]
+        from training.ray_workers import init_ray
+
+        init_ray(num_cpus=max(os.cpu_count() or 1, sum(ray_counts)))
     torch.set_num_threads(1)
     clock = CLOCKS[args.clock]
     new_config = load_config(args.config)
     device = {"device": args.device} if args.device else {}
     new_config = dataclasses.replace(new_config, **device).validate()
-    uses_workers = new_config.rollout_workers or any(worker_counts)
+    uses_workers = new_config.rollout_workers or any(worker_counts) or ray_counts
     if uses_workers and args.clock == "cpu":  # the workers' time is other processes'
         parser.error(
             "the new configuration collects rollouts in a worker process, whose time the cpu clock (this "
@@ -223,6 +242,9 @@ def main() -> None:
             if count != new_config.rollout_workers:
                 more = dataclasses.replace(new_config, rollout_workers=count).validate()
                 trainers.append(Trainer(f"new_workers_{count}", more, os.path.join(tmp, f"new_workers_{count}")))
+        for count in ray_counts:
+            on_ray = dataclasses.replace(new_config, rollout_workers=count, rollout_backend="ray").validate()
+            trainers.append(Trainer(f"new_ray_{count}", on_ray, os.path.join(tmp, f"new_ray_{count}")))
         try:
             for trainer in trainers:
                 for _ in range(WARMUP_UPDATES):
@@ -241,14 +263,26 @@ def main() -> None:
     for trainer in trainers:
         t = trainer.totals
         out[trainer.name] = {**t, "decisions_per_second": trainer.rate()}
+        traffic = ""
+        if trainer.name.startswith("new_ray_"):  # what crossed the object store, per update
+            source, steps = trainer.source.worker, trainer.steps
+            out[trainer.name]["weights_bytes_per_update"] = source.weights_bytes / steps
+            out[trainer.name]["answer_bytes_per_update"] = source.answer_bytes / steps
+            traffic = f"; per update {source.weights_bytes / steps / 1e6:.1f} MB of weights out, "
+            traffic += f"{source.answer_bytes / steps / 1e6:.1f} MB of decisions back"
         print(
             f"{trainer.name}: {trainer.rate():,.0f} learner decisions/s ({t['decisions']:,} decisions; "
-            f"rollouts {t['rollout_s']:.1f} s, updates {t['update_s']:.1f} s)"
+            f"rollouts {t['rollout_s']:.1f} s, updates {t['update_s']:.1f} s{traffic})"
         )
     for trainer in trainers[1:]:
         ratio = out[f"ratio_{trainer.name}"] = trainer.rate() / trainers[0].rate()
         print(f"ratio {trainer.name} / old: {ratio:.2f}")
     out["ratio"] = out["ratio_new"]
+    rates = {trainer.name: trainer.rate() for trainer in trainers}
+    for count in ray_counts:
+        processes = "new" if count == new_config.rollout_workers else f"new_workers_{count}"
+        ratio = out[f"ratio_new_ray_{count}_to_processes"] = rates[f"new_ray_{count}"] / rates[processes]
+        print(f"ratio new_ray_{count} / {processes} (the same {count} worker(s) as processes): {ratio:.2f}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)

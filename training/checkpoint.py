@@ -57,6 +57,9 @@ RESUMABLE_FIELDS = frozenset(
         "checkpoint_every",
         "progress",
         "init_from",
+        "rollout_backend",  # the same decisions either way (training.ray_workers): a run may move to a cluster
+        "ray_address",
+        "ray_spares",
     }
 )
 

@@ -30,6 +30,7 @@ from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayou
 from spades_env.rewards import RELATIVE_TO
 
 BACKENDS = ("numpy", "torch")  # the tables' engine (spades_env.batch's backends)
+ROLLOUT_BACKENDS = ("process", "ray")  # where the rollout workers run (training.pipeline, training.ray_workers)
 WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (not imported: no torch here)
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the
 # position and the history) or the acting seat's observation
@@ -64,6 +65,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
         for name in (
             "seed",
             "rollout_workers",
+            "ray_spares",
             "time_limit_minutes",
             "max_updates",
             "card_scorer",
@@ -137,6 +139,22 @@ class TrainConfig:
         "processes collecting rollouts during the update before it (one update of policy lag, see "
         "training.pipeline): 0 = in this process; 1 = one worker (both of 2 cores busy); N > 1 splits the tables "
         "among N workers, for machines with more cores (the learner stays in this process)",
+    )
+    rollout_backend: str = _f(
+        "process",
+        "where the rollout workers run: 'process' (processes of this machine, training.pipeline) or 'ray' (Ray "
+        "actors, on this machine or a cluster: training.ray_workers; the same decisions as 'process' for the same "
+        "rollout_workers; needs the ray extra)",
+    )
+    ray_address: str = _f(
+        "",
+        "with rollout_backend: ray, the cluster to join ('auto', or HOST:PORT of 'ray start --head'); '' starts a "
+        "local Ray for the run",
+    )
+    ray_spares: int = _f(
+        1,
+        "with rollout_backend: ray, standby actors (idle, no CPU reserved): one takes over the tables of an actor "
+        "that dies, so that its rollout is redone at once rather than after Ray has started it again",
     )
     # network
     hidden: list = _f([256, 256], "hidden layer sizes of the policy MLP")
@@ -311,6 +329,17 @@ class TrainConfig:
                     raise ValueError(
                         f"train config 'backend: torch' needs '{name}': {wanted}, got {getattr(self, name)!r}"
                     )
+        if self.rollout_backend not in ROLLOUT_BACKENDS:
+            raise ValueError(
+                f"train config 'rollout_backend' must be one of {ROLLOUT_BACKENDS}, got {quoted(self.rollout_backend)}"
+            )
+        if self.rollout_backend == "ray" and not self.rollout_workers:
+            raise ValueError("train config 'rollout_backend: ray' needs 'rollout_workers' of at least 1 (its actors)")
+        if self.ray_address and self.rollout_backend != "ray":
+            raise ValueError(
+                f"train config 'ray_address' ({self.ray_address!r}) is read with 'rollout_backend: ray' only, "
+                f"got {quoted(self.rollout_backend)}"
+            )
         if self.weight_grad not in WEIGHT_GRADS:
             raise ValueError(f"train config 'weight_grad' must be one of {WEIGHT_GRADS}, got {self.weight_grad!r}")
         if self.reward_others not in RELATIVE_TO:

@@ -41,6 +41,7 @@ workers and the learner want N + 1 cores, or N when the update is short.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import pickle
@@ -108,17 +109,47 @@ def _recv(conn: Any) -> tuple:
     return pickle.loads(conn.recv_bytes())
 
 
+class WorkerTables:
+    """The worker's side of either backend (this module's processes, :mod:`training.ray_workers`' actors): its
+    networks, its tables (a :class:`WorkerState`) and the snapshot pool last sent."""
+
+    def __init__(self, config: TrainConfig, device: str, threads: int):
+        torch.set_num_threads(threads)
+        self.config, self.device = config, torch.device(device)
+        self.policy, self.snapshots = _networks(config, self.device)
+        self.state: WorkerState | None = None
+        self.pool: list = []
+
+    def load(self, state: WorkerState) -> None:
+        """Take these tables (the worker's config applies to them)."""
+        state.rollout.config = self.config
+        self.state = state
+
+    def collect(self, policy_state: dict, pool: list | None) -> tuple[dict[str, Any] | None, dict[str, list[float]]]:
+        """One rollout with these weights (and this pool, when not None: else the last one): the finished decisions,
+        without the critic's values (the learner values them: :func:`training.rollout.finish_batch`), and seat 0's
+        hand rewards."""
+        self.policy.load_state_dict(policy_state)
+        if pool is not None:
+            self.pool = pool
+        state = self.state
+        torch.set_rng_state(state.torch_rng)
+        batch, rewards = collect(state.rollout, self.policy, None, self.snapshots, self.pool, state.rng, self.device)
+        state.torch_rng = torch.get_rng_state()
+        return batch, rewards
+
+    def imitate(self, rollout: Rollout, decisions: int) -> dict[str, Any]:
+        """The heuristic's decisions on ``rollout``'s tables (training.imitation's other half)."""
+        return heuristic_decisions(rollout, self.config, decisions, progress=False)
+
+
 def _serve(conn: Any, config: TrainConfig, device: str, threads: int) -> None:
     """The worker's loop: ("collect", policy weights, pool or None) -> ("batch", decisions, rewards); ("before",)
     -> ("before", the pickled state from before the last batch); ("state", state) sets its tables; ("imitate",
     rollout, decisions) -> ("imitation", the heuristic's decisions)."""
     try:
-        torch.set_num_threads(threads)
-        device_ = torch.device(device)
-        policy, snapshots = _networks(config, device_)
-        state: WorkerState | None = None
+        tables = WorkerTables(config, device, threads)
         before: bytes | None = None  # the state from before the last batch, for a checkpoint
-        pool: list = []
         while True:
             message = _recv(conn)
             kind = message[0]
@@ -128,21 +159,14 @@ def _serve(conn: Any, config: TrainConfig, device: str, threads: int) -> None:
                 _send(conn, ("before", before))
                 continue
             if kind == "state":
-                state = message[1]
-                state.rollout.config = config
+                tables.load(message[1])
                 continue
             if kind == "imitate":  # the heuristic's decisions on tables of its own (training.imitation)
-                _send(conn, ("imitation", heuristic_decisions(message[1], config, message[2], progress=False)))
+                _send(conn, ("imitation", tables.imitate(message[1], message[2])))
                 continue
             _, policy_state, new_pool = message
-            policy.load_state_dict(policy_state)
-            if new_pool is not None:
-                pool = new_pool
-            before = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)  # sent only if a checkpoint asks
-            torch.set_rng_state(state.torch_rng)
-            # without the critic: the learner values the decisions (training.rollout.finish_batch)
-            batch, rewards = collect(state.rollout, policy, None, snapshots, pool, state.rng, device_)
-            state.torch_rng = torch.get_rng_state()
+            before = pickle.dumps(tables.state, protocol=pickle.HIGHEST_PROTOCOL)  # sent only if a checkpoint asks
+            batch, rewards = tables.collect(policy_state, new_pool)
             _send(conn, ("batch", batch, rewards))  # one message: a send blocks until the other side reads
     except (EOFError, KeyboardInterrupt):  # the main process went away
         return
@@ -198,11 +222,7 @@ class RolloutWorker:
         """Ask for the next batch with these policy weights and this snapshot pool (sent again only when it changed)."""
         if self._pending:
             raise RolloutWorkerError("a rollout is already in flight: take its result first")
-        changed = (
-            self._pool_sent is None
-            or len(pool) != len(self._pool_sent)
-            or any(a is not b for a, b in zip(pool, self._pool_sent))
-        )
+        changed = pool_changed(pool, self._pool_sent)
         _send(self._conn, ("collect", policy_state, list(pool) if changed else None))
         self._pool_sent = list(pool)
         self._pending, self._answer, self._before = True, None, None
@@ -303,6 +323,32 @@ class RolloutWorkers:
         """Stop every worker."""
         for worker in self.workers:
             worker.close()
+
+
+def pool_changed(pool: list, sent: list | None) -> bool:
+    """Whether ``pool`` differs from the pool last sent (``sent``; None: none yet), snapshot by snapshot (the
+    learner adds and drops snapshots; it never changes one in place)."""
+    return sent is None or len(pool) != len(sent) or any(a is not b for a, b in zip(pool, sent))
+
+
+def rollout_workers(config: TrainConfig, states: list[WorkerState], device: torch.device) -> RolloutWorkers:
+    """The run's rollout workers on its ``rollout_backend``: processes here, or Ray actors
+    (:class:`training.ray_workers.RayRolloutWorkers`, the same interface)."""
+    if config.rollout_backend == "ray":
+        from training.ray_workers import RayRolloutWorkers  # Ray is an extra: imported only when asked for
+
+        return RayRolloutWorkers(config, states, device)
+    return RolloutWorkers(config, states, device)
+
+
+def imitation_worker(config: TrainConfig, device: torch.device) -> Any:
+    """The worker that collects half of the imitation's decisions (``imitation_data(rollout, decisions)``,
+    ``close()``): a process, or one Ray actor on the Ray backend."""
+    if config.rollout_backend == "ray":
+        from training.ray_workers import RayRolloutWorkers
+
+        return RayRolloutWorkers(dataclasses.replace(config, rollout_workers=1), None, device, spares=0)
+    return RolloutWorker(config, None, device)
 
 
 class ImitationRequest:

@@ -80,7 +80,7 @@ from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
 from training.mixture import table_presets
-from training.pipeline import RolloutWorker, RolloutWorkers, fresh_worker_states, weights
+from training.pipeline import fresh_worker_states, imitation_worker, rollout_workers, weights
 from training.ppo import explained_variance, normalize_by_group, ppo_update
 from training.rollout import add_rewards, finish_batch
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
@@ -154,7 +154,10 @@ def usable_device(name: str) -> torch.device:
 def check_workers(config: TrainConfig) -> None:
     """Refuse (ValueError) more rollout workers than this machine's cores: the cap of the tools' worker processes
     (:func:`spades_env.cli_args.max_workers`). Not capped silently, as the evaluation's workers are: the workers
-    split the tables, so their number shapes the run."""
+    split the tables, so their number shapes the run. Ray actors (``rollout_backend: ray``) may be on other machines:
+    the cluster's CPUs are checked when it is joined (:class:`training.ray_workers.RayCluster`)."""
+    if config.rollout_backend == "ray":
+        return
     cap = max_workers()
     if config.rollout_workers > cap:
         raise ValueError(
@@ -215,7 +218,7 @@ def warm_start(run: Run) -> None:
     """Imitate the heuristic unless told not to (or already started from weights), deal the PPO tables, checkpoint."""
     config, learner = run.config, run.learner
     if config.bc_decisions > 0 and not run.counters["bc_done"]:
-        worker = RolloutWorker(config, None, run.device) if config.rollout_workers else None  # collects half
+        worker = imitation_worker(config, run.device) if config.rollout_workers else None  # collects half
         try:
             result = imitate(
                 run.rollout.host_tables(run.rng),  # the heuristic plays on the numpy engine's tables
@@ -261,7 +264,7 @@ class Batches:
                 "states": fresh_worker_states(run.config, run.rules, run.rollout, len(run.pool)),
                 "policy": None,
             }
-            self.worker = RolloutWorkers(run.config, saved["states"], run.device)
+            self.worker = rollout_workers(run.config, saved["states"], run.device)
             if saved["policy"] is not None:  # the request in flight at the checkpoint, asked again
                 self.worker.submit(saved["policy"], run.pool)
 

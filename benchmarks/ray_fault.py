@@ -1,0 +1,123 @@
+"""What a lost actor costs the Ray backend: updates timed with one actor killed inside a rollout, against the rest.
+
+The trainer's own loop (``training.train.Batches`` and the PPO update, as
+``training_throughput.py`` times them) on the Ray backend with ``--workers``
+actors, on a local Ray. After ``--warmup`` updates, each update's time
+(the wait for the batch, then the update) is recorded; at update
+``--kill-at`` a third of a rollout after the next rollout was asked for, one
+actor's process is killed with SIGKILL, and that rollout is redone (by a
+standby actor with ``--spares 1``, or by the actor once Ray has started it
+again with ``--spares 0``). It prints the extra time of the update that waited
+for the redone rollout over the median of the others, and that extra in units
+of one rollout (a rollout asked for and waited for alone, timed before),
+the issue's measure: at most one rollout. It also checks that the run goes on:
+the batch of the redone rollout is the one a run without the kill trains on.
+
+    python benchmarks/ray_fault.py [--config C.yaml] [--workers 2] [--spares 1] [--updates 8] [--kill-at 4]
+        [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from training.config import load_config  # noqa: E402
+from training.imitation import set_learning_rate  # noqa: E402
+from training.ppo import ppo_update  # noqa: E402
+from training.train import Batches, learning_rate, start_run  # noqa: E402
+
+
+def main() -> None:
+    """Time the updates, kill one actor inside a rollout, print the extra time in rollouts."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default=None, help="the training config (default: the embedded default)")
+    parser.add_argument("--workers", type=int, default=2, help="Ray actors (rollout_workers)")
+    parser.add_argument("--spares", type=int, default=1, help="standby actors (ray_spares)")
+    parser.add_argument("--updates", type=int, default=8, help="updates timed")
+    parser.add_argument("--warmup", type=int, default=2, help="updates before the timing")
+    parser.add_argument("--kill-at", type=int, default=4, help="the timed update during which an actor is killed")
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    if not 1 <= args.kill_at < args.updates:
+        parser.error("--kill-at must be at least 1 and below --updates (the update after it waits for the redo)")
+    import ray
+
+    from training.ray_workers import init_ray
+
+    torch.set_num_threads(1)
+    config = dataclasses.replace(
+        load_config(args.config), rollout_workers=args.workers, rollout_backend="ray", ray_spares=args.spares
+    ).validate()
+    init_ray(num_cpus=max(os.cpu_count() or 1, args.workers))
+    with tempfile.TemporaryDirectory() as tmp:
+        run = start_run(config, Path(tmp) / "run", resume=False)
+        run.rollout.start(0, run.rng)
+        source = Batches(run)
+        actors = source.worker
+        try:
+            for _ in range(args.warmup):
+                update(run, source.next()[0])
+            source.inflight()  # the rollout in flight done: a rollout alone is timed next
+            source.next()  # takes it, asks for the next one with the same weights
+            t0 = time.perf_counter()
+            source.inflight()
+            rollout_s = time.perf_counter() - t0
+            times = []
+            for step in range(args.updates):
+                t0 = time.perf_counter()
+                batch, _ = source.next()  # waits for its batch, asks for the next
+                if step == args.kill_at:
+                    time.sleep(rollout_s / 3)  # inside the rollout just asked for
+                    victim = actors.workers[-1].actor
+                    os.kill(ray.get(victim.pid.remote()), signal.SIGKILL)
+                update(run, batch)
+                times.append(time.perf_counter() - t0)
+        finally:
+            source.close()
+    restarts = actors.restarts
+    hit = times[args.kill_at + 1]  # the update that waited for the redone rollout
+    others = [t for i, t in enumerate(times) if i != args.kill_at + 1]
+    extra = hit - statistics.median(others)
+    out = {
+        "workers": args.workers,
+        "spares": args.spares,
+        "rollout_s": rollout_s,
+        "update_s": times,
+        "killed_at": args.kill_at,
+        "restarts": restarts,
+        "extra_s": extra,
+        "extra_in_rollouts": extra / rollout_s,
+    }
+    print(f"a rollout alone: {rollout_s:.2f} s; updates: {', '.join(f'{t:.2f}' for t in times)} s")
+    print(
+        f"the update after the kill: {hit:.2f} s, {extra:+.2f} s over the median of the others = "
+        f"{extra / rollout_s:.2f} rollouts ({restarts} actor death(s) survived, {args.spares} standby)"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+
+
+def update(run, batch) -> None:
+    """One PPO update on ``batch`` (as the trainer does it, at the first learning rate)."""
+    learner = run.learner
+    set_learning_rate(learner.optimizer, learning_rate(run.config, 0))
+    if batch is not None:
+        ppo_update(
+            learner.policy, learner.critic, learner.optimizer, learner.params, batch, run.config, run.rng, run.device
+        )
+
+
+if __name__ == "__main__":
+    main()
