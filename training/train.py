@@ -61,6 +61,8 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,6 +135,10 @@ def check_run(config: TrainConfig) -> None:
         raise ValueError(f"train config 'teachers': {problem}")
     check_workers(config)
     check_table_memory(config, device)
+    if config.rollout_backend == "ray":
+        from training.ray_workers import ray_module
+
+        ray_module()  # installed (the cluster itself is joined when the run starts: training.train.train)
 
 
 def usable_device(name: str) -> torch.device:
@@ -515,6 +521,27 @@ def train(argv: list[str] | None = None) -> dict[str, Any]:
     config, cli = configure(argv)
     folder = Path(config.runs_dir) / config.run_name
     check_folder(folder, resume=cli.resume, overwrite=cli.overwrite)  # refuses before anything is written
+    with ray_cluster(config):  # joined (or refused: RayClusterError) before anything is written
+        return _train(config, cli, folder)
+
+
+@contextmanager
+def ray_cluster(config: TrainConfig) -> Iterator[None]:
+    """The run's Ray with ``rollout_backend: ray`` (joined, or started for the run and stopped after it; its CPUs
+    checked: RayClusterError naming the config key); nothing otherwise."""
+    if config.rollout_backend != "ray":
+        yield
+        return
+    from training.ray_workers import RayCluster
+
+    cluster = RayCluster(config.ray_address, config.rollout_workers, config.threads)
+    try:
+        yield
+    finally:
+        cluster.close()
+
+
+def _train(config: TrainConfig, cli: argparse.Namespace, folder: Path) -> dict[str, Any]:
     run = start_run(config, folder, resume=cli.resume)
     with RunLock(folder):
         if cli.overwrite and not cli.resume:
@@ -548,6 +575,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spades-train: {exc}", file=sys.stderr)
         return 1
     except CheckpointError as exc:  # init_from or --resume's checkpoint refused, before anything is written
+        print(f"spades-train: error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # the Ray cluster asked for cannot be had (RayClusterError), before anything is written
+        from training.ray_workers import RayClusterError
+
+        if not isinstance(exc, RayClusterError):
+            raise
         print(f"spades-train: error: {exc}", file=sys.stderr)
         return 2
     return 0

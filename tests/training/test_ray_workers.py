@@ -31,7 +31,7 @@ if os.environ.get("SPADES_REQUIRE_RAY"):  # CI: the Ray tests must run, not skip
 else:
     ray = pytest.importorskip("ray")
 
-from training.ray_workers import RayCluster, RayRolloutWorkers, init_ray  # noqa: E402 - after the skip
+from training.ray_workers import RayCluster, RayClusterError, RayRolloutWorkers, init_ray  # noqa: E402 - after the skip
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = str(REPO / "configs" / "train" / "smoke.yaml")
@@ -52,9 +52,10 @@ def local_ray():
 
 @pytest.fixture
 def two_workers(tmp_path):
-    """A smoke run's config with two workers (longer rollouts, so that a kill lands inside one), its run and the
-    workers' fresh states."""
-    config = dataclasses.replace(load_config(SMOKE), rollout_workers=2, rollout_steps=256).validate()
+    """A smoke run's config with two workers of 17 and 16 tables (a standby built for the first must play the second's
+    share as the second's), longer rollouts (so that a kill lands inside one), its run and the workers' fresh
+    states."""
+    config = dataclasses.replace(load_config(SMOKE), rollout_workers=2, rollout_steps=256, num_envs=33).validate()
     run = start_run(config, tmp_path / "run", resume=False)
     run.rollout.start(0, run.rng)
     return config, run, fresh_worker_states(config, run.rules, run.rollout, 0)
@@ -106,14 +107,21 @@ def _requests(workers, policy: dict, pools: list[list]) -> list[tuple]:
     return answers
 
 
-def test_actors_collect_what_the_worker_processes_collect(two_workers):
+def test_actors_collect_what_the_worker_processes_collect(two_workers, monkeypatch):
     config, run, states = two_workers
     policy = weights(run.learner.policy)
     pools = [[], [], [policy, policy]]  # the third request sends a new pool
     actors = RayRolloutWorkers(config, copy.deepcopy(states), run.device)
     processes = RolloutWorkers(config, copy.deepcopy(states), run.device)
+    put = ray.put
+    puts = []
+    monkeypatch.setattr(ray, "put", lambda value, **kw: puts.append(value) or put(value, **kw))
     try:
         by_ray, by_process = _requests(actors, policy, pools), _requests(processes, policy, pools)
+        # into the object store: the weights once per request for both actors, the pool once when it changed
+        assert [value is policy for value in puts] == [False, True, True, False, True]
+        assert puts[0] == [] and puts[3] == pools[2]
+        monkeypatch.undo()
         for a, b in zip(by_ray, by_process):
             _equal_answers(a, b)
         assert actors.restarts == 0
@@ -134,35 +142,47 @@ def test_actors_collect_what_the_worker_processes_collect(two_workers):
 @pytest.mark.parametrize("spares", [1, pytest.param(0, marks=pytest.mark.slow)])  # 0: 20 s; .ci/run runs it
 def test_an_actor_killed_inside_a_rollout_has_its_rollout_redone(two_workers, spares):
     with _side_by_side(two_workers, spares) as (policy, steady, actors):
-        expected = _requests(steady, policy, [[], [], []])
-        _equal_answers(_requests(actors, policy, [[]])[0], expected[0])  # the actors are up
-        victim = actors.workers[1].actor
-        victim_pid = ray.get(victim.pid.remote())
-        spare_pids = ray.get([spare.pid.remote() for spare in actors.spares])
-        actors.submit(policy, [])
-        time.sleep(0.3)  # inside the rollout: it takes seconds (256 table steps)
-        os.kill(victim_pid, signal.SIGKILL)
+        pool = [policy]  # snapshot tables: the actor taking over must be given the pool
+        expected = _requests(steady, policy, [pool] * 4)
+        _equal_answers(_requests(actors, policy, [pool])[0], expected[0])  # the actors are up
+        worker = actors.workers[1]
+        home, standby = worker.home, list(actors.spares)
+        victim = ray.get(home.pid.remote())
+        actors.submit(policy, pool)
+        time.sleep(0.3)
+        assert not ray.wait([worker.waiting], timeout=0)[0]  # inside the rollout: its answer is not there yet
+        os.kill(victim, signal.SIGKILL)
         redone = actors.result()
         assert actors.restarts == 1
-        taker = ray.get(actors.workers[1].actor.pid.remote())
-        if spares:  # the standby took the tables over; Ray started the dead actor again, a standby now
-            assert [taker] == spare_pids
-            assert actors.spares == [victim]
-        else:  # Ray started the dead actor again and it took its tables back
-            assert actors.workers[1].actor == victim
-        assert taker != victim_pid
         _equal_answers(redone, expected[1])  # no decision lost, none twice
-        _equal_answers(_requests(actors, policy, [[]])[0], expected[2])  # and its tables go on as before
+        assert worker.actor is (standby[0] if spares else home)  # a standby took over, or home once restarted
+        assert ray.get(worker.actor.pid.remote()) != victim
+        _wait_up(home)  # Ray started the dead actor again: the tables go back to it at the next request
+        _equal_answers(_requests(actors, policy, [pool])[0], expected[2])
+        assert worker.actor is home and actors.spares == standby
+        _equal_answers(_requests(actors, policy, [pool])[0], expected[3])  # and its tables go on as before
+
+
+def _wait_up(actor, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            ray.get(actor.pid.remote(), timeout=seconds)
+            return
+        except ray.exceptions.RayActorError:
+            assert time.monotonic() < deadline, "the actor was not started again"
+            time.sleep(0.2)
 
 
 @pytest.mark.slow  # 15 s each; .ci/run runs the slow Ray tests
 @pytest.mark.parametrize("spares", [1, 0])
 def test_an_actor_killed_between_rollouts_is_given_its_tables_again(two_workers, spares):
     with _side_by_side(two_workers, spares) as (policy, steady, actors):
-        expected = _requests(steady, policy, [[], []])
-        _equal_answers(_requests(actors, policy, [[]])[0], expected[0])
+        pool = [policy]
+        expected = _requests(steady, policy, [pool, pool])
+        _equal_answers(_requests(actors, policy, [pool])[0], expected[0])
         os.kill(ray.get(actors.workers[0].actor.pid.remote()), signal.SIGKILL)
-        _equal_answers(_requests(actors, policy, [[]])[0], expected[1])
+        _equal_answers(_requests(actors, policy, [pool])[0], expected[1])
         assert actors.restarts == 1
 
 
@@ -199,8 +219,12 @@ def test_a_driver_killed_with_minus_9_resumes_from_its_checkpoint(tmp_path):
             assert time.monotonic() < deadline, "no PPO checkpoint within 240 s"
             time.sleep(0.5)
     finally:
-        os.killpg(driver.pid, signal.SIGKILL)
+        os.kill(driver.pid, signal.SIGKILL)  # the driver alone
         driver.wait()
+        try:
+            os.killpg(driver.pid, signal.SIGKILL)  # then the local Ray it started, left behind
+        except ProcessLookupError:
+            pass
     resumed = train_module.train([*args, "--runs-dir", str(folder), "--resume"])
     assert resumed["counters"]["update"] == whole["counters"]["update"]
     assert _same(_weights(whole), _weights(resumed))
@@ -226,11 +250,18 @@ def test_refusals_name_the_problem(two_workers):
             from_mapping({"rollout_workers": 2, **fields})
     too_many = dataclasses.replace(config, rollout_workers=3, rollout_backend="ray").validate()
     with pytest.raises(
-        RolloutWorkerError, match="3 Ray actors of 1 CPU\\(s\\) each need 3 CPUs, and the Ray cluster has 2"
+        RayClusterError, match=r"3 Ray actors of 1 CPU\(s\) each need 3 CPUs, and the Ray cluster has 2"
     ):
         RayRolloutWorkers(too_many, None, run.device)
     with pytest.raises(RolloutWorkerError, match="2 worker states for 3 rollout workers"):
         RayRolloutWorkers(too_many, states, run.device)
+
+
+def test_a_run_asking_for_more_cpus_than_the_cluster_has_is_refused_before_anything_is_written(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert train_module.main([*TWO, *RAY, "--rollout-workers", "3", "--runs-dir", str(runs)]) == 2
+    assert "spades-train: error: train config 'rollout_workers': 3 Ray actors" in capsys.readouterr().err
+    assert not runs.exists()
 
 
 def test_a_failing_actor_is_named_with_its_traceback(two_workers):
@@ -244,17 +275,16 @@ def test_a_failing_actor_is_named_with_its_traceback(two_workers):
         actors.close()
 
 
-def test_without_ray_the_backend_names_the_extra(monkeypatch):
-    from training import ray_workers
-
+def test_without_ray_the_backend_names_the_extra(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(RolloutWorkerError, match=r"needs Ray: pip install 'spades_env\[ray\]'"):
-        ray_workers.ray_module()
+    with pytest.raises(SystemExit):
+        train_module.configure([*TWO, *RAY])
+    assert "train config 'rollout_backend: ray' needs Ray: pip install 'spades_env[ray]'" in capsys.readouterr().err
 
 
-def test_a_cluster_joined_is_left_running(two_workers):
+def test_a_ray_already_running_in_the_process_is_used_and_left_running(two_workers):
     cluster = RayCluster("", actors=1, cpus_each=1)
-    assert not cluster.started  # initialised already (this module's): joined, not started
+    assert not cluster.started  # initialised already (this module's): used, not started
     cluster.close()
     assert ray.is_initialized()
 
