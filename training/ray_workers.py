@@ -58,7 +58,9 @@ from training.rollout import Rollout
 RETRIES = 3  # actor deaths tolerated within one request before the run stops (its checkpoint resumes it)
 RESTART_SECONDS = 300.0  # how long a dead actor may take to be started again (a node may have to come back)
 RESTART_POLL = 0.2  # seconds between asks while it restarts
-HOME_SECONDS = 0.2  # how long a request waits to hear whether a worker's own actor is up again
+# How long a call to a dead actor waits for the news of its death before it fails (Ray's default is 1 s): the
+# driver acts on a death the same way whatever the news says, so it wants the failure at once.
+DEATH_NEWS = ("RAY_timeout_ms_task_wait_for_death_info", "0")
 INSTALL_HINT = "pip install 'spades_env[ray]'"
 NICENESS = "RAY_worker_niceness"  # Ray's setting of its workers' niceness (15 unless set)
 
@@ -80,9 +82,11 @@ def ray_module() -> Any:
 def init_ray(address: str = "", num_cpus: int | None = None) -> None:
     """Start a local Ray (``address`` empty; ``num_cpus`` logical CPUs, default the cores) or join a cluster, quietly
     (no dashboard, warnings only). A local Ray runs its workers at niceness 0, as the worker processes run: Ray's
-    default of 15 would yield the actors' cores to the learner and to anything else on the machine."""
+    default of 15 would yield the actors' cores to the learner and to anything else on the machine. Calls to a dead
+    actor fail at once (:data:`DEATH_NEWS`), so that its rollout is redone at once."""
     ray = ray_module()
     options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING}
+    os.environ.setdefault(*DEATH_NEWS)  # read by this process's Ray when it starts
     if address:
         ray.init(address=address, **options)
         return
@@ -192,6 +196,7 @@ class RayRolloutWorker:
         self._refs: tuple | None = None  # its (answer, state after) refs
         self._answer: tuple | None = None
         self._deaths = 0  # deaths within the request in flight
+        self._probe: Any = None  # while a standby plays the tables: the question whether home is up again
 
     @property
     def pending(self) -> bool:
@@ -219,13 +224,19 @@ class RayRolloutWorker:
 
     def _go_home(self) -> bool:
         """Give the tables back to their own actor once Ray has started it again (the standby returns to standing
-        by, and the CPUs reserved are where the work is again); whether they moved."""
+        by, and the CPUs reserved are where the work is again); whether they moved. Never waits: it asks whether
+        home is up and reads the answer at a later request."""
         if self.actor is self.home:
             return False
+        if self._probe is None:
+            self._probe = self.home.pid.remote()
+        if not self.ray.wait([self._probe], timeout=0)[0]:
+            return False  # no answer yet: the standby plays on
+        probe, self._probe = self._probe, None
         try:
-            self.ray.get(self.home.pid.remote(), timeout=HOME_SECONDS)
-        except (self.ray.exceptions.RayActorError, self.ray.exceptions.GetTimeoutError):
-            return False  # not up yet: the standby plays on
+            self.ray.get(probe)
+        except self.ray.exceptions.RayActorError:
+            return False  # not up yet: ask again at the next request
         self._spares.append(self.actor)
         self.actor = self.home
         self._load()

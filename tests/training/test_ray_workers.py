@@ -143,7 +143,7 @@ def test_actors_collect_what_the_worker_processes_collect(two_workers, monkeypat
 def test_an_actor_killed_inside_a_rollout_has_its_rollout_redone(two_workers, spares):
     with _side_by_side(two_workers, spares) as (policy, steady, actors):
         pool = [policy]  # snapshot tables: the actor taking over must be given the pool
-        expected = _requests(steady, policy, [pool] * 4)
+        expected = _requests(steady, policy, [pool] * 6)
         _equal_answers(_requests(actors, policy, [pool])[0], expected[0])  # the actors are up
         worker = actors.workers[1]
         home, standby = worker.home, list(actors.spares)
@@ -157,10 +157,10 @@ def test_an_actor_killed_inside_a_rollout_has_its_rollout_redone(two_workers, sp
         _equal_answers(redone, expected[1])  # no decision lost, none twice
         assert worker.actor is (standby[0] if spares else home)  # a standby took over, or home once restarted
         assert ray.get(worker.actor.pid.remote()) != victim
-        _wait_up(home)  # Ray started the dead actor again: the tables go back to it at the next request
-        _equal_answers(_requests(actors, policy, [pool])[0], expected[2])
+        _wait_up(home)  # Ray started the dead actor again: the tables go back to it within a request or two
+        for answer in expected[2:]:
+            _equal_answers(_requests(actors, policy, [pool])[0], answer)  # and the tables go on as before
         assert worker.actor is home and actors.spares == standby
-        _equal_answers(_requests(actors, policy, [pool])[0], expected[3])  # and its tables go on as before
 
 
 def _wait_up(actor, seconds: float = 120) -> None:
