@@ -14,7 +14,8 @@ page to server
     ``new`` (``rules``: a preset; ``seats``: ``"human"`` at most once, else
     agent names the server offers; ``episode``: ``"game"`` or ``"hand"``;
     ``seed``: an int or null; ``pace_ms``), ``act`` (``action``: an action
-    id), ``hint``, ``continue`` (after a hand's end), ``pace`` (``ms``: the
+    id), ``move`` (``text``: a move typed as at the terminal, ``AS``,
+    ``10h``, ``bid 4``, ``4`` while bidding, ``nil``), ``hint``, ``continue`` (after a hand's end), ``pace`` (``ms``: the
     wait before each agent move, 0..5000), ``save`` (the record),
     ``replay`` (``record``: the JSON of a game record, uploaded), ``seek``
     (``index``: decisions from the deal), ``viewer`` (``seat``: an int, or

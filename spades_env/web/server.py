@@ -49,7 +49,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from ..core.actions import action_name
 from ..core.rules import PRESETS, preset
-from ..play import HUMAN
+from ..play import HUMAN, parse_move
 from ..records import save_record
 from .guard import LOCAL_HOSTS, SECURITY_HEADERS, Guard, allowed_hosts
 from .session import LiveTable, ReplayTable, TableError
@@ -76,6 +76,7 @@ MESSAGES: dict[
 ] = {
     "new": ({"rules": TEXT, "seats": TEXTS}, {"episode": TEXT, "seed": INTEGER_OR_NULL, "pace_ms": INTEGER}),
     "act": ({"action": INTEGER}, {}),
+    "move": ({"text": TEXT}, {}),
     "hint": ({}, {}),
     "continue": ({}, {}),
     "pace": ({"ms": INTEGER}, {}),
@@ -277,8 +278,24 @@ class Connection:
         await self.send_state()
 
     async def on_act(self, m: dict[str, Any]) -> None:
+        await self._play(m["action"])
+
+    async def on_move(self, m: dict[str, Any]) -> None:
+        """A move typed as at the terminal (``AS``, ``10h``, ``bid 4``, ``4`` while bidding, ``nil``): read by
+        the terminal's parser (:func:`spades_env.play.parse_move`), then played as a click on it is."""
         table = self._live()
-        table.act(m["action"])
+        text = m["text"]
+        if table.over:
+            raise TableError("the game is over")
+        try:
+            action = parse_move(text, table.env.hand.phase)
+        except ValueError as exc:
+            raise TableError(f"{text[:40]!r} is not a move: {exc}") from None
+        await self._play(action)
+
+    async def _play(self, action: int) -> None:
+        table = self._live()
+        table.act(action)
         await asyncio.to_thread(self.keep_record, table)
         await self.send_state()
 

@@ -315,3 +315,95 @@ def test_two_tables_in_two_tabs_do_not_interfere(server, browser):
                 browser.switch_to.window(handle)
                 browser.close()
         browser.switch_to.window(first_tab)
+
+
+def test_a_hand_is_played_from_the_keyboard_with_typed_bids_and_arrow_keys(server, browser):
+    from selenium.webdriver.common.keys import Keys
+
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, episode="hand")
+    played = 0
+    while True:
+        status = wait(browser, my_turn_or_end)
+        if "over" in status:
+            break
+        before = browser.execute_script("return document.getElementById('log').textContent")
+        if status.startswith("Your turn: bid"):
+            move = browser.find_element(By.ID, "move")
+            move.send_keys("bid 3", Keys.ENTER)  # typed as at the terminal
+        else:
+            cards = browser.find_elements(By.CSS_SELECTOR, "#my-cards button.card")
+            assert [c.get_attribute("tabindex") for c in cards].count("0") == 1  # the hand is one tab stop
+            first = next(c for c in cards if c.get_attribute("tabindex") == "0")
+            assert "legal" in first.get_attribute("class").split()  # the first legal card takes the focus
+            words = first.find_element(By.CSS_SELECTOR, ".sr-only").get_attribute("textContent")
+            assert re.fullmatch(r"(10|[2-9]|jack|queen|king|ace) of (spades|hearts|diamonds|clubs)", words), words
+            first.send_keys(Keys.END)  # the arrow keys and Home/End move the focus; Enter plays
+            last = browser.switch_to.active_element
+            assert last.get_attribute("data-card") == cards[-1].get_attribute("data-card")
+            last.send_keys(Keys.HOME)
+            focused = browser.switch_to.active_element
+            assert focused.get_attribute("data-card") == cards[0].get_attribute("data-card")
+            while "legal" not in focused.get_attribute("class").split():
+                focused.send_keys(Keys.ARROW_RIGHT)
+                focused = browser.switch_to.active_element
+            focused.send_keys(Keys.ENTER)
+            played += 1
+        wait(browser, lambda d: d.execute_script("return document.getElementById('log').textContent") != before)
+    assert played == 13
+    assert text(browser, "status") == "The hand is over."
+
+
+def test_a_typed_move_that_is_not_legal_is_refused_with_the_rule(server, browser):
+    from selenium.webdriver.common.keys import Keys
+
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, episode="hand")
+    assert wait(browser, my_turn_or_end).startswith("Your turn: bid")
+    browser.find_element(By.ID, "move").send_keys("AS", Keys.ENTER)
+    wait(browser, lambda d: text(d, "message") == "it is the bidding: make a bid, not AS")
+    browser.find_element(By.ID, "move").send_keys("bid please", Keys.ENTER)
+    wait(browser, lambda d: text(d, "message").startswith("'bid please' is not a move"))
+    assert my_turn_or_end(browser).startswith("Your turn: bid")
+
+
+# axe-core's script: SPADES_AXE_JS (.ci/run installs the npm package and sets it), or `npm install axe-core` here
+AXE = os.environ.get("SPADES_AXE_JS") or next(
+    (str(p) for p in [Path(__file__).parents[2] / "node_modules" / "axe-core" / "axe.min.js"] if p.exists()), None
+)
+
+
+def axe_violations(driver) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is (its rule, impact and first target)."""
+    driver.execute_script(Path(AXE).read_text(encoding="utf-8"))
+    result = driver.execute_async_script("const done = arguments[arguments.length - 1]; axe.run(document).then(done);")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[node['target'] for node in v['nodes']]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_axe_core_finds_no_serious_violation_on_the_table_the_summary_and_the_replay(server, browser):
+    if AXE is None:
+        if REQUIRED:
+            raise RuntimeError("SPADES_REQUIRE_BROWSER is set but axe-core is missing (SPADES_AXE_JS)")
+        pytest.skip("no axe-core (npm install axe-core; or SPADES_AXE_JS=path/to/axe.min.js)")
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, episode="hand")
+    pages = {}
+    while True:
+        status = wait(browser, my_turn_or_end)
+        if "over" in status:
+            break
+        if status.startswith("Your turn: play") and "play" not in pages:
+            pages["play"] = axe_violations(browser)
+        if status.startswith("Your turn: bid") and "bidding" not in pages:
+            pages["bidding"] = axe_violations(browser)
+        before = browser.execute_script("return document.getElementById('log').textContent")
+        legal_elements(browser)[0].click()
+        wait(browser, lambda d: d.execute_script("return document.getElementById('log').textContent") != before)
+    pages["summary"] = axe_violations(browser)
+    browser.find_element(By.ID, "replay-file").send_keys(str(GOLDEN / "jokers_seed11.json"))
+    wait(browser, lambda d: d.find_element(By.ID, "replay-bar").is_displayed())
+    pages["replay"] = axe_violations(browser)
+    assert set(pages) == {"bidding", "play", "summary", "replay"}
+    problems = [f"{page}: {problem}" for page, found in pages.items() for problem in found]
+    assert not problems, "\n".join(problems)

@@ -183,7 +183,8 @@ def test_item02_the_headers_are_sent_once_each(server):
 
 # ---------------------------------------------------------------- 8. message fields
 VALID = {"rules": "standard", "seats": ["human", "random", "random", "random"], "episode": "hand", "seed": 1,
-         "pace_ms": 0, "action": 57, "ms": 10, "record": {"actions": []}, "index": 0, "seat": None}  # fmt: skip
+         "pace_ms": 0, "action": 57, "ms": 10, "record": {"actions": []}, "index": 0, "seat": None,
+         "text": "bid 4"}  # fmt: skip
 WRONG = [["standard"], {"a": 1}, "7", 7, 1.5, True, None, ["human", 3, "random", "random"]]
 
 

@@ -108,6 +108,29 @@ def test_out_of_turn_and_illegal_actions_are_refused_with_the_rule_and_change_no
         assert reply["type"] == "state" and reply["view"]["decisions"] == view["decisions"] + 1
 
 
+def test_a_typed_move_reads_as_at_the_terminal_and_is_refused_with_the_rule(server):
+    with Tab(server) as tab:
+        seed = next(s for s in range(20) if first_bidder(s) == 0)  # the person bids first
+        view = tab.ask({**HUMAN_FIRST, "seats": seats(), "seed": seed})["view"]
+        assert view["phase"] == "bidding" and view["current"] == 0
+        for typed, reason in [
+            ("AS", "it is the bidding: make a bid, not AS"),
+            ("bid 14", "you may bid at most 13 tricks"),
+            ("bid 99", "'bid 99' is not a move"),
+            ("hello", "'hello' is not a move"),
+            ("", "'' is not a move"),
+        ]:
+            reply = tab.ask({"type": "move", "text": typed})
+            assert reply["type"] == "error" and reason in reply["message"], (typed, reply)
+        reply = tab.ask({"type": "move", "text": " 4 "})  # a bare number while bidding is a bid
+        assert reply["type"] == "state" and reply["view"]["seats"][0]["bid"] == "4"
+        view = tab.until(lambda m: my_turn(m) and m["view"]["phase"] == "play")["view"]
+        card = view["actions"]["legal"][0]["name"]  # "10H" is typed "10h" or "10♥" too
+        typed = card.replace("T", "10").lower().replace("h", "♥")
+        reply = tab.ask({"type": "move", "text": typed})
+        assert reply["type"] == "state" and card not in (reply["view"]["seats"][0]["cards"] or [])
+
+
 def test_a_person_plays_a_whole_hand_and_the_saved_record_replays(server):
     with Tab(server) as tab:
         tab.send({**HUMAN_FIRST, "seats": ["heuristic", "ppo", "human", "random"], "seed": 5})

@@ -2,6 +2,8 @@
 "use strict";
 
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const RANK_NAMES = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
 const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 const $ = (id) => document.getElementById(id);
 
@@ -52,6 +54,14 @@ function setUp() {
   $("hint").addEventListener("click", () => send({ type: "hint" }));
   $("save").addEventListener("click", () => send({ type: "save" }));
   $("continue").addEventListener("click", () => send({ type: "continue" }));
+  $("move-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("move").value.trim();
+    if (!text) return;
+    say("");
+    send({ type: "move", text });
+    $("move").value = "";
+  });
   $("replay-file").addEventListener("change", openRecord);
   $("replay-first").addEventListener("click", () => seek(0));
   $("replay-prev").addEventListener("click", () => seek(view.index - 1));
@@ -124,10 +134,12 @@ function download(record) {
 }
 
 // ------------------------------------------------------------------ drawing
-function cardElement(name, small) {
-  const element = document.createElement("span");
+function cardElement(name, small, interactive) {
+  const element = document.createElement(interactive ? "button" : "span");
   element.className = "card" + (small ? " small" : "");
   element.dataset.card = name;
+  if (interactive) element.type = "button";  // named by its hidden words (accessibleCard), as it shows
+  else { element.setAttribute("role", "img"); element.setAttribute("aria-label", cardLabel(name)); }
   if (name === "BJ" || name === "LJ") {
     element.classList.add("joker");
     element.textContent = name === "BJ" ? "★ big" : "☆ little";
@@ -137,7 +149,26 @@ function cardElement(name, small) {
     element.textContent = rank + SUITS[name[1]];
     if (name[1] === "H" || name[1] === "D") element.classList.add("red");
   }
+  if (interactive) accessibleCard(element, cardLabel(name));
   return element;
+}
+
+// A card button shows "10♥" and is read "10 of hearts": the shown text hidden from screen readers, the words
+// hidden from the eye (its name holds no text that is not shown, nor shows any that is not in its name).
+function accessibleCard(element, words) {
+  const shown = document.createElement("span");
+  shown.setAttribute("aria-hidden", "true");
+  shown.textContent = element.textContent;
+  const said = document.createElement("span");
+  said.className = "sr-only";
+  said.textContent = words;
+  element.replaceChildren(shown, said);
+}
+
+function cardLabel(name) {
+  if (name === "BJ") return "big joker";
+  if (name === "LJ") return "little joker";
+  return `${RANK_NAMES[name[0]] || name[0]} of ${SUIT_NAMES[name[1]]}`;
 }
 
 function actionLabel(name) {
@@ -168,6 +199,7 @@ function render() {
   const illegal = myTurn ? actions.illegal : {};
   const cardIds = new Map(myTurn ? actions.shown.map((a) => [a.name, a.id]) : []);
 
+  const focused = handFocus();
   for (const element of document.querySelectorAll("#table .seat")) { element.replaceChildren(); element.removeAttribute("data-seat"); }
   for (const seat of view.seats) {
     const box = document.querySelector(`#table .seat.pos-${positionOf(seat.seat)}`);
@@ -188,11 +220,19 @@ function render() {
     facts.textContent = `bid ${seat.bid === null ? "–" : seat.bid} · tricks ${seat.tricks}`;
     const cards = document.createElement("div");
     cards.className = "cards";
+    const mine = seat.seat === view.viewer;
+    if (mine) {
+      cards.id = "my-cards";
+      cards.setAttribute("role", "group");
+      cards.setAttribute("aria-label", "your hand: arrow keys move between cards, Enter plays");
+      cards.addEventListener("keydown", moveFocus);
+    }
     if (seat.cards !== null) {
       for (const card of seat.cards) {
-        const element = cardElement(card, seat.seat !== view.viewer && view.viewer !== null);
         const id = cardIds.get(card);
-        if (seat.seat === view.viewer && myTurn && id !== undefined) {
+        const playable = mine && myTurn && id !== undefined;
+        const element = cardElement(card, !mine && view.viewer !== null, playable);
+        if (playable) {
           element.dataset.action = id;
           if (legal.has(id)) {
             element.classList.add("legal");
@@ -201,6 +241,7 @@ function render() {
             element.classList.add("illegal");
             element.title = illegal[id];
             element.setAttribute("aria-disabled", "true");
+            element.querySelector(".sr-only").textContent += ` (not playable: ${illegal[id]})`;
             element.addEventListener("click", () => say(`${cardText(card)}: ${illegal[id]}`));
           }
           if (hint === id) element.classList.add("hinted");
@@ -216,6 +257,7 @@ function render() {
       cards.append(backs);
     }
     box.append(name, facts, cards);
+    if (mine) rovingFocus(cards, focused);
     if (seat.discards && seat.discards.length) {
       const discards = document.createElement("div");
       discards.className = "facts";
@@ -245,9 +287,42 @@ function render() {
   renderSummary();
   renderReplay();
   $("hint").disabled = !myTurn;
+  $("move").disabled = !myTurn;
+  $("move-form").querySelector("button").disabled = !myTurn;
   $("save").disabled = view.kind !== "live";
   const log = $("log");
   log.replaceChildren(...view.log.map((line) => { const item = document.createElement("li"); item.textContent = line; return item; }));
+}
+
+// The hand is one tab stop: the arrow keys move between its cards (a roving tabindex), Enter or Space plays one.
+function handCards() { return [...document.querySelectorAll("#my-cards button.card")]; }
+
+function handFocus() {
+  const cards = handCards();
+  const at = cards.indexOf(document.activeElement);
+  return at < 0 ? null : { at, card: document.activeElement.dataset.card };
+}
+
+function rovingFocus(container, focused) {
+  const cards = [...container.querySelectorAll("button.card")];
+  if (!cards.length) return;
+  let at = focused ? cards.findIndex((c) => c.dataset.card === focused.card) : -1;
+  if (at < 0 && focused) at = Math.min(focused.at, cards.length - 1);
+  if (at < 0) at = Math.max(0, cards.findIndex((c) => c.classList.contains("legal")));
+  cards.forEach((card, i) => { card.tabIndex = i === at ? 0 : -1; });
+  if (focused) cards[at].focus();
+}
+
+function moveFocus(event) {
+  const cards = handCards();
+  const at = cards.indexOf(document.activeElement);
+  if (at < 0) return;
+  const next = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: cards.length - 1 }[event.key];
+  if (next === undefined) return;
+  event.preventDefault();
+  const target = cards[(next + cards.length) % cards.length];
+  cards.forEach((card) => { card.tabIndex = card === target ? 0 : -1; });
+  target.focus();
 }
 
 function renderDecisions(myTurn, actions, legal, illegal) {
