@@ -125,16 +125,22 @@ def symbols_supported(stream: IO[str]) -> bool:
 
 
 # ------------------------------------------------------------------- views
+def suit_groups(mask: int) -> list[list[int]]:
+    """A hand's cards in display order: the jokers (highest first), then each suit of SUIT_DISPLAY_ORDER that it
+    holds, highest first. The terminal's order, which the browser table shows too."""
+    cards = cards_of(mask)
+    jokers = [c for c in reversed(cards) if c >= NUM_STANDARD_CARDS]
+    groups = [jokers] if jokers else []
+    for suit in SUIT_DISPLAY_ORDER:
+        in_suit = [c for c in reversed(cards) if c < NUM_STANDARD_CARDS and CARD_SUIT[c] == suit]
+        if in_suit:
+            groups.append(in_suit)
+    return groups
+
+
 def hand_text(console: Console, mask: int) -> str:
     """A hand by suit, highest first (jokers first)."""
-    cards = cards_of(mask)
-    jokers = [console.card(c) for c in reversed(cards) if c >= NUM_STANDARD_CARDS]
-    groups = [" ".join(jokers)] if jokers else []
-    for suit in SUIT_DISPLAY_ORDER:
-        in_suit = [console.card(c) for c in reversed(cards) if c < NUM_STANDARD_CARDS and CARD_SUIT[c] == suit]
-        if in_suit:
-            groups.append(" ".join(in_suit))
-    return "   ".join(groups) or "(no cards)"
+    return "   ".join(" ".join(console.card(c) for c in group) for group in suit_groups(mask)) or "(no cards)"
 
 
 def side_names(rules: Rules, names: Sequence[str]) -> list[str]:

@@ -34,12 +34,12 @@ from ..core.actions import (
     TEN_FOR_200,
     action_name,
 )
-from ..core.cards import cards_of, format_card, sort_key
+from ..core.cards import cards_of, format_card
 from ..core.drawing import stock_left
 from ..core.explain import why_illegal
 from ..core.hand import HandState, Phase
 from ..core.visibility import faces_up
-from ..play import side_names
+from ..play import side_names, suit_groups
 
 PHASE_WORDS = {
     Phase.DRAW: "drawing",
@@ -83,8 +83,8 @@ def _played(seat: int, card: int) -> dict[str, Any]:
 
 
 def _cards(mask: int) -> list[str]:
-    """Card names in display order (core.cards.sort_key: by suit, then rank)."""
-    return [format_card(c) for c in sorted(cards_of(mask), key=sort_key)]
+    """Card names in the terminal's order (spades_env.play.suit_groups: jokers, then by suit, highest first)."""
+    return [format_card(c) for group in suit_groups(mask) for c in group]
 
 
 def table_view(

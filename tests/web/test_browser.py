@@ -407,3 +407,44 @@ def test_axe_core_finds_no_serious_violation_on_the_table_the_summary_and_the_re
     assert set(pages) == {"bidding", "play", "summary", "replay"}
     problems = [f"{page}: {problem}" for page, found in pages.items() for problem in found]
     assert not problems, "\n".join(problems)
+
+
+def test_hands_are_grouped_by_suit_in_the_terminal_s_order_and_tens_shown_as_chosen(server, browser):
+    from spades_env.core.cards import parse_card
+    from spades_env.play import suit_groups
+
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, episode="hand")
+    wait(browser, my_turn_or_end)
+    mine = browser.find_elements(By.CSS_SELECTOR, ".seat.pos-bottom .cards .card")
+    cards = [parse_card(e.get_attribute("data-card")) for e in mine]
+    mask = sum(1 << card for card in cards)
+    assert len(cards) == 13 and [c for group in suit_groups(mask) for c in group] == cards
+    mine = browser.find_element(By.CSS_SELECTOR, ".seat.pos-bottom .cards")
+    assert len(mine.find_elements(By.CSS_SELECTOR, ".suit-gap")) == len(suit_groups(mask)) - 1
+    for notation, other in (("T", "10"), ("10", "T")):
+        browser.execute_script(
+            "const n = document.getElementById('notation'); n.value = arguments[0]; n.dispatchEvent(new Event('change'));",
+            notation,
+        )
+        faces = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#table .card[data-card^='T']")]
+        assert faces and all(face.startswith(notation) and not face.startswith(other) for face in faces), faces
+    assert browser.execute_script("return localStorage.getItem('spades-notation')") == "10"  # kept for next time
+
+
+def test_a_finished_trick_stays_on_the_table_with_its_winner_marked(server, browser):
+    open_table(browser, server, "standard", ["heuristic"] * 4, seed=5, episode="hand", pace=700)
+    found = wait(
+        browser,
+        lambda d: d.execute_script(
+            "const t = document.getElementById('trick');"
+            "return t.classList.contains('collected') && t.querySelectorAll('.card').length === 4"
+            " ? [t.querySelectorAll('.winner').length, document.querySelectorAll('.seat.takes').length,"
+            " document.getElementById('last-trick').textContent] : null;"
+        ),
+    )
+    winners, takers, last = found
+    assert winners == 1 and takers == 1 and last.startswith("last trick: ")
+    # the next card played clears it: the table shows the new trick
+    wait(
+        browser, lambda d: d.execute_script("return !document.getElementById('trick').classList.contains('collected')")
+    )

@@ -11,6 +11,8 @@ let socket = null;
 let hello = null;
 let view = null;
 let hint = null;
+let trickCards = 0;  // cards on the table at the last render: a new one makes the sound
+const settings = { notation: localStorage.getItem("spades-notation") || "10", sound: localStorage.getItem("spades-sound") === "on" };
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -63,6 +65,17 @@ function setUp() {
     $("move").value = "";
   });
   $("replay-file").addEventListener("change", openRecord);
+  $("notation").value = settings.notation;
+  $("notation").addEventListener("change", () => {
+    settings.notation = $("notation").value;
+    localStorage.setItem("spades-notation", settings.notation);
+    if (view) render();
+  });
+  $("sound").checked = settings.sound;
+  $("sound").addEventListener("change", () => {
+    settings.sound = $("sound").checked;
+    localStorage.setItem("spades-sound", settings.sound ? "on" : "off");
+  });
   $("replay-first").addEventListener("click", () => seek(0));
   $("replay-prev").addEventListener("click", () => seek(view.index - 1));
   $("replay-next").addEventListener("click", () => seek(view.index + 1));
@@ -145,7 +158,7 @@ function cardElement(name, small, interactive) {
     element.textContent = name === "BJ" ? "★ big" : "☆ little";
     element.title = name === "BJ" ? "big joker" : "little joker";
   } else {
-    const rank = name[0] === "T" ? "10" : name[0];
+    const rank = rankText(name[0]);
     element.textContent = rank + SUITS[name[1]];
     if (name[1] === "H" || name[1] === "D") element.classList.add("red");
   }
@@ -178,7 +191,30 @@ function actionLabel(name) {
 function cardText(name) {
   if (name === "BJ") return "big joker";
   if (name === "LJ") return "little joker";
-  return (name[0] === "T" ? "10" : name[0]) + SUITS[name[1]];
+  return rankText(name[0]) + SUITS[name[1]];
+}
+
+// The ten as "10" or "T" (the person's choice, kept in the browser), on the cards and in every line that names one.
+function rankText(rank) { return rank === "T" ? settings.notation : rank; }
+
+function inNotation(line) {
+  // the log names cards as actions do ("TH"): shown as the cards are ("10♥" or "T♥")
+  return line.replace(/\b([2-9TJQKA])([SHDC])\b/g, (_, rank, suit) => rankText(rank) + SUITS[suit]);
+}
+
+// A short click when a card lands on the table (off unless the person turns it on).
+let audio = null;
+function click() {
+  if (!settings.sound) return;
+  audio = audio || new AudioContext();
+  const tone = audio.createOscillator();
+  const gain = audio.createGain();
+  tone.frequency.value = 660;
+  gain.gain.setValueAtTime(0.15, audio.currentTime);
+  gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.08);
+  tone.connect(gain).connect(audio.destination);
+  tone.start();
+  tone.stop(audio.currentTime + 0.08);
 }
 
 function anchorSeat() {
@@ -228,7 +264,16 @@ function render() {
       cards.addEventListener("keydown", moveFocus);
     }
     if (seat.cards !== null) {
+      let suit = null;
       for (const card of seat.cards) {
+        const group = card.length === 2 && card[1] !== "J" ? card[1] : "joker";
+        if (suit !== null && group !== suit) {
+          const gap = document.createElement("span");
+          gap.className = "suit-gap";
+          gap.setAttribute("aria-hidden", "true");
+          cards.append(gap);
+        }
+        suit = group;
         const id = cardIds.get(card);
         const playable = mine && myTurn && id !== undefined;
         const element = cardElement(card, !mine && view.viewer !== null, playable);
@@ -266,20 +311,32 @@ function render() {
     }
   }
 
+  // A finished trick stays on the table, its winner marked and the cards sliding to them, until the next card
+  // is played (one pace step when an agent leads next).
   const trick = $("trick");
   trick.replaceChildren();
-  for (const played of view.trick) {
+  trick.className = "";
+  const finished = view.trick.length === 0 && view.last_trick && view.phase !== "bidding" && view.trick_number > 1;
+  const shown = finished ? view.last_trick.cards : view.trick;
+  if (finished) trick.classList.add("collected", `to-${positionOf(view.last_trick.winner)}`);
+  for (const played of shown) {
     const element = cardElement(played.card, false);
     element.classList.add("played", `pos-${positionOf(played.seat)}`);
+    if (finished && played.seat === view.last_trick.winner) element.classList.add("winner");
     element.title = view.seats[played.seat].name;
     trick.append(element);
   }
+  if (view.trick.length > trickCards || (finished && trickCards > 0 && trickCards < shown.length)) click();
+  trickCards = view.trick.length;
   const broken = view.spades_broken ? "spades broken" : "spades not broken";
   $("info").textContent = `hand ${view.hand_number} (${view.hand_rules}) · ${view.phase}` +
     (view.phase === "play" ? ` · trick ${view.trick_number} of ${view.num_tricks}` : "") + ` · ${broken}`;
   $("last-trick").textContent = view.last_trick
     ? `last trick: ${view.last_trick.cards.map((p) => cardText(p.card)).join(" ")}, won by ${view.seats[view.last_trick.winner].name}`
     : "";
+  for (const element of document.querySelectorAll("#table .seat")) {
+    element.classList.toggle("takes", finished && element.dataset.seat === String(view.last_trick.winner));
+  }
 
   renderDecisions(myTurn, actions, legal, illegal);
   renderScores();
@@ -291,7 +348,7 @@ function render() {
   $("move-form").querySelector("button").disabled = !myTurn;
   $("save").disabled = view.kind !== "live";
   const log = $("log");
-  log.replaceChildren(...view.log.map((line) => { const item = document.createElement("li"); item.textContent = line; return item; }));
+  log.replaceChildren(...view.log.map((line) => { const item = document.createElement("li"); item.textContent = inNotation(line); return item; }));
 }
 
 // The hand is one tab stop: the arrow keys move between its cards (a roving tabindex), Enter or Space plays one.
