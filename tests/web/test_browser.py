@@ -448,3 +448,34 @@ def test_a_finished_trick_stays_on_the_table_with_its_winner_marked(server, brow
     wait(
         browser, lambda d: d.execute_script("return !document.getElementById('trick').classList.contains('collected')")
     )
+
+
+def test_the_score_sheet_the_bid_tally_and_the_summary_by_side(server, browser):
+    open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, pace=0)
+    tallies = []
+    while True:
+        status = wait(browser, my_turn_or_end)
+        if "over" in status:
+            break
+        if browser.find_element(By.ID, "bid-tally").is_displayed():
+            tallies.append(text(browser, "bid-tally"))
+        before = browser.execute_script("return document.getElementById('log').textContent")
+        legal_elements(browser)[0].click()
+        wait(browser, lambda d: d.execute_script("return document.getElementById('log').textContent") != before)
+    sides = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#score-table tbody tr td:first-child")]
+    assert tallies and all(t.startswith("bids so far: ") and all(side in t for side in sides) for t in tallies)
+    header = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#summary-table tr:first-child th")][1:]
+    assert header == sides  # the summary has a column per side
+    points = browser.find_elements(By.XPATH, "//table[@id='summary-table']//tr[th='points']/td")
+    sheet = browser.find_elements(By.CSS_SELECTOR, "#score-sheet tr")
+    assert len(sheet) == 2  # its header and hand 1
+    cells = [td.text for td in sheet[1].find_elements(By.TAG_NAME, "td")]
+    assert len(cells) == len(sides) and all(f"{int(p.text):+d} →" in cell for p, cell in zip(points, cells)), (
+        cells,
+        [p.text for p in points],
+    )
+    # behind the summary the table does not show the next hand's cards
+    assert "between-hands" in browser.find_element(By.ID, "table").get_attribute("class").split()
+    assert not any(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, ".seat.pos-bottom .card"))
+    browser.find_element(By.ID, "continue").click()
+    wait(browser, lambda d: "between-hands" not in d.find_element(By.ID, "table").get_attribute("class").split())

@@ -229,6 +229,7 @@ function positionOf(seat) {
 
 function render() {
   $("table").classList.remove("empty");
+  $("table").classList.toggle("between-hands", Boolean(view.holding));
   const actions = view.actions;
   const myTurn = actions && actions.legal.length > 0;
   const legal = new Set(myTurn ? actions.legal.map((a) => a.id) : []);
@@ -316,7 +317,8 @@ function render() {
   const trick = $("trick");
   trick.replaceChildren();
   trick.className = "";
-  const finished = view.trick.length === 0 && view.last_trick && view.phase !== "bidding" && view.trick_number > 1;
+  const finished = view.trick.length === 0 && view.last_trick &&
+    (view.holding || (view.phase !== "bidding" && view.trick_number > 1));
   const shown = finished ? view.last_trick.cards : view.trick;
   if (finished) trick.classList.add("collected", `to-${positionOf(view.last_trick.winner)}`);
   for (const played of shown) {
@@ -340,6 +342,7 @@ function render() {
 
   renderDecisions(myTurn, actions, legal, illegal);
   renderScores();
+  renderScoreSheet();
   renderStatus(myTurn);
   renderSummary();
   renderReplay();
@@ -454,28 +457,76 @@ function renderSummary() {
   box.hidden = !show;
   if (!show) return;
   $("summary-title").textContent = view.over ? statusLine() : `Hand ${result.hand_index + 1} (${result.rules}) is over`;
+  // one column per side: its players' bids, tricks and nils, then the side's contract, points and score
   const table = $("summary-table");
   table.replaceChildren();
-  const head = document.createElement("tr");
-  for (const title of ["", ...view.seats.map((s) => s.name)]) { const th = document.createElement("th"); th.textContent = title; head.append(th); }
-  table.append(head);
-  const row = (title, values) => {
+  const players = (side) => view.seats.filter((seat) => seat.side === side.side);
+  const row = (title, values, header) => {
     const tr = document.createElement("tr");
     const th = document.createElement("th");
     th.textContent = title;
+    th.scope = "row";
     tr.append(th);
-    for (const value of values) { const td = document.createElement("td"); td.textContent = value; tr.append(td); }
+    for (const value of values) {
+      const cell = document.createElement(header ? "th" : "td");
+      if (header) cell.scope = "col";
+      cell.textContent = value;
+      tr.append(cell);
+    }
     table.append(tr);
   };
-  row("bid", result.bids);
-  row("tricks", result.tricks);
-  row("nil", result.nil_made.map((m) => (m === null ? "" : m ? "made" : "failed")));
-  const bySeat = (values) => view.seats.map((s) => values[s.side]);
-  row("contract", bySeat(result.contracts).map((c, i) => `${c} ${result.made[view.seats[i].side] ? "made" : "set"}`));
-  row("bag penalty", bySeat(result.bag_penalties));
-  row("points", bySeat(result.points));
-  row("score (bags)", view.seats.map((s) => `${result.scores[s.side]} (${result.bags[s.side]})`));
+  row("", view.sides.map((side) => side.name), true);
+  const each = (text) => view.sides.map((side) => players(side).map((seat) => `${seat.name} ${text(seat.seat)}`).join(", "));
+  row("bids", each((seat) => result.bids[seat]));
+  row("tricks", each((seat) => result.tricks[seat]));
+  if (result.nil_made.some((made) => made !== null)) {
+    row("nil", each((seat) => (result.nil_made[seat] === null ? "–" : result.nil_made[seat] ? "made" : "failed")));
+  }
+  row("contract", view.sides.map((side) => `${result.contracts[side.side]} ${result.made[side.side] ? "made" : "set"}`));
+  row("bag penalty", view.sides.map((side) => result.bag_penalties[side.side]));
+  row("points", view.sides.map((side) => result.points[side.side]));
+  row("score (bags)", view.sides.map((side) => `${result.scores[side.side]} (${result.bags[side.side]})`));
   $("continue").hidden = !view.holding;
+}
+
+// Every hand's bids, tricks, points and bags per side, and while bidding the bids made so far.
+function renderScoreSheet() {
+  const table = $("score-sheet");
+  table.replaceChildren();
+  const head = document.createElement("tr");
+  for (const title of ["hand", ...view.sides.map((side) => side.name)]) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.textContent = title;
+    head.append(th);
+  }
+  table.append(head);
+  const tricksOf = (result, side) =>
+    view.seats.filter((seat) => seat.side === side).reduce((sum, seat) => sum + result.tricks[seat.seat], 0);
+  for (const result of view.results) {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = result.hand_index + 1;
+    tr.append(th);
+    for (const side of view.sides) {
+      const td = document.createElement("td");
+      td.textContent = `${result.contracts[side.side]}/${tricksOf(result, side.side)}: ` +
+        `${result.points[side.side] >= 0 ? "+" : ""}${result.points[side.side]} → ${result.scores[side.side]} (${result.bags[side.side]} bags)`;
+      tr.append(td);
+    }
+    table.append(tr);
+  }
+  const tally = $("bid-tally");
+  const bidding = view.phase === "bidding" && !view.holding && view.seats.some((seat) => seat.bid !== null);
+  tally.hidden = !bidding;
+  if (bidding) {
+    tally.textContent = "bids so far: " + view.sides.map((side) => {
+      const bids = view.seats.filter((seat) => seat.side === side.side && seat.bid !== null).map((seat) => seat.bid);
+      const total = bids.reduce((sum, bid) => sum + (Number.isNaN(Number(bid)) ? 0 : Number(bid)), 0);
+      return `${side.name} ${bids.length ? `${total} (${bids.join(" + ")})` : "–"}`;
+    }).join(" · ");
+  }
 }
 
 function statusLine() {
