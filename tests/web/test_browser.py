@@ -479,3 +479,45 @@ def test_the_score_sheet_the_bid_tally_and_the_summary_by_side(server, browser):
     assert not any(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, ".seat.pos-bottom .card"))
     browser.find_element(By.ID, "continue").click()
     wait(browser, lambda d: "between-hands" not in d.find_element(By.ID, "table").get_attribute("class").split())
+
+
+def fits_the_width(driver) -> list[str]:
+    """What sticks out sideways: the page scrolling sideways, or a visible control outside the window."""
+    return driver.execute_script(
+        "const width = document.documentElement.clientWidth, out = [];"
+        "if (document.documentElement.scrollWidth > width) out.push('page ' + document.documentElement.scrollWidth);"
+        "for (const e of document.querySelectorAll('button, input, select, a')) {"
+        "  const r = e.getBoundingClientRect();"
+        "  if (r.width && r.height && (r.left < 0 || r.right > width + 0.5)) out.push(e.id || e.textContent);"
+        "}"
+        "return out;"
+    )
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 1000)])
+def test_the_table_fits_a_phone_and_a_desktop_and_the_setup_hides_while_a_game_runs(
+    server, browser, shots, width, height
+):
+    browser.set_window_size(width, height)
+    try:
+        open_table(
+            browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, episode="hand"
+        )
+        wait(browser, my_turn_or_end)
+        assert not browser.find_element(By.ID, "setup").is_displayed()  # the table has the room
+        assert browser.find_element(By.ID, "show-setup").is_displayed()
+        assert fits_the_width(browser) == []
+        browser.execute_script("window.scrollTo(0, 0);")
+        shoot(browser, shots / f"web_table_{width}.png")
+        while "over" not in (status := wait(browser, my_turn_or_end)):  # every control reached on the way
+            before = browser.execute_script("return document.getElementById('log').textContent")
+            legal = legal_elements(browser)[0]
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", legal)
+            legal.click()
+            wait(browser, lambda d: d.execute_script("return document.getElementById('log').textContent") != before)
+        assert status == "The hand is over." and fits_the_width(browser) == []
+        browser.execute_script("window.scrollTo(0, 0);")
+        shoot(browser, shots / f"web_summary_{width}.png")
+        assert browser.find_element(By.ID, "setup").is_displayed()  # back for the next game
+    finally:
+        browser.set_window_size(1280, 1000)

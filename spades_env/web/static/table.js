@@ -11,6 +11,7 @@ let socket = null;
 let hello = null;
 let view = null;
 let hint = null;
+let wasOver = false;
 let trickCards = 0;  // cards on the table at the last render: a new one makes the sound
 const settings = { notation: localStorage.getItem("spades-notation") || "10", sound: localStorage.getItem("spades-sound") === "on" };
 
@@ -31,7 +32,7 @@ function say(text) { $("message").textContent = text || ""; }
 function receive(message) {
   if (message.type === "hello") { hello = message; setUp(); }
   else if (message.type === "state") { view = message.view; hint = null; $("hint-text").textContent = ""; render(); }
-  else if (message.type === "error") { say(message.message); }
+  else if (message.type === "error") { say(message.message); if (!view) showSetup(true); }
   else if (message.type === "hint") {
     hint = message.action;
     $("hint-text").textContent = `hint (${message.agent}): ${actionLabel(message.name)}`;
@@ -53,6 +54,7 @@ function setUp() {
     send({ type: "pace", ms: Number($("pace").value) });
   });
   $("start").addEventListener("click", start);
+  $("show-setup").addEventListener("click", () => showSetup(true));
   $("hint").addEventListener("click", () => send({ type: "hint" }));
   $("save").addEventListener("click", () => send({ type: "save" }));
   $("continue").addEventListener("click", () => send({ type: "continue" }));
@@ -116,6 +118,7 @@ function start() {
   for (let seat = 0; seat < players; seat++) seats.push($(`seat-${seat}`).value);
   const seed = $("seed").value === "" ? null : Number($("seed").value);
   say("");
+  showSetup(false);
   send({ type: "new", rules: $("rules").value, seats, episode: $("episode").value, seed, pace_ms: Number($("pace").value) });
 }
 
@@ -127,6 +130,7 @@ function openRecord() {
     let record;
     try { record = JSON.parse(text); } catch (error) { say(`not a JSON file: ${error.message}`); return; }
     say("");
+    showSetup(false);
     send({ type: "replay", record });
   });
 }
@@ -227,8 +231,18 @@ function positionOf(seat) {
   return POSITIONS[n][(seat - anchorSeat() + n) % n];
 }
 
+// The setup panels hide while a game or a replay runs (one button brings them back), so that the table has the room.
+function showSetup(shown) {
+  $("setup").hidden = !shown;
+  $("replay-setup").hidden = !shown;
+  $("show-setup").hidden = shown;
+}
+
 function render() {
   $("table").classList.remove("empty");
+  const over = view.kind === "live" && view.over;
+  if (over && !wasOver) showSetup(true);  // the game has ended: the setup comes back for the next one
+  wasOver = over;
   $("table").classList.toggle("between-hands", Boolean(view.holding));
   const actions = view.actions;
   const myTurn = actions && actions.legal.length > 0;
