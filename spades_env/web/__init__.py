@@ -19,9 +19,11 @@ page to server
     wait before each agent move, 0..5000), ``save`` (the record),
     ``replay`` (``record``: the JSON of a game record, uploaded), ``seek``
     (``index``: decisions from the deal), ``viewer`` (``seat``: an int, or
-    null for every hand).
+    null for every hand), ``resume`` (``token``: come back to the table
+    whose tab went away less than ``reconnect_s``, 60 s by default, ago).
 server to page
-    ``hello`` (presets, agents, limits), ``state`` (``view``: see
+    ``hello`` (presets, agents, limits), ``table`` (``token``: the new
+    table's secret for ``resume``, sent to its tab alone), ``state`` (``view``: see
     :mod:`spades_env.web.view`), ``hint`` (``action``, ``name``, ``agent``),
     ``record`` (``record``), ``error`` (``message``).
 

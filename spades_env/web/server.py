@@ -15,7 +15,9 @@ agents are chosen from the names the server offers, and every policy file
 named on the command line is loaded at start-up; files are never opened by a
 name from the page (a record is uploaded as JSON); at most ``max_tables``
 tables are open at once. A tab that goes away, even mid-message, is logged as
-one line.
+one line; its table waits ``reconnect_s`` (60 s) for a tab that brings its
+token (``resume``: a reload, a dropped connection), keeping its slot, and
+is closed after that.
 
 Human games as data: with ``record_dir`` (``--record-dir DIR``) every live
 game is saved when it ends, as the record ``spades-replay`` reads (who sat
@@ -31,6 +33,7 @@ import argparse
 import asyncio
 import json
 import logging
+import secrets
 import socket
 import sys
 import time
@@ -60,6 +63,8 @@ MAX_TABLES = 8
 MAX_PACE_MS = 5000
 DEFAULT_PACE_MS = 600
 MAX_PORT = 65535
+TOKEN_BYTES = 18  # a table's token: 144 random bits
+RECONNECT_S = 60.0  # how long a table waits for its tab to come back (a reload, a dropped connection)
 # The tab went away (before or while the server answered); starlette >= 1.0 names a send after it.
 DISCONNECTS = (WebSocketDisconnect, *[c for c in [getattr(websockets, "WebSocketDisconnected", None)] if c])
 log = logging.getLogger("spades_env.web")
@@ -84,6 +89,7 @@ MESSAGES: dict[
     "replay": ({"record": OBJECT}, {}),
     "seek": ({"index": INTEGER}, {}),
     "viewer": ({"seat": INTEGER_OR_NULL}, {}),
+    "resume": ({"token": TEXT}, {}),
 }
 
 
@@ -186,6 +192,7 @@ class Connection:
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
         self.hinter: Any = None
+        self.token: str | None = None  # the table's secret for coming back to it (sent to the page alone)
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.ws.application_state != WebSocketState.CONNECTED:  # closed by a failed send: a disconnect
@@ -224,8 +231,32 @@ class Connection:
         finally:
             runner.cancel()
             if self.table is not None:
-                self.table = None
+                self.park()
+
+    def park(self) -> None:
+        """The tab went away: its table waits ``reconnect_s`` for a tab that brings its token (a reload, a new
+        connection), keeping its slot; then it is closed and the slot freed."""
+        state = self.app.state
+        table, token, self.table = self.table, self.token, None
+        if not state.reconnect_s or token is None:
+            state.open_tables -= 1
+            return
+
+        def expire() -> None:
+            if state.parked.pop(token, None) is not None:
                 state.open_tables -= 1
+
+        timer = asyncio.get_running_loop().call_later(state.reconnect_s, expire)
+        state.parked[token] = (table, self.pace, timer)
+
+    async def _opened(self, table: LiveTable | ReplayTable) -> None:
+        """This tab now holds ``table``, under a new token (sent before its first state; a table whose token never
+        reached its tab is not kept for it)."""
+        self.table, self.token = table, None
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        await self.send({"type": "table", "token": token})
+        self.token = token
+        await self.send_state()
 
     async def handle(self, text: Any) -> None:
         """One message: answered with a state, a hint, a record or an error; never an exception."""
@@ -274,8 +305,8 @@ class Connection:
             LiveTable, m["rules"], m["seats"], agents.make, m.get("episode", "game"), m.get("seed")
         )
         self._claim()
-        self.table, self.pace = table, pace
-        await self.send_state()
+        self.pace = pace
+        await self._opened(table)
 
     async def on_act(self, m: dict[str, Any]) -> None:
         await self._play(m["action"])
@@ -335,8 +366,23 @@ class Connection:
         self._room()  # before the record is replayed
         table = await asyncio.to_thread(ReplayTable, m["record"])
         self._claim()
-        self.table = table
-        await self.send_state()
+        await self._opened(table)
+
+    async def on_resume(self, m: dict[str, Any]) -> None:
+        """Come back to a table whose tab went away less than ``reconnect_s`` ago (its token, from the "table"
+        message); this tab's own table, if any, is closed. A token used once is spent: a new one comes."""
+        state = self.app.state
+        parked = state.parked.pop(m["token"], None)
+        if parked is None:
+            raise TableError(
+                f"that table is gone: a table waits {state.reconnect_s:g} s for its tab to come back, then closes"
+            )
+        table, pace, timer = parked
+        timer.cancel()
+        if self.table is not None:  # this tab's table gives way (its slot with it)
+            state.open_tables -= 1
+        self.pace = pace
+        await self._opened(table)
 
     async def on_seek(self, m: dict[str, Any]) -> None:
         table = self._replay()
@@ -393,10 +439,14 @@ def create_app(
     hint_agent: str = "heuristic",
     hosts: Iterable[str] = LOCAL_HOSTS,
     record_dir: str | Path | None = None,
+    reconnect_s: float = RECONNECT_S,
 ) -> Starlette:
     """The app: the page at ``/``, its assets at ``/static``, tables at ``/ws``, answering the host names
-    ``hosts`` (and LOCAL_HOSTS) only, saving every finished live game in ``record_dir`` when given; ValueError
-    naming a bad argument or policy file."""
+    ``hosts`` (and LOCAL_HOSTS) only, saving every finished live game in ``record_dir`` when given, a table
+    waiting ``reconnect_s`` for its tab to come back (0: closed at once); ValueError naming a bad argument or
+    policy file."""
+    if isinstance(reconnect_s, bool) or not isinstance(reconnect_s, (int, float)) or not 0 <= reconnect_s <= 3600:
+        raise ValueError(f"reconnect_s must be a number of seconds from 0 to 3600, got {reconnect_s!r}")
     if isinstance(max_tables, bool) or not isinstance(max_tables, int) or max_tables < 1:
         raise ValueError(f"max_tables must be a positive integer, got {max_tables!r}")
     records = None if record_dir is None else usable_folder(record_dir)
@@ -420,7 +470,9 @@ def create_app(
     app.state.hosts = names
     app.state.agents = Agents(policies, hint_agent)
     app.state.max_tables = max_tables
-    app.state.open_tables = 0
+    app.state.open_tables = 0  # tables held by a tab or waiting for one to come back (parked)
+    app.state.reconnect_s = float(reconnect_s)
+    app.state.parked = {}  # token -> (table, pace, the timer that closes it)
     app.state.record_dir = records
     return app
 

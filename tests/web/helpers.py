@@ -57,8 +57,15 @@ class Tab:
     def send(self, message: Any) -> None:
         self.ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
 
+    token: str | None = None  # the table's token, from the "table" message a new table starts with
+
     def receive(self, timeout: float = 30) -> dict[str, Any]:
-        return json.loads(self.ws.recv(timeout=timeout))
+        """The next message, the "table" message kept as the page keeps it (``token``) rather than returned."""
+        while True:
+            message = json.loads(self.ws.recv(timeout=timeout))
+            if message.get("type") != "table":
+                return message
+            self.token = message["token"]
 
     def ask(self, message: Any) -> dict[str, Any]:
         """Send and return the first reply that is not a state pushed by the agents' runner."""

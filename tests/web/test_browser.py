@@ -40,7 +40,7 @@ if not (CHROMIUM and DRIVER):
 
 @pytest.fixture(scope="module")
 def server():
-    with serving(max_tables=6) as base:
+    with serving(max_tables=6, reconnect_s=0) as base:  # each test's page load closes the last one's table
         yield base
 
 
@@ -521,3 +521,26 @@ def test_the_table_fits_a_phone_and_a_desktop_and_the_setup_hides_while_a_game_r
         assert browser.find_element(By.ID, "setup").is_displayed()  # back for the next game
     finally:
         browser.set_window_size(1280, 1000)
+
+
+@pytest.fixture(scope="module")
+def waiting_server():
+    """A server whose tables wait the default minute for their tab to come back."""
+    with serving(max_tables=2) as base:
+        yield base
+
+
+def test_a_reload_and_a_dropped_connection_come_back_to_the_same_table(waiting_server, browser):
+    open_table(browser, waiting_server, "standard", ["human"] + ["heuristic"] * 3, seed=4, episode="hand")
+    assert wait(browser, my_turn_or_end).startswith("Your turn")
+    mine = lambda d: [e.get_attribute("data-card") for e in d.find_elements(By.CSS_SELECTOR, ".seat.pos-bottom .card")]  # noqa: E731
+    cards, log = mine(browser), text(browser, "log")
+    browser.refresh()
+    wait(browser, lambda d: mine(d) == cards and text(d, "log") == log)
+    assert my_turn_or_end(browser).startswith("Your turn") and not browser.find_element(By.ID, "setup").is_displayed()
+    browser.execute_script("socket.close();")  # the connection drops: the page reconnects by itself
+    wait(browser, lambda d: text(d, "connection").startswith("disconnected: reconnecting"))
+    wait(browser, lambda d: text(d, "connection") == "connected" and mine(d) == cards)
+    legal_elements(browser)[0].click()  # and plays on
+    wait(browser, lambda d: text(d, "log") != log)
+    browser.execute_script("sessionStorage.clear();")

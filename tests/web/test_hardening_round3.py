@@ -56,7 +56,7 @@ def request(base: str, path: str, host: str | None, headers: dict[str, str] | No
 
 @pytest.fixture(scope="module")
 def server():
-    with serving(max_tables=4, hosts=["table.example"]) as base:
+    with serving(max_tables=4, hosts=["table.example"], reconnect_s=0) as base:
         yield base
 
 
@@ -184,7 +184,7 @@ def test_item02_the_headers_are_sent_once_each(server):
 # ---------------------------------------------------------------- 8. message fields
 VALID = {"rules": "standard", "seats": ["human", "random", "random", "random"], "episode": "hand", "seed": 1,
          "pace_ms": 0, "action": 57, "ms": 10, "record": {"actions": []}, "index": 0, "seat": None,
-         "text": "bid 4"}  # fmt: skip
+         "text": "bid 4", "token": "a-token"}  # fmt: skip
 WRONG = [["standard"], {"a": 1}, "7", 7, 1.5, True, None, ["human", 3, "random", "random"]]
 
 

@@ -31,7 +31,7 @@ def seats(first: str = "human", others: str = "heuristic", n: int = 4) -> list[s
 
 @pytest.fixture(scope="module")
 def server():
-    with serving(max_tables=4) as base:
+    with serving(max_tables=4, reconnect_s=0) as base:  # a closed tab frees its table at once
         yield base
 
 
@@ -195,7 +195,7 @@ def test_a_replay_steps_to_any_decision_and_refuses_bad_indices(server):
 
 
 def test_tables_are_limited_and_a_closed_tab_frees_its_table():
-    with serving(max_tables=2) as base:
+    with serving(max_tables=2, reconnect_s=0) as base:
         first, second = Tab(base), Tab(base)
         for tab in (first, second):
             assert tab.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})["type"] == "state"
@@ -217,8 +217,31 @@ def test_tables_are_limited_and_a_closed_tab_frees_its_table():
         third.close()
 
 
+def test_a_table_waits_for_its_tab_to_come_back_then_closes():
+    with serving(max_tables=1, reconnect_s=1.5) as base:
+        first = Tab(base)
+        started = first.ask({**HUMAN_FIRST, "seats": seats(), "seed": 3})["view"]
+        token = first.token
+        assert token and len(token) >= 24
+        first.close()  # a reload, a dropped connection: the table keeps its slot
+        time.sleep(0.3)
+        other = Tab(base)
+        reply = other.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})
+        assert reply["type"] == "error" and "limit of 1 open tables" in reply["message"]
+        assert other.ask({"type": "resume", "token": token[:-1] + "x"})["message"].startswith("that table is gone")
+        view = other.ask({"type": "resume", "token": token})["view"]  # the same table, where it was
+        assert view["seed"] == 3 and view["seats"][0]["cards"] == started["seats"][0]["cards"]
+        assert other.token not in (None, token)  # a token is spent once: a new one comes
+        other.close()
+        time.sleep(2.0)  # past reconnect_s: closed, its slot freed
+        last = Tab(base)
+        assert last.ask({"type": "resume", "token": other.token})["message"].startswith("that table is gone")
+        assert last.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})["type"] == "state"
+        last.close()
+
+
 def test_many_tables_at_once_play_apart():
-    with serving(max_tables=6) as base:
+    with serving(max_tables=6, reconnect_s=0) as base:
         tabs = [Tab(base) for _ in range(6)]
         for i, tab in enumerate(tabs):
             tab.send({"type": "new", "rules": "standard", "seats": seats(), "seed": i, "pace_ms": 0, "episode": "hand"})

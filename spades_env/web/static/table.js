@@ -15,11 +15,26 @@ let wasOver = false;
 let trickCards = 0;  // cards on the table at the last render: a new one makes the sound
 const settings = { notation: localStorage.getItem("spades-notation") || "10", sound: localStorage.getItem("spades-sound") === "on" };
 
+// A reload or a dropped connection comes back to the same table: the server keeps it for a minute, and the page
+// keeps its token for this tab (sessionStorage) and reconnects on its own.
+const TOKEN_KEY = "spades-table";
+const RECONNECT_MS = 60000;
+let lostAt = null;
+let resuming = false;
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   socket = new WebSocket(`${scheme}://${location.host}/ws`);
-  socket.addEventListener("open", () => { $("connection").textContent = "connected"; });
-  socket.addEventListener("close", () => { $("connection").textContent = "disconnected: reload the page"; });
+  socket.addEventListener("open", () => { lostAt = null; $("connection").textContent = "connected"; });
+  socket.addEventListener("close", () => {
+    lostAt = lostAt || Date.now();
+    if (Date.now() - lostAt < RECONNECT_MS) {
+      $("connection").textContent = "disconnected: reconnecting…";
+      setTimeout(connect, 1000);
+    } else {
+      $("connection").textContent = "disconnected: reload the page";
+    }
+  });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
 }
 
@@ -30,9 +45,24 @@ function send(message) {
 function say(text) { $("message").textContent = text || ""; }
 
 function receive(message) {
-  if (message.type === "hello") { hello = message; setUp(); }
+  if (message.type === "hello") {
+    const first = hello === null;
+    hello = message;
+    if (first) setUp();
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) { resuming = true; send({ type: "resume", token }); }
+  }
+  else if (message.type === "table") {  // a table of this tab's, new or come back to
+    resuming = false;
+    sessionStorage.setItem(TOKEN_KEY, message.token);
+    showSetup(false);
+  }
   else if (message.type === "state") { view = message.view; hint = null; $("hint-text").textContent = ""; render(); }
-  else if (message.type === "error") { say(message.message); if (!view) showSetup(true); }
+  else if (message.type === "error") {
+    if (resuming) { resuming = false; sessionStorage.removeItem(TOKEN_KEY); }  // that table is gone
+    say(message.message);
+    if (!view) showSetup(true);
+  }
   else if (message.type === "hint") {
     hint = message.action;
     $("hint-text").textContent = `hint (${message.agent}): ${actionLabel(message.name)}`;
