@@ -450,7 +450,7 @@ def test_a_finished_trick_stays_on_the_table_with_its_winner_marked(server, brow
     )
 
 
-def test_the_score_sheet_the_bid_tally_and_the_summary_by_side(server, browser):
+def test_the_score_sheet_the_bid_tally_and_the_summary_by_side(server, browser, shots):
     open_table(browser, server, "standard", ["human", "heuristic", "heuristic", "heuristic"], seed=4, pace=0)
     tallies = []
     while True:
@@ -474,6 +474,8 @@ def test_the_score_sheet_the_bid_tally_and_the_summary_by_side(server, browser):
         cells,
         [p.text for p in points],
     )
+    browser.execute_script("document.getElementById('scores').scrollIntoView();")
+    browser.find_element(By.ID, "scores").screenshot(str(shots / "web_score_sheet.png"))
     # behind the summary the table does not show the next hand's cards
     assert "between-hands" in browser.find_element(By.ID, "table").get_attribute("class").split()
     assert not any(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, ".seat.pos-bottom .card"))
