@@ -23,7 +23,7 @@ page to server
     whose tab went away less than ``reconnect_s``, 60 s by default, ago).
 server to page
     ``hello`` (presets, agents, limits), ``table`` (``token``: the new
-    table's secret for ``resume``, sent to its tab alone), ``state`` (``view``: see
+    table's secret for ``resume``, sent to its tab alone; ``pace_ms``), ``state`` (``view``: see
     :mod:`spades_env.web.view`), ``hint`` (``action``, ``name``, ``agent``),
     ``record`` (``record``), ``error`` (``message``).
 

@@ -229,9 +229,10 @@ class Connection:
             who = f"{client.host}:{client.port}" if client else "a tab"
             log.warning("disconnect: %s closed while the server was answering it", who)
         finally:
-            runner.cancel()
-            if self.table is not None:
-                self.park()
+            async with self.lock:  # an agent's move in a thread ends before its table is parked for another tab
+                runner.cancel()
+                if self.table is not None:
+                    self.park()
 
     def park(self) -> None:
         """The tab went away: its table waits ``reconnect_s`` for a tab that brings its token (a reload, a new
@@ -254,7 +255,7 @@ class Connection:
         reached its tab is not kept for it)."""
         self.table, self.token = table, None
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        await self.send({"type": "table", "token": token})
+        await self.send({"type": "table", "token": token, "pace_ms": self.pace})
         self.token = token
         await self.send_state()
 

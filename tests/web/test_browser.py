@@ -540,9 +540,12 @@ def test_a_reload_and_a_dropped_connection_come_back_to_the_same_table(waiting_s
     browser.refresh()
     wait(browser, lambda d: mine(d) == cards and text(d, "log") == log)
     assert my_turn_or_end(browser).startswith("Your turn") and not browser.find_element(By.ID, "setup").is_displayed()
+    token = lambda d: d.execute_script("return sessionStorage.getItem('spades-table');")  # noqa: E731
+    before = token(browser)
     browser.execute_script("socket.close();")  # the connection drops: the page reconnects by itself
     wait(browser, lambda d: text(d, "connection").startswith("disconnected: reconnecting"))
-    wait(browser, lambda d: text(d, "connection") == "connected" and mine(d) == cards)
+    wait(browser, lambda d: token(d) not in (None, before))  # resumed: the table sent its next token
+    assert text(browser, "connection") == "connected" and mine(browser) == cards
     legal_elements(browser)[0].click()  # and plays on
     wait(browser, lambda d: text(d, "log") != log)
     browser.execute_script("sessionStorage.clear();")

@@ -228,7 +228,7 @@ def test_a_table_waits_for_its_tab_to_come_back_then_closes():
         other = Tab(base)
         reply = other.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})
         assert reply["type"] == "error" and "limit of 1 open tables" in reply["message"]
-        assert other.ask({"type": "resume", "token": token[:-1] + "x"})["message"].startswith("that table is gone")
+        assert other.ask({"type": "resume", "token": "x" * 24})["message"].startswith("that table is gone")
         view = other.ask({"type": "resume", "token": token})["view"]  # the same table, where it was
         assert view["seed"] == 3 and view["seats"][0]["cards"] == started["seats"][0]["cards"]
         assert other.token not in (None, token)  # a token is spent once: a new one comes
@@ -238,6 +238,27 @@ def test_a_table_waits_for_its_tab_to_come_back_then_closes():
         assert last.ask({"type": "resume", "token": other.token})["message"].startswith("that table is gone")
         assert last.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})["type"] == "state"
         last.close()
+
+
+def test_a_tab_that_comes_back_to_a_table_gives_up_its_own_and_its_slot():
+    with serving(max_tables=2, reconnect_s=30) as base:
+        first = Tab(base)
+        first.ask({**HUMAN_FIRST, "seats": seats(), "seed": 3})
+        token = first.token
+        first.close()
+        time.sleep(0.3)
+        other = Tab(base)
+        assert other.ask({**HUMAN_FIRST, "seats": seats(), "seed": 5})["view"]["seed"] == 5  # the second slot
+        other.send({"type": "resume", "token": token})  # its own table closed
+        assert other.until(lambda m: m["type"] != "state" or m["view"]["seed"] == 3)["type"] == "state"
+        third = Tab(base)
+        assert third.ask({**HUMAN_FIRST, "seats": seats(), "seed": 7})["type"] == "state"  # that slot is free
+        assert third.ask({**HUMAN_FIRST, "seats": seats(), "seed": 8})["type"] == "state"  # (a tab replaces its own)
+        fourth = Tab(base)
+        reply = fourth.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})
+        assert reply["type"] == "error" and "limit of 2 open tables" in reply["message"]
+        for tab in (other, third, fourth):
+            tab.close()
 
 
 def test_many_tables_at_once_play_apart():

@@ -20,7 +20,8 @@ const settings = { notation: localStorage.getItem("spades-notation") || "10", so
 const TOKEN_KEY = "spades-table";
 const RECONNECT_MS = 60000;
 let lostAt = null;
-let resuming = false;
+let resuming = null;  // when the page began asking to come back to its table (null: not asking)
+let keyboardHand = false;  // the hand was last used from the keyboard: its focus comes back on the person's turn
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -38,6 +39,13 @@ function connect() {
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
 }
 
+function resume() {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (!token) return;
+  resuming = resuming || Date.now();
+  send({ type: "resume", token });
+}
+
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 }
@@ -49,17 +57,25 @@ function receive(message) {
     const first = hello === null;
     hello = message;
     if (first) setUp();
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    if (token) { resuming = true; send({ type: "resume", token }); }
+    resume();
   }
   else if (message.type === "table") {  // a table of this tab's, new or come back to
-    resuming = false;
+    resuming = null;
+    wasOver = false;
     sessionStorage.setItem(TOKEN_KEY, message.token);
+    $("pace").value = message.pace_ms;
+    $("pace-text").textContent = `${message.pace_ms} ms`;
     showSetup(false);
   }
   else if (message.type === "state") { view = message.view; hint = null; $("hint-text").textContent = ""; render(); }
   else if (message.type === "error") {
-    if (resuming) { resuming = false; sessionStorage.removeItem(TOKEN_KEY); }  // that table is gone
+    if (resuming !== null && message.message.startsWith("that table is gone")) {
+      // the server may not have seen the old connection go yet (a network drop): ask again for the minute
+      if (Date.now() - resuming < RECONNECT_MS) { setTimeout(() => { if (resuming !== null) resume(); }, 2000); return; }
+      resuming = null;
+      sessionStorage.removeItem(TOKEN_KEY);
+      showSetup(true);
+    }
     say(message.message);
     if (!view) showSetup(true);
   }
@@ -149,6 +165,7 @@ function start() {
   const seed = $("seed").value === "" ? null : Number($("seed").value);
   say("");
   showSetup(false);
+  resuming = null;
   send({ type: "new", rules: $("rules").value, seats, episode: $("episode").value, seed, pace_ms: Number($("pace").value) });
 }
 
@@ -161,6 +178,7 @@ function openRecord() {
     try { record = JSON.parse(text); } catch (error) { say(`not a JSON file: ${error.message}`); return; }
     say("");
     showSetup(false);
+    resuming = null;
     send({ type: "replay", record });
   });
 }
@@ -241,6 +259,7 @@ let audio = null;
 function click() {
   if (!settings.sound) return;
   audio = audio || new AudioContext();
+  if (audio.state === "suspended") audio.resume();  // made before the person touched the page
   const tone = audio.createOscillator();
   const gain = audio.createGain();
   tone.frequency.value = 660;
@@ -414,7 +433,7 @@ function rovingFocus(container, focused) {
   if (at < 0 && focused) at = Math.min(focused.at, cards.length - 1);
   if (at < 0) at = Math.max(0, cards.findIndex((c) => c.classList.contains("legal")));
   cards.forEach((card, i) => { card.tabIndex = i === at ? 0 : -1; });
-  if (focused) cards[at].focus();
+  if (focused || keyboardHand) cards[at].focus();
 }
 
 function moveFocus(event) {
@@ -594,4 +613,5 @@ function renderReplay() {
   viewer.value = view.viewer === null ? "all" : String(view.viewer);
 }
 
+document.addEventListener("focusin", (event) => { keyboardHand = Boolean(event.target.closest("#my-cards")); });
 document.addEventListener("DOMContentLoaded", connect);
