@@ -41,7 +41,6 @@ workers and the learner want N + 1 cores, or N when the update is short.
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import os
 import pickle
@@ -329,26 +328,6 @@ def pool_changed(pool: list, sent: list | None) -> bool:
     """Whether ``pool`` differs from the pool last sent (``sent``; None: none yet), snapshot by snapshot (the
     learner adds and drops snapshots; it never changes one in place)."""
     return sent is None or len(pool) != len(sent) or any(a is not b for a, b in zip(pool, sent))
-
-
-def rollout_workers(config: TrainConfig, states: list[WorkerState], device: torch.device) -> RolloutWorkers:
-    """The run's rollout workers on its ``rollout_backend``: processes here, or Ray actors
-    (:class:`training.ray_workers.RayRolloutWorkers`, the same interface)."""
-    if config.rollout_backend == "ray":
-        from training.ray_workers import RayRolloutWorkers  # Ray is an extra: imported only when asked for
-
-        return RayRolloutWorkers(config, states, device)
-    return RolloutWorkers(config, states, device)
-
-
-def imitation_worker(config: TrainConfig, device: torch.device) -> Any:
-    """The worker that collects half of the imitation's decisions (``imitation_data(rollout, decisions)``,
-    ``close()``): a process, or one Ray actor on the Ray backend."""
-    if config.rollout_backend == "ray":
-        from training.ray_workers import RayRolloutWorkers
-
-        return RayRolloutWorkers(dataclasses.replace(config, rollout_workers=1), None, device, spares=0)
-    return RolloutWorker(config, None, device)
 
 
 class ImitationRequest:

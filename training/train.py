@@ -58,6 +58,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -82,7 +83,7 @@ from training.imitation import imitate, set_learning_rate
 from training.learner import Learner, build_learner
 from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learning_curve
 from training.mixture import table_presets
-from training.pipeline import fresh_worker_states, imitation_worker, rollout_workers, weights
+from training.pipeline import RolloutWorker, RolloutWorkers, WorkerState, fresh_worker_states, weights
 from training.ppo import explained_variance, normalize_by_group, ppo_update
 from training.rollout import add_rewards, finish_batch
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
@@ -218,6 +219,26 @@ def start_run(config: TrainConfig, folder: Path, resume: bool) -> Run:
         counters["bc_done"] = True  # the loaded weights replace the imitation
         print(f"initial weights from {config.init_from}")
     return Run(config, folder, device, rules, learner, rng, make_tables(config, rules, rng, device), [], counters)
+
+
+def rollout_workers(config: TrainConfig, states: list[WorkerState], device: torch.device) -> RolloutWorkers:
+    """The run's rollout workers on its ``rollout_backend``: processes here, or Ray actors
+    (:class:`training.ray_workers.RayRolloutWorkers`, the same interface)."""
+    if config.rollout_backend == "ray":
+        from training.ray_workers import RayRolloutWorkers  # Ray is an extra: imported only when asked for
+
+        return RayRolloutWorkers(config, states, device)
+    return RolloutWorkers(config, states, device)
+
+
+def imitation_worker(config: TrainConfig, device: torch.device) -> Any:
+    """The worker that collects half of the imitation's decisions (``imitation_data(rollout, decisions)``,
+    ``close()``): a process, or one Ray actor on the Ray backend."""
+    if config.rollout_backend == "ray":
+        from training.ray_workers import RayRolloutWorkers
+
+        return RayRolloutWorkers(dataclasses.replace(config, rollout_workers=1), None, device, spares=0)
+    return RolloutWorker(config, None, device)
 
 
 def warm_start(run: Run) -> None:

@@ -1,7 +1,7 @@
 """Rollout workers as Ray actors (``rollout_backend: ray``): the decisions of the worker processes, a killed actor's
 rollout redone without loss, runs equal to the process backend's, resume across backends and after a driver killed
-with -9, and the refusals named. On a local Ray (two CPUs) started once for the module. The runs are slow tests:
-.ci/run runs them beside the default suite."""
+with -9, and the refusals named. On a local Ray (two CPUs) started once for the module. The kills and the runs are
+slow tests: .ci/run runs them beside the default suite."""
 
 from __future__ import annotations
 
@@ -139,7 +139,8 @@ def test_actors_collect_what_the_worker_processes_collect(two_workers, monkeypat
         processes.close()
 
 
-@pytest.mark.parametrize("spares", [1, pytest.param(0, marks=pytest.mark.slow)])  # 0: 20 s; .ci/run runs it
+@pytest.mark.slow  # 20-30 s each (a restart awaited); .ci/run runs the slow Ray tests
+@pytest.mark.parametrize("spares", [1, 0])
 def test_an_actor_killed_inside_a_rollout_has_its_rollout_redone(two_workers, spares):
     with _side_by_side(two_workers, spares) as (policy, steady, actors):
         pool = [policy]  # snapshot tables: the actor taking over must be given the pool

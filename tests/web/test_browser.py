@@ -317,6 +317,7 @@ def test_two_tables_in_two_tabs_do_not_interfere(server, browser):
         browser.switch_to.window(first_tab)
 
 
+@pytest.mark.slow  # a whole hand from the keyboard (7 s); .ci/run runs the slow browser tests
 def test_a_hand_is_played_from_the_keyboard_with_typed_bids_and_arrow_keys(server, browser):
     from selenium.webdriver.common.keys import Keys
 
