@@ -8,8 +8,9 @@
    stops the run, naming it (``--skip-bad`` skips it with a warning instead).
 2. **Decisions**: each record is replayed (:func:`spades_env.records.iter_replay`), and every decision of the
    seats chosen becomes a row: the observation the seat had, its legal actions, the action it took. ``--seats
-   human`` (default) keeps the seats a record names ``human``; ``all`` keeps every seat's. Decisions with one
-   legal action teach nothing and are left out.
+   human`` (default) keeps the seats a record names ``human``, up to the decision from which an agent took a seat
+   over (``replaced``: a person who left the web table); ``all`` keeps every seat's. Decisions with one legal
+   action teach nothing and are left out.
 3. **Split** by game: ``--val-fraction`` of the records (at least one when there are two or more) are held out,
    so the accuracy reported is on games the policy never saw.
 4. **Train** a :class:`~spades_env.nn.PolicyNet` (fresh, ``--hidden`` and ``--card-scorer``; or the weights of
@@ -85,8 +86,8 @@ def read_decisions(folder: Path, seats: str, skip_bad: bool = False) -> tuple[De
             wanted = chosen_seats(record, seats)
             rows = [
                 step
-                for step in iter_replay(record)
-                if int(step.agent.rsplit("_", 1)[1]) in wanted and int(step.action_mask.sum()) > 1
+                for index, step in enumerate(iter_replay(record))
+                if index < wanted.get(int(step.agent.rsplit("_", 1)[1]), -1) and int(step.action_mask.sum()) > 1
             ]
         except (ValueError, OSError, KeyError, TypeError) as exc:  # RecordError, or rules that do not build
             if not skip_bad:
@@ -112,14 +113,26 @@ def read_decisions(folder: Path, seats: str, skip_bad: bool = False) -> tuple[De
     )
 
 
-def chosen_seats(record: dict[str, Any], seats: str) -> set[int]:
-    """The seat indices whose decisions are learned: every seat, or those the record names ``human``."""
+def chosen_seats(record: dict[str, Any], seats: str) -> dict[int, int]:
+    """The seats whose decisions are learned, each with the decision index its learning stops at: every seat to the
+    end, or those the record names ``human`` until an agent took the seat over (``replaced``)."""
     named = record.get("seats")
+    end = len(record["actions"])
     if seats == "all":
-        return set(range(Rules.from_dict(record["rules"]).num_players))
+        return dict.fromkeys(range(Rules.from_dict(record["rules"]).num_players), end)
     if not isinstance(named, list):
         raise RecordError("the record names no seats ('seats'): use --seats all to learn from every seat")
-    return {i for i, who in enumerate(named) if who == HUMAN}
+    wanted = {i: end for i, who in enumerate(named) if who == HUMAN}
+    replaced = record.get("replaced", [])
+    if not isinstance(replaced, list):
+        raise RecordError("'replaced' must be a list of {seat, decision, agent}")
+    for change in replaced:
+        seat, decision = (change.get("seat"), change.get("decision")) if isinstance(change, dict) else (None, None)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (seat, decision)):
+            raise RecordError(f"'replaced' entries are {{seat, decision, agent}} with indices, got {change!r}")
+        if seat in wanted:
+            wanted[seat] = min(wanted[seat], decision)
+    return wanted
 
 
 def split_games(decisions: Decisions, games: int, fraction: float, rng: np.random.Generator) -> tuple[Any, Any]:

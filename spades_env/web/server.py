@@ -15,9 +15,17 @@ agents are chosen from the names the server offers, and every policy file
 named on the command line is loaded at start-up; files are never opened by a
 name from the page (a record is uploaded as JSON); at most ``max_tables``
 tables are open at once. A tab that goes away, even mid-message, is logged as
-one line; its table waits ``reconnect_s`` (60 s) for a tab that brings its
-token (``resume``: a reload, a dropped connection), keeping its slot, and
-is closed after that.
+one line; its place waits ``reconnect_s`` (60 s) for a tab that brings its
+token (``resume``: a reload, a dropped connection), and its table keeps its
+slot meanwhile.
+
+Several people at one table (:class:`Room`): the tab that opens a table is
+its host and sits in one person's seat; the others are claimed by the
+table's invite (``join``), one tab per seat; spectators come only when the
+host allows them (``SPECTATORS``), at most ``MAX_MEMBERS`` tabs a table.
+Each tab gets its own view (its seat's knowledge; a spectator's as allowed).
+A person's seat whose tab has been gone ``reconnect_s`` is played by the
+host's substitute agent to the end; a table with nobody left closes.
 
 Human games as data: with ``record_dir`` (``--record-dir DIR``) every live
 game is saved when it ends, as the record ``spades-replay`` reads (who sat
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
@@ -39,6 +48,7 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +65,7 @@ from ..core.rules import PRESETS, preset
 from ..play import HUMAN, parse_move
 from ..records import save_record
 from .guard import LOCAL_HOSTS, SECURITY_HEADERS, Guard, allowed_hosts
-from .session import LiveTable, ReplayTable, TableError
+from .session import PUBLIC, LiveTable, ReplayTable, TableError
 
 STATIC = Path(__file__).parent / "static"
 MAX_MESSAGE_BYTES = 1_000_000  # a record of a 100-hand game is about 100 kB
@@ -65,6 +75,10 @@ DEFAULT_PACE_MS = 600
 MAX_PORT = 65535
 TOKEN_BYTES = 18  # a table's token: 144 random bits
 RECONNECT_S = 60.0  # how long a table waits for its tab to come back (a reload, a dropped connection)
+MAX_MEMBERS = 16  # tabs at one table: its people and its spectators
+SEND_TIMEOUT_S = 10.0  # a tab that takes longer to accept a message is closed: it must not hold up its table
+# Who may watch a table by its invite: nobody; spectators who see what is played; spectators who see every hand.
+SPECTATORS = ("off", "public", "hands")
 # The tab went away (before or while the server answered); starlette >= 1.0 names a send after it.
 DISCONNECTS = (WebSocketDisconnect, *[c for c in [getattr(websockets, "WebSocketDisconnected", None)] if c])
 log = logging.getLogger("spades_env.web")
@@ -79,7 +93,17 @@ TEXTS = ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(x
 MESSAGES: dict[
     str, tuple[dict[str, tuple[str, Callable[[Any], bool]]], dict[str, tuple[str, Callable[[Any], bool]]]]
 ] = {
-    "new": ({"rules": TEXT, "seats": TEXTS}, {"episode": TEXT, "seed": INTEGER_OR_NULL, "pace_ms": INTEGER}),
+    "new": (
+        {"rules": TEXT, "seats": TEXTS},
+        {
+            "episode": TEXT,
+            "seed": INTEGER_OR_NULL,
+            "pace_ms": INTEGER,
+            "seat": INTEGER_OR_NULL,
+            "spectators": TEXT,
+            "substitute": TEXT,
+        },
+    ),
     "act": ({"action": INTEGER}, {}),
     "move": ({"text": TEXT}, {}),
     "hint": ({}, {}),
@@ -90,6 +114,8 @@ MESSAGES: dict[
     "seek": ({"index": INTEGER}, {}),
     "viewer": ({"seat": INTEGER_OR_NULL}, {}),
     "resume": ({"token": TEXT}, {}),
+    "join": ({"invite": TEXT}, {"seat": INTEGER_OR_NULL}),
+    "fill": ({"seat": INTEGER_OR_NULL}, {}),
 }
 
 
@@ -181,30 +207,281 @@ class Agents:
         return agent
 
 
+@dataclass(eq=False)
+class Member:
+    """A tab's place at a table: its seat (None: watching), whether it opened the table, its token."""
+
+    seat: int | None
+    host: bool
+    token: str
+
+
+class Room:
+    """One table and the tabs at it: its people (one tab per seat), spectators, its agents' runner, its invite.
+
+    A tab that goes away keeps its place for ``reconnect_s`` (parked under its token); then a person's seat goes
+    to the host's substitute agent, and when nobody is left at the table (no tab, none parked) it closes and its
+    slot is freed. The agents move only while a tab is at the table. ``lock`` guards the table: every change and
+    every view is taken under it.
+    """
+
+    def __init__(self, state: Any, table: LiveTable | ReplayTable, pace: int, spectators: str, substitute: str):
+        self.state = state
+        self.table = table
+        self.pace = pace
+        self.spectators = spectators
+        self.substitute = substitute
+        self.lock = asyncio.Lock()
+        self.wake = asyncio.Event()
+        self.members: dict[Connection, Member] = {}
+        self.coming: dict[Connection, int | None] = {}  # tabs let in by an invite, on their way (their seat held)
+        self.parked: dict[str, tuple[Member, asyncio.TimerHandle]] = {}  # token -> the tab gone away, its timer
+        self.closed = False
+        self.expiring: set[asyncio.Task] = set()  # the tasks that give up the places of tabs that did not come back
+        live = isinstance(table, LiveTable)
+        shared = live and (len(table.people) > 1 or spectators != SPECTATORS[0])
+        self.invite = secrets.token_urlsafe(TOKEN_BYTES) if shared else None
+        if self.invite:
+            state.invites[self.invite] = self
+        state.rooms.add(self)
+        self.runner = asyncio.create_task(self.run_agents())
+
+    # ------------------------------------------------------------------ who sits
+    def holder(self, seat: int) -> Member | None:
+        """The member, at the table or parked, who holds ``seat``."""
+        for member in [*self.members.values(), *(m for m, _ in self.parked.values())]:
+            if member.seat == seat:
+                return member
+        return None
+
+    def open_seats(self) -> list[int]:
+        """The people's seats nobody holds nor is coming to (claimable by the invite)."""
+        people = self.table.people if isinstance(self.table, LiveTable) else set()
+        coming = set(self.coming.values())
+        return sorted(s for s in people if self.holder(s) is None and s not in coming)
+
+    def tabs(self) -> int:
+        """The tabs this table counts against MAX_MEMBERS: here, away (parked) and on their way."""
+        return len(self.members) + len(self.parked) + len(self.coming)
+
+    def alone(self, connection: Connection) -> bool:
+        """Whether ``connection`` is all there is at this table (it closes when that tab leaves)."""
+        return set(self.members) == {connection} and not self.parked
+
+    async def enter(self, connection: Connection, seat: int | None, host: bool) -> None:
+        """``connection`` takes its place (``seat``, None to watch) under a new token, sent before its first
+        state (a place whose token never reached its tab is not kept for it); the others see it."""
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        member = Member(seat, host, token)
+        self.members[connection] = member
+        connection.room = self
+        if seat is not None:
+            self.table.sit(seat)
+        try:
+            await connection.send(
+                {
+                    "type": "table",
+                    "token": token,
+                    "pace_ms": self.pace,
+                    "seat": seat,
+                    "host": host,
+                    "invite": self.invite,
+                }
+            )
+        except DISCONNECTS:  # the token never reached the tab: its place is not kept for it, nor given to an agent
+            self.members.pop(connection)
+            connection.room = None
+            self.withdraw(member)
+            raise
+        await self.broadcast()
+        self.wake.set()
+
+    def leave(self, connection: Connection, park: bool) -> None:
+        """``connection`` leaves: parked for ``reconnect_s`` when ``park`` (a reload, a dropped connection),
+        its place given up at once otherwise (a new table, a join elsewhere)."""
+        member = self.members.pop(connection)
+        connection.room = None
+        self.wake.set()  # the hand-end hold may have waited for this tab alone
+        if park and self.state.reconnect_s:
+            timer = asyncio.get_running_loop().call_later(self.state.reconnect_s, self._expire, member.token)
+            self.parked[member.token] = (member, timer)
+            self.state.tokens[member.token] = self
+            if member.seat is not None:
+                self.table.stand(member.seat)
+        else:
+            self.vacate(member)
+
+    def come_back(self, token: str) -> Member | None:
+        """The parked member of ``token``, taken out of the park (None when it is not here)."""
+        parked = self.parked.pop(token, None)
+        self.state.tokens.pop(token, None)
+        if parked is None:
+            return None
+        parked[1].cancel()
+        return parked[0]
+
+    def _expire(self, token: str) -> None:
+        if not self.closed and token in self.parked:
+            self.expiring.add(asyncio.get_running_loop().create_task(self._gone(token)))
+
+    async def _gone(self, token: str) -> None:
+        """The tab of ``token`` did not come back in time (taken out of the park under the lock, so that its seat
+        is never open to a join before it goes to the substitute)."""
+        async with self.lock:
+            member = None if self.closed else self.come_back(token)
+            if member is not None:
+                self.vacate(member)
+                if not self.closed:
+                    await self.broadcast()
+
+    def vacate(self, member: Member) -> None:
+        """A member's place is given up for good: its seat goes to the substitute agent while others are at the
+        table; a host's part passes to the first person here (or, with none here, the seats nobody is in go to
+        the substitute); the table closes when nobody is left."""
+        if not self.members and not self.parked and not self.coming:
+            self.close()
+            return
+        table = self.table
+        if member.seat is not None and isinstance(table, LiveTable) and member.seat in table.people:
+            if table.over:
+                table.stand(member.seat)
+            else:
+                table.replace(member.seat, self.substitute)
+        if member.host and isinstance(table, LiveTable):
+            people = sorted((m.seat, id(m), m) for m in self.members.values() if m.seat is not None)
+            if people:
+                people[0][2].host = True
+            elif not table.over:  # nobody left to seat an agent where nobody came: done now
+                for seat in sorted(table.people):
+                    if self.holder(seat) is None and seat not in self.coming.values():
+                        table.replace(seat, self.substitute)
+        self.wake.set()
+
+    def withdraw(self, member: Member) -> None:
+        """A place that was never taken (its token did not reach the tab): its seat is open again; the table
+        closes when nobody is left."""
+        if not self.members and not self.parked and not self.coming:
+            self.close()
+        elif member.seat is not None and isinstance(self.table, LiveTable) and member.seat in self.table.people:
+            self.table.stand(member.seat)
+
+    def close(self) -> None:
+        """The table is closed: its runner stops, its tokens and invite are spent, its slot is freed."""
+        self.closed = True
+        self.runner.cancel()
+        for task in self.expiring:
+            task.cancel()
+        for token, (_, timer) in self.parked.items():
+            timer.cancel()
+            self.state.tokens.pop(token, None)
+        self.parked.clear()
+        if self.invite:
+            self.state.invites.pop(self.invite, None)
+        self.state.rooms.discard(self)
+
+    # ------------------------------------------------------------------ what they see
+    def view_for(self, member: Member) -> dict[str, Any]:
+        """The table as ``member`` sees it: its seat's view; every hand for the host of agents alone or a
+        spectator when the host allows it; only what is played for other spectators."""
+        table = self.table
+        if isinstance(table, ReplayTable):
+            return table.view()
+        if member.seat is not None:
+            viewer: int | None = member.seat
+        elif not table.people or self.spectators == "hands":
+            viewer = None
+        else:
+            viewer = PUBLIC
+        view = table.view(viewer)
+        view["host"] = member.host
+        view["people"] = [
+            {"seat": s, "state": "open" if h is None else "here" if h in self.members.values() else "away"}
+            for s in sorted(table.people)
+            for h in [self.holder(s)]
+        ]
+        view["spectators"] = sum(m.seat is None and not m.host for m in self.members.values())
+        return view
+
+    async def broadcast(self) -> None:
+        """Every tab at the table gets its view (a tab gone away is left to its own connection to notice)."""
+        for connection, member in list(self.members.items()):
+            await connection.deliver({"type": "state", "view": self.view_for(member)})
+
+    async def tell_all(self, message: dict[str, Any]) -> None:
+        for connection in list(self.members):
+            await connection.deliver(message)
+
+    # ------------------------------------------------------------------ agents
+    async def run_agents(self) -> None:
+        """Move the table's agents, one decision per pace, whenever it is their turn and a tab is here."""
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            table = self.table
+            while isinstance(table, LiveTable) and self.members and table.agent_turn():
+                await asyncio.sleep(self.pace / 1000)
+                async with self.lock:
+                    if self.closed or not self.members or not table.agent_turn():
+                        break  # closed, left, or the turn changed while waiting
+                    try:
+                        await asyncio.to_thread(table.agent_move)
+                        await asyncio.to_thread(keep_record, self.state, table)
+                    except Exception as exc:  # an agent's failure stops its table's agents, not the server
+                        log.exception("agent move failed")
+                        await self.tell_all({"type": "error", "message": f"the agent failed ({type(exc).__name__})"})
+                        break
+                    await self.broadcast()
+
+
+def keep_record(state: Any, table: LiveTable) -> None:
+    """Save the table's game once it is over, when the server keeps records (``record_dir``); once per game,
+    under a name of its own. A failure to write is logged, and the table plays on."""
+    folder = state.record_dir
+    if folder is None or not table.over or table.recorded:
+        return
+    table.recorded = True
+    name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{uuid.uuid4().hex[:12]}.json"
+    try:
+        save_record(table.record(), folder / name)
+    except OSError as exc:
+        log.error("record not saved in %s: %s", folder, exc)
+
+
 class Connection:
-    """One browser tab: its table, pace and agent runner."""
+    """One browser tab: its place at a table (a seat, or watching), its hint agent."""
 
     def __init__(self, app: Starlette, websocket: WebSocket):
         self.app = app
         self.ws = websocket
-        self.table: LiveTable | ReplayTable | None = None
-        self.pace = DEFAULT_PACE_MS
-        self.lock = asyncio.Lock()
-        self.wake = asyncio.Event()
+        self.room: Room | None = None
+        self.lock = asyncio.Lock()  # one message of this tab at a time
+        self.sending = asyncio.Lock()  # one frame at a time: the table's runner and other tabs send here too
         self.hinter: Any = None
-        self.token: str | None = None  # the table's secret for coming back to it (sent to the page alone)
 
     async def send(self, message: dict[str, Any]) -> None:
-        if self.ws.application_state != WebSocketState.CONNECTED:  # closed by a failed send: a disconnect
-            raise WebSocketDisconnect(code=1006)
-        await self.ws.send_text(json.dumps(message))
+        async with self.sending:
+            if self.ws.application_state != WebSocketState.CONNECTED:  # closed by a failed send: a disconnect
+                raise WebSocketDisconnect(code=1006)
+            await self.ws.send_text(json.dumps(message))
 
-    async def send_state(self) -> None:
-        if self.table is not None:
-            await self.send({"type": "state", "view": self.table.view()})
+    async def deliver(self, message: dict[str, Any]) -> None:
+        """Send a message of the table's (a move, another tab's doing): a tab gone away is left to its own
+        connection to notice, and a tab that does not take it within SEND_TIMEOUT_S is closed, so that no tab
+        holds up its table."""
+        try:
+            await asyncio.wait_for(self.send(message), SEND_TIMEOUT_S)
+        except DISCONNECTS:
+            pass
+        except asyncio.TimeoutError:
+            log.warning("a tab took more than %g s to take a message: closed", SEND_TIMEOUT_S)
+            asyncio.get_running_loop().create_task(self.drop())
+
+    async def drop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=1008)
 
     async def serve(self) -> None:
-        """Answer the tab's messages until it goes away; the table's slot is freed then."""
+        """Answer the tab's messages until it goes away; its place at a table is parked then."""
         state = self.app.state
         hello = {
             "type": "hello",
@@ -212,11 +489,11 @@ class Connection:
             "players": {name: preset(name).num_players for name in sorted(PRESETS)},
             "agents": state.agents.names,
             "hint_agent": state.agents.hint_agent,
+            "spectators": list(SPECTATORS),
             "max_pace_ms": MAX_PACE_MS,
-            "pace_ms": self.pace,
+            "pace_ms": DEFAULT_PACE_MS,
             "max_message_bytes": MAX_MESSAGE_BYTES,
         }
-        runner = asyncio.create_task(self.run_agents())
         try:
             await self.send(hello)
             while True:
@@ -229,35 +506,12 @@ class Connection:
             who = f"{client.host}:{client.port}" if client else "a tab"
             log.warning("disconnect: %s closed while the server was answering it", who)
         finally:
-            async with self.lock:  # an agent's move in a thread ends before its table is parked for another tab
-                runner.cancel()
-                if self.table is not None:
-                    self.park()
-
-    def park(self) -> None:
-        """The tab went away: its table waits ``reconnect_s`` for a tab that brings its token (a reload, a new
-        connection), keeping its slot; then it is closed and the slot freed."""
-        state = self.app.state
-        table, token, self.table = self.table, self.token, None
-        if not state.reconnect_s or token is None:
-            state.open_tables -= 1
-            return
-
-        def expire() -> None:
-            if state.parked.pop(token, None) is not None:
-                state.open_tables -= 1
-
-        timer = asyncio.get_running_loop().call_later(state.reconnect_s, expire)
-        state.parked[token] = (table, self.pace, timer)
-
-    async def _opened(self, table: LiveTable | ReplayTable) -> None:
-        """This tab now holds ``table``, under a new token (sent before its first state; a table whose token never
-        reached its tab is not kept for it)."""
-        self.table, self.token = table, None
-        token = secrets.token_urlsafe(TOKEN_BYTES)
-        await self.send({"type": "table", "token": token, "pace_ms": self.pace})
-        self.token = token
-        await self.send_state()
+            room = self.room
+            if room is not None:
+                async with room.lock:  # an agent's move in a thread ends before the place is parked
+                    if self.room is room:
+                        room.leave(self, park=True)
+                        await room.broadcast()
 
     async def handle(self, text: Any) -> None:
         """One message: answered with a state, a hint, a record or an error; never an exception."""
@@ -274,40 +528,147 @@ class Connection:
             await self.send(
                 {"type": "error", "message": f"internal error ({type(exc).__name__}); the table is as it was"}
             )
-        self.wake.set()
+        if self.room is not None:
+            self.room.wake.set()
 
-    def _room(self) -> None:
-        """TableError unless this tab may hold a table (it keeps its slot when it replaces its table)."""
+    # ------------------------------------------------------------------ places
+    def _check_room(self) -> None:
+        """TableError unless this tab may open a table (it keeps its slot when its table closes as it goes)."""
         state = self.app.state
-        if self.table is None and state.open_tables >= state.max_tables:
+        frees = self.room is not None and self.room.alone(self)
+        if not frees and len(state.rooms) >= state.max_tables:
             raise TableError(f"this server holds its limit of {state.max_tables} open tables; close one and retry")
 
-    def _claim(self) -> None:
-        """Take this tab's table slot (checked by ``_room`` before the table was built, and again here)."""
-        self._room()
-        if self.table is None:
-            self.app.state.open_tables += 1
+    async def _leave(self) -> None:
+        """Give up this tab's place at its table (a new table, a join or a return elsewhere)."""
+        room = self.room
+        if room is not None:
+            async with room.lock:
+                room.leave(self, park=False)
+                if not room.closed:
+                    await room.broadcast()
 
-    def _live(self) -> LiveTable:
-        if not isinstance(self.table, LiveTable):
-            raise TableError("start a game first" if self.table is None else "this is a replay: start a game to play")
-        return self.table
+    async def _open(
+        self, table: LiveTable | ReplayTable, pace: int, spectators: str, substitute: str, seat: int | None = None
+    ) -> None:
+        """This tab opens ``table`` as its host, in the person's ``seat`` (by default the first; watching when the
+        table has none); the other people's seats are open for the invite."""
+        self._check_room()  # again: the table was built in a thread
+        await self._leave()
+        state = self.app.state
+        if len(state.rooms) >= state.max_tables:  # another tab took the slot while this one left its table
+            raise TableError(f"this server holds its limit of {state.max_tables} open tables; close one and retry")
+        room = Room(state, table, pace, spectators, substitute)
+        people = sorted(table.people) if isinstance(table, LiveTable) else []
+        mine = seat if seat is not None else people[0] if people else None
+        for other in people:
+            if other != mine:
+                table.stand(other)
+        async with room.lock:
+            await room.enter(self, mine, host=True)
 
-    def _replay(self) -> ReplayTable:
-        if not isinstance(self.table, ReplayTable):
-            raise TableError("open a record to replay first")
-        return self.table
+    def _place(self) -> tuple[Room, Member]:
+        if self.room is None:
+            raise TableError("start a game first")
+        return self.room, self.room.members[self]
 
+    def _live(self) -> tuple[Room, Member, LiveTable]:
+        room, member = self._place()
+        if not isinstance(room.table, LiveTable):
+            raise TableError("this is a replay: start a game to play")
+        return room, member, room.table
+
+    def _person(self) -> tuple[Room, int, LiveTable]:
+        """The tab's table and seat, for a move: TableError for a spectator."""
+        room, member, table = self._live()
+        if member.seat is None:
+            raise TableError("you are watching this table: its people play" if table.people else
+                             "no person sits at this table: it is watched, not played")  # fmt: skip
+        return room, member.seat, table
+
+    def _host(self, what: str) -> tuple[Room, Member]:
+        room, member = self._place()
+        if not member.host:
+            raise TableError(f"only the table's host {what}")
+        return room, member
+
+    # ------------------------------------------------------------------ messages
     async def on_new(self, m: dict[str, Any]) -> None:
-        pace = pace_of(m.get("pace_ms", self.pace))
-        self._room()  # before the agents are loaded
-        agents = self.app.state.agents
+        state = self.app.state
+        pace = pace_of(m.get("pace_ms", self.room.pace if self.room else DEFAULT_PACE_MS))
+        spectators = m.get("spectators", SPECTATORS[0])
+        if spectators not in SPECTATORS:
+            raise TableError(f"spectators must be one of {list(SPECTATORS)}, got {spectators[:40]!r}")
+        if spectators == "hands" and m["seats"].count(HUMAN) > 1:
+            raise TableError(
+                "spectators who see every hand come only to a table of one person: the people could watch each other"
+            )
+        substitute = m.get("substitute", state.agents.hint_agent)
+        if substitute not in state.agents.names or substitute == HUMAN:
+            raise TableError(f"unknown substitute agent {substitute[:40]!r}; this server offers {state.agents.names}")
+        self._check_room()  # before the agents are loaded
+        seat = m.get("seat")
+        if seat is not None and (seat < 0 or seat >= len(m["seats"]) or m["seats"][seat] != HUMAN):
+            raise TableError(f"seat {seat} is not a person's seat: the host sits in one of the 'human' seats")
         table = await asyncio.to_thread(
-            LiveTable, m["rules"], m["seats"], agents.make, m.get("episode", "game"), m.get("seed")
+            LiveTable, m["rules"], m["seats"], state.agents.make, m.get("episode", "game"), m.get("seed")
         )
-        self._claim()
-        self.pace = pace
-        await self._opened(table)
+        await self._open(table, pace, spectators, substitute, seat)
+
+    async def on_replay(self, m: dict[str, Any]) -> None:
+        self._check_room()  # before the record is replayed
+        table = await asyncio.to_thread(ReplayTable, m["record"])
+        await self._open(table, self.room.pace if self.room else DEFAULT_PACE_MS, SPECTATORS[0], "")
+
+    async def on_join(self, m: dict[str, Any]) -> None:
+        """Take a seat at a table by its invite (``seat``: that seat; null: watch; absent: the first open seat,
+        else watch when the table allows it). The place is held while this tab leaves its own table."""
+        room = self.app.state.invites.get(m["invite"])
+        if room is None:
+            raise TableError("no table has that invite: it may have closed")
+        if room is self.room or self in room.coming:
+            raise TableError("you are at this table already")
+        async with room.lock:
+            if room.tabs() >= MAX_MEMBERS:
+                raise TableError(f"this table is full ({MAX_MEMBERS} tabs)")
+            open_seats = room.open_seats()
+            seat = m["seat"] if "seat" in m else (open_seats[0] if open_seats else None)
+            if seat is None and room.spectators == SPECTATORS[0]:
+                raise TableError("no seat is open at this table, and it takes no spectators")
+            if seat is not None and seat not in open_seats:
+                people = room.table.people
+                raise TableError(
+                    f"seat {seat} is taken" if seat in people else f"seat {seat} is not a person's seat at this table"
+                )
+            room.coming[self] = seat  # held: no other join takes it, and the table counts this tab
+        try:
+            await self._leave()
+        except BaseException:
+            room.coming.pop(self, None)
+            raise
+        async with room.lock:
+            room.coming.pop(self, None)
+            if room.closed:
+                raise TableError("that table has closed")
+            await room.enter(self, seat, host=False)
+
+    async def on_resume(self, m: dict[str, Any]) -> None:
+        """Come back to a table whose tab went away less than ``reconnect_s`` ago (its token, from the "table"
+        message), to the same place; this tab's own place, if any, is given up. A token used once is spent."""
+        state = self.app.state
+        room = state.tokens.get(m["token"])
+        if room is None or room.closed:
+            raise TableError(
+                f"that table is gone: a table waits {state.reconnect_s:g} s for its tab to come back, then closes"
+            )
+        if room is self.room:
+            raise TableError("this tab is at that table already")
+        await self._leave()
+        async with room.lock:
+            member = room.come_back(m["token"])
+            if member is None or room.closed:
+                raise TableError("that table is gone")
+            await room.enter(self, member.seat, member.host)
 
     async def on_act(self, m: dict[str, Any]) -> None:
         await self._play(m["action"])
@@ -315,7 +676,7 @@ class Connection:
     async def on_move(self, m: dict[str, Any]) -> None:
         """A move typed as at the terminal (``AS``, ``10h``, ``bid 4``, ``4`` while bidding, ``nil``): read by
         the terminal's parser (:func:`spades_env.play.parse_move`), then played as a click on it is."""
-        table = self._live()
+        _, _, table = self._person()
         text = m["text"]
         if table.over:
             raise TableError("the game is over")
@@ -325,100 +686,86 @@ class Connection:
             raise TableError(f"{text[:40]!r} is not a move: {exc}") from None
         await self._play(action)
 
-    async def _play(self, action: int) -> None:
-        table = self._live()
-        table.act(action)
-        await asyncio.to_thread(self.keep_record, table)
-        await self.send_state()
-
-    def keep_record(self, table: LiveTable) -> None:
-        """Save the table's game once it is over, when the server keeps records (``record_dir``); once per game,
-        under a name of its own. A failure to write is logged, and the table plays on."""
-        folder = self.app.state.record_dir
-        if folder is None or not table.over or table.recorded:
-            return
-        table.recorded = True
-        name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{uuid.uuid4().hex[:12]}.json"
-        try:
-            save_record(table.record(), folder / name)
-        except OSError as exc:
-            log.error("record not saved in %s: %s", folder, exc)
+    async def _play(self, action: Any) -> None:
+        room, seat, table = self._person()
+        async with room.lock:
+            table.act(action, seat)
+            await asyncio.to_thread(keep_record, self.app.state, table)
+            await room.broadcast()
 
     async def on_hint(self, m: dict[str, Any]) -> None:
-        table = self._live()
+        room, seat, table = self._person()
+        agents = self.app.state.agents
         if self.hinter is None:
-            self.hinter = await asyncio.to_thread(self.app.state.agents.make, self.app.state.agents.hint_agent, 0, 0)
-        action = await asyncio.to_thread(table.hint, self.hinter)
-        await self.send(
-            {"type": "hint", "action": action, "name": action_name(action), "agent": self.app.state.agents.hint_agent}
-        )
+            self.hinter = await asyncio.to_thread(agents.make, agents.hint_agent, 0, 0)
+        async with room.lock:
+            action = await asyncio.to_thread(table.hint, self.hinter, seat)
+        await self.send({"type": "hint", "action": action, "name": action_name(action), "agent": agents.hint_agent})
 
     async def on_continue(self, m: dict[str, Any]) -> None:
-        self._live().resume()
-        await self.send_state()
+        room, seat, table = self._person()
+        async with room.lock:
+            table.resume(seat)
+            await room.broadcast()
 
     async def on_pace(self, m: dict[str, Any]) -> None:
-        self.pace = pace_of(m["ms"])
+        pace = pace_of(m["ms"])
+        if self.room is not None:
+            self._host("sets the agents' pace")[0].pace = pace
+
+    async def on_fill(self, m: dict[str, Any]) -> None:
+        """The host seats the substitute agent in a person's seat nobody is in (open, or its person away); in every
+        such seat when ``seat`` is null."""
+        room, _ = self._host("seats an agent for a person")
+        _, _, table = self._live()
+        async with room.lock:
+            here = [m.seat for m in room.members.values()]
+            if m["seat"] is None:
+                seats = [s for s in sorted(table.people) if s not in here]
+                if not seats:
+                    raise TableError("every person's seat has its person here")
+            elif m["seat"] not in table.people:
+                raise TableError(f"seat {m['seat']} is not a person's seat at this table")
+            elif m["seat"] in here:
+                raise TableError(f"seat {m['seat']} is played by a person who is here")
+            else:
+                seats = [m["seat"]]
+            for seat in seats:
+                holder = room.holder(seat)
+                if holder is not None:
+                    room.come_back(holder.token)  # the person away loses the seat
+                table.replace(seat, room.substitute)
+            await room.broadcast()
 
     async def on_save(self, m: dict[str, Any]) -> None:
-        await self.send({"type": "record", "record": self._live().record()})
+        """The record (every hand as dealt): once the game is over, or meanwhile to whoever sees every hand
+        already or is the one person at the table."""
+        room, member, table = self._live()
+        async with room.lock:  # not in the middle of an agent's move
+            if not table.over:
+                people = table.specs.count(HUMAN)
+                sees_all = member.seat is None and room.view_for(member)["viewer"] is None
+                if not (sees_all or (member.seat is not None and people == 1)):
+                    raise TableError("the record shows every hand: it is saved once the game is over")
+            record = table.record()
+        await self.send({"type": "record", "record": record})
 
-    async def on_replay(self, m: dict[str, Any]) -> None:
-        self._room()  # before the record is replayed
-        table = await asyncio.to_thread(ReplayTable, m["record"])
-        self._claim()
-        await self._opened(table)
-
-    async def on_resume(self, m: dict[str, Any]) -> None:
-        """Come back to a table whose tab went away less than ``reconnect_s`` ago (its token, from the "table"
-        message); this tab's own table, if any, is closed. A token used once is spent: a new one comes."""
-        state = self.app.state
-        parked = state.parked.pop(m["token"], None)
-        if parked is None:
-            raise TableError(
-                f"that table is gone: a table waits {state.reconnect_s:g} s for its tab to come back, then closes"
-            )
-        table, pace, timer = parked
-        timer.cancel()
-        if self.table is not None:  # this tab's table gives way (its slot with it)
-            state.open_tables -= 1
-        self.pace = pace
-        await self._opened(table)
+    def _replay(self) -> tuple[Room, ReplayTable]:
+        if self.room is None or not isinstance(self.room.table, ReplayTable):
+            raise TableError("open a record to replay first")
+        return self.room, self.room.table
 
     async def on_seek(self, m: dict[str, Any]) -> None:
-        table = self._replay()
-        await asyncio.to_thread(table.seek, m["index"])
-        await self.send_state()
+        room, _ = self._replay()
+        async with room.lock:
+            await asyncio.to_thread(room.table.seek, m["index"])
+            await room.broadcast()
 
     async def on_viewer(self, m: dict[str, Any]) -> None:
-        self._replay().set_viewer(m["seat"])
-        await self.send_state()
-
-    async def run_agents(self) -> None:
-        """Move the agents of the tab's live table, one decision per pace, whenever it is their turn."""
-        try:
-            await self._run_agents()
-        except DISCONNECTS:
-            pass  # the tab went away: serve() sees it and frees the table
-
-    async def _run_agents(self) -> None:
-        while True:
-            await self.wake.wait()
-            self.wake.clear()
-            while isinstance(self.table, LiveTable) and self.table.agent_turn():
-                table = self.table
-                await asyncio.sleep(self.pace / 1000)
-                async with self.lock:
-                    if self.table is not table or not table.agent_turn():
-                        break  # replaced, or the turn changed while waiting
-                    try:
-                        await asyncio.to_thread(table.agent_move)
-                        await asyncio.to_thread(self.keep_record, table)
-                    except Exception as exc:  # an agent's failure stops its table's agents, not the server
-                        log.exception("agent move failed")
-                        await self.send({"type": "error", "message": f"the agent failed ({type(exc).__name__})"})
-                        break
-                    await self.send_state()
+        room, _ = self._replay()
+        async with room.lock:
+            room.table.set_viewer(m["seat"])
+            await room.broadcast()
 
 
 HANDLERS: dict[str, Callable[[Connection, dict[str, Any]], Awaitable[None]]] = {
@@ -471,9 +818,10 @@ def create_app(
     app.state.hosts = names
     app.state.agents = Agents(policies, hint_agent)
     app.state.max_tables = max_tables
-    app.state.open_tables = 0  # tables held by a tab or waiting for one to come back (parked)
+    app.state.rooms = set()  # the open tables (Room), each held by its tabs or waiting for one to come back
     app.state.reconnect_s = float(reconnect_s)
-    app.state.parked = {}  # token -> (table, pace, the timer that closes it)
+    app.state.tokens = {}  # token of a tab gone away -> its Room (where it is parked)
+    app.state.invites = {}  # invite -> the Room it opens to others
     app.state.record_dir = records
     return app
 

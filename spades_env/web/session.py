@@ -1,12 +1,21 @@
 """A table of the web page, without the web: a live game or a replay, driven by validated messages.
 
-``LiveTable`` seats a person (at most one seat; none to watch agents) among
-agents under any preset, takes the person's actions (refused, with the rule
-that forbids them, when illegal or out of turn), moves the agents one
-decision at a time (``agent_move``; the server paces them), gives hints,
-holds after each hand's end until the person continues, and exports the game
-record. ``ReplayTable`` replays an uploaded record to any decision (forward,
-back, any index) and shows any seat's view or every hand.
+``LiveTable`` seats people (``"human"`` seats, any number; none to watch
+agents) among agents under any preset, takes each person's actions for their
+own seat (refused, with the rule that forbids them, when illegal or out of
+turn), moves the agents one decision at a time (``agent_move``; the server
+paces them), gives hints, holds after each hand's end until every person at
+the table has continued, and exports the game record. A person's seat can be
+empty (``stand``: not yet claimed, or its person gone; the hand-end hold does
+not wait for it) and can be given to an agent for the rest of the game
+(``replace``; the record notes from which decision, so that its later
+decisions are not taken for the person's). ``ReplayTable`` replays an
+uploaded record to any decision (forward, back, any index) and shows any
+seat's view or every hand.
+
+Views: a seat's view holds only what that seat knows; ``None`` shows every
+hand (agents watched, a spectator the host lets see the hands); ``PUBLIC``
+shows only what is played, as a spectator of the room would see it.
 
 Every refusal is a :class:`TableError` whose message names the problem; a
 refused message changes nothing. Agents come from names the server allows
@@ -30,6 +39,8 @@ from .view import Track, actions, table_view
 
 EPISODES = ("game", "hand")
 MAX_SEED = 2**63 - 1
+PUBLIC = -1  # the viewer of what is played only: a spectator who sees no hand (not a seat, not every hand)
+ONLY_PERSON = object()  # view()'s default viewer: the one person's seat, or every hand when agents alone sit
 
 
 class TableError(ValueError):
@@ -37,7 +48,7 @@ class TableError(ValueError):
 
 
 class LiveTable:
-    """A game in progress with at most one person at it (see the module docstring)."""
+    """A game in progress with people and agents at it (see the module docstring)."""
 
     kind = "live"
 
@@ -58,19 +69,20 @@ class LiveTable:
             raise TableError(f"{rules_name} seats {rules.num_players} players: give one entry per seat")
         if any(not isinstance(s, str) for s in seats):
             raise TableError("every seat is 'human' or an agent name")
-        if seats.count(HUMAN) > 1:
-            raise TableError("at most one seat is 'human' (the person at this page)")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
             raise TableError(f"seed must be an integer in 0..{MAX_SEED} or null")
         self.seed = int(np.random.SeedSequence().entropy % MAX_SEED) if seed is None else seed
+        self.make_agent = make_agent
         self.agents = {s: make_agent(spec, self.seed, s) for s, spec in enumerate(seats) if spec != HUMAN}
         self.specs = list(seats)
-        self.names = seat_names(self.specs)
-        self.person = seats.index(HUMAN) if HUMAN in seats else None
+        self.people = {s for s, spec in enumerate(seats) if spec == HUMAN}  # seats a person plays (until replaced)
+        self.names = person_names(self.specs)  # as everyone reads them; each person reads "you" for their own
         self.env = raw_env(rules=rules, episode=episode)
         self.env.reset(seed=self.seed)
         self.track = Track()
-        self.holding = False  # after a hand's end with a person seated, agents wait for "continue"
+        self.empty: set[int] = set()  # people's seats with nobody in them (not yet claimed, or the person gone)
+        self.waiting: set[int] = set()  # after a hand's end: the people yet to continue (agents wait for them)
+        self.replaced: list[dict[str, Any]] = []  # seats given to an agent: {"seat", "decision" (from), "agent"}
         self.recorded = False  # saved in the server's record folder (once, when the game is over)
 
     # ------------------------------------------------------------------ queries
@@ -84,30 +96,64 @@ class LiveTable:
         """The seat to act, None when the episode is over."""
         return None if self.over else self.env.hand.current
 
+    @property
+    def holding(self) -> bool:
+        """Whether the table waits after a hand's end for people to continue."""
+        return bool(self.waiting)
+
+    @property
+    def person(self) -> int | None:
+        """The one person's seat (None when agents alone sit); TableError when several people sit."""
+        if len(self.people) > 1:
+            raise TableError("several people sit at this table: name the seat")
+        return next(iter(self.people), None)
+
     def agent_turn(self) -> bool:
         """Whether an agent is to act now (not over, not holding after a hand's end)."""
         seat = self.to_act
-        return seat is not None and seat != self.person and not self.holding
+        return seat is not None and seat not in self.people and not self.holding
 
-    def view(self) -> dict[str, Any]:
-        """The table as the page draws it (the person's view; every hand when only agents sit)."""
-        out = table_view(self.env, self.track, self.person, self.names)
+    def view(self, viewer: Any = ONLY_PERSON) -> dict[str, Any]:
+        """The table as the page draws it, seen by ``viewer``: a seat, None (every hand) or PUBLIC (no hand);
+        by default the one person's seat, or every hand when agents alone sit."""
+        if viewer is ONLY_PERSON:
+            viewer = self.person
+        out = table_view(self.env, self.track, viewer, self.names_for(viewer))
         out["kind"] = self.kind
         out["holding"] = self.holding
+        out["waiting"] = sorted(self.waiting)
         out["seed"] = self.seed
-        out["actions"] = actions(self.env, self.person) if self.person is not None and not self.holding else None
+        out["actions"] = actions(self.env, viewer) if viewer in self.people and not self.holding else None
         return out
 
+    def names_for(self, viewer: int | None) -> list[str]:
+        """The seats' names as ``viewer`` reads them: its own seat "you" (with its number when several people
+        sit), the others' as everyone reads them."""
+        names = list(self.names)
+        if viewer in self.people:
+            names[viewer] = "you" if self.specs.count(HUMAN) == 1 else f"you (seat {viewer})"
+        return names
+
     # ----------------------------------------------------------------- changes
-    def act(self, action: Any) -> None:
-        """The person's action; TableError naming why when it is not theirs to take or not legal."""
-        if self.person is None:
-            raise TableError("no person sits at this table: it is watched, not played")
+    def _seat(self, seat: int | None) -> int:
+        """The person's seat an action is for: ``seat``, or the one person's when None."""
+        if seat is None:
+            if not self.people:
+                raise TableError("no person sits at this table: it is watched, not played")
+            return self.person  # type: ignore[return-value]  # TableError when several
+        if seat not in self.people:
+            raise TableError(f"seat {seat} is not a person's seat")
+        return seat
+
+    def act(self, action: Any, seat: int | None = None) -> None:
+        """The action of the person in ``seat`` (the one person's by default); TableError naming why when it is
+        not theirs to take or not legal."""
+        seat = self._seat(seat)
         if self.over:
             raise TableError("the game is over")
         if self.holding:
             raise TableError("the hand is over: continue to the next one first")
-        if self.to_act != self.person:
+        if self.to_act != seat:
             raise TableError(f"it is not your turn: {self.names[self.to_act]} is to act")
         reason = why_illegal(self.env.hand, action)
         if reason is not None:
@@ -124,28 +170,75 @@ class LiveTable:
         return action
 
     def _step(self, action: int) -> None:
-        self.track.step(self.env, action, self.names)
-        if self.track.hand_ended and self.person is not None and not self.over:
-            self.holding = True
+        self.track.step(self.env, action)
+        if self.track.hand_ended and not self.over:
+            self.waiting = self.people - self.empty
+            self._release()
 
-    def resume(self) -> None:
-        """Continue after a hand's end."""
+    def _release(self) -> None:
+        """The hand-end hold ends once nobody is left to continue."""
+        if not self.waiting:
+            self.track.hand_ended = False
+
+    def resume(self, seat: int | None = None) -> None:
+        """The person in ``seat`` (the one person's by default) continues after a hand's end; the table goes on
+        once every person at it has."""
+        seat = self._seat(seat)
         if not self.holding:
             raise TableError("nothing to continue: no hand has just ended")
-        self.holding = False
-        self.track.hand_ended = False
+        if seat not in self.waiting:
+            others = ", ".join(self.names[s] for s in sorted(self.waiting))
+            raise TableError(f"you have continued already; waiting for {others}")
+        self.waiting.discard(seat)
+        self._release()
 
-    def hint(self, agent: Any) -> int:
-        """``agent``'s choice for the person's turn (nothing changes)."""
-        if self.person is None or self.to_act != self.person or self.holding:
+    def stand(self, seat: int) -> None:
+        """Nobody sits in the person's ``seat`` now (not claimed yet, or the person gone): the table does not
+        wait for it after a hand's end (its turn still waits)."""
+        self._seat(seat)
+        self.empty.add(seat)
+        if self.waiting:
+            self.waiting.discard(seat)
+            self._release()
+
+    def sit(self, seat: int) -> None:
+        """Someone sits in the person's ``seat`` again."""
+        self._seat(seat)
+        self.empty.discard(seat)
+
+    def replace(self, seat: int, spec: str) -> None:
+        """The agent ``spec`` plays the person's ``seat`` from now to the game's end."""
+        self._seat(seat)
+        agent = self.make_agent(spec, self.seed, seat)  # TableError for a name the server does not offer
+        self.agents[seat] = agent
+        self.people.discard(seat)
+        self.empty.discard(seat)
+        self.replaced.append({"seat": seat, "decision": self.track.decisions, "agent": spec})
+        self.names[seat] = f"{spec} (seat {seat})"
+        if self.waiting:
+            self.waiting.discard(seat)
+            self._release()
+
+    def hint(self, agent: Any, seat: int | None = None) -> int:
+        """``agent``'s choice for the turn of the person in ``seat`` (nothing changes)."""
+        seat = self._seat(seat)
+        if self.to_act != seat or self.holding:
             raise TableError("a hint is for your turn")
         return int(agent.act(self.env.observe(self.env.agent_selection)))
 
     def record(self) -> dict[str, Any]:
-        """The game so far as a game record (replays exactly)."""
+        """The game so far as a game record (replays exactly); ``seats`` says who sat where, ``replaced`` which
+        people's seats an agent took over, from which decision."""
         record = self.env.game_record()
         record["seats"] = list(self.specs)  # who sat where (the replay's names); replay ignores extra keys
+        if self.replaced:
+            record["replaced"] = [dict(change) for change in self.replaced]
         return record
+
+
+def person_names(specs: list[str]) -> list[str]:
+    """Seat names for a table of several people: ``person (seat k)`` and the agents' names."""
+    return [f"person (seat {s})" if spec == HUMAN else f"{spec} (seat {s})" for s, spec in enumerate(specs)]
 
 
 class ReplayTable:
@@ -181,7 +274,7 @@ class ReplayTable:
             self.env.reset(options=reset_options(self.record, self.rules))
             self.track, self.index = Track(), 0
         for action in self.record["actions"][self.index : index]:
-            self.track.step(self.env, int(action), self.names)
+            self.track.step(self.env, int(action))
         self.index = index
 
     def set_viewer(self, seat: Any) -> None:

@@ -51,31 +51,47 @@ PHASE_WORDS = {
 }
 
 
+@dataclass(frozen=True)
+class LogLine:
+    """One line of the log: ``text`` with ``{}`` where the seat's name goes (as the viewer names it); a
+    ``private`` line (a card passed in the exchange) reads ``{} passes a card`` to every other seat."""
+
+    seat: int | None
+    text: str
+    private: bool = False
+
+    def seen_by(self, viewer: int | None, names: list[str]) -> str:
+        """The line as ``viewer`` (a seat, None for every hand, or no seat: a spectator of what is played) reads it."""
+        text = "{}: passes a card" if self.private and viewer is not None and viewer != self.seat else self.text
+        return text.format(names[self.seat]) if self.seat is not None else text
+
+
 @dataclass
 class Track:
     """What the page shows that the env does not keep once the next hand is dealt: the last trick played
-    (it stays on view over a hand's end) and the number of decisions taken."""
+    (it stays on view over a hand's end), the number of decisions taken and the log."""
 
     last_trick: dict[str, Any] | None = None
     decisions: int = 0
     hand_ended: bool = False  # the last decision ended a hand
-    log: list[str] = field(default_factory=list)  # one line per decision, newest last
+    log: list[LogLine] = field(default_factory=list)  # one line per decision, newest last
 
-    def step(self, env: Any, action: int, names: list[str]) -> None:
+    def step(self, env: Any, action: int) -> None:
         """Take ``action`` in ``env`` (legal: the caller checked) and note what it did."""
         before = env.hand
         seat = before.current
+        passing = before.phase == Phase.EXCHANGE  # the card passed is the giver's to know
         hands_done = len(env.game.results)
         env.step(action)
         self.decisions += 1
-        self.log.append(f"{names[seat]}: {action_name(action)}")
+        self.log.append(LogLine(seat, "{}: " + action_name(action), private=passing))
         if before.last_transition is not None and before.last_transition.trick_winner >= 0:
             _, seats, cards, winner = before.last_trick
             self.last_trick = {"cards": [_played(s, c) for s, c in zip(seats, cards)], "winner": winner}
-            self.log.append(f"trick to {names[winner]}")
+            self.log.append(LogLine(winner, "trick to {}"))
         self.hand_ended = len(env.game.results) > hands_done
         if self.hand_ended:
-            self.log.append(f"hand {hands_done + 1} over")
+            self.log.append(LogLine(None, f"hand {hands_done + 1} over"))
 
 
 def _played(seat: int, card: int) -> dict[str, Any]:
@@ -155,7 +171,7 @@ def table_view(
         "winner": game.winner,
         "truncated": bool(game.truncated),
         "decisions": track.decisions,
-        "log": track.log[-12:],
+        "log": [line.seen_by(viewer, names) for line in track.log[-12:]],
     }
 
 

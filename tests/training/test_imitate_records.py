@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import spades_env
+import spades_env.records
 from spades_env.agents import make_agent
 from spades_env.nn import load_policy
 from spades_env.records import save_record
@@ -120,3 +121,26 @@ def test_records_without_seat_names_need_all_seats(tmp_path, capsys):
     assert "names no seats" in capsys.readouterr().err
     assert imitate_records.main([str(records), "--out", str(tmp_path / "x.pt"), "--seats", "all", *SMALL]) == 0
     assert torch.load(tmp_path / "x.pt", weights_only=True)["meta"]["seats"] == "all"
+
+
+def test_a_seat_an_agent_took_over_is_learned_only_before_the_takeover(tmp_path):
+    records = tmp_path / "records"
+    make_records(records, 1)
+    whole, _ = imitate_records.read_decisions(records, "human")
+    path = records / "game-000.json"
+    record = json.loads(path.read_text())
+    record["replaced"] = [{"seat": 0, "decision": 20, "agent": "heuristic"}]  # the person left at decision 20
+    path.write_text(json.dumps(record))
+    before, _ = imitate_records.read_decisions(records, "human")
+    every, _ = imitate_records.read_decisions(records, "all")
+    expected = sum(
+        1
+        for i, step in enumerate(spades_env.records.iter_replay(record))
+        if i < 20 and step.agent == "player_0" and step.action_mask.sum() > 1
+    )
+    assert 0 < len(before.action) == expected < len(whole.action)
+    assert len(every.action) > len(whole.action)  # --seats all keeps every seat's decisions to the end
+    record["replaced"] = [{"seat": "0", "decision": 20}]
+    path.write_text(json.dumps(record))
+    with pytest.raises(imitate_records.RecordError, match="'replaced' entries"):
+        imitate_records.read_decisions(records, "human")

@@ -58,14 +58,18 @@ class Tab:
         self.ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
 
     token: str | None = None  # the table's token, from the "table" message a new table starts with
+    place: dict[str, Any] | None = None  # that "table" message: token, seat, host, invite
+    view: dict[str, Any] | None = None  # the last state's view read (read past or returned)
 
     def receive(self, timeout: float = 30) -> dict[str, Any]:
         """The next message, the "table" message kept as the page keeps it (``token``) rather than returned."""
         while True:
             message = json.loads(self.ws.recv(timeout=timeout))
+            if message.get("type") == "state":
+                self.view = message["view"]
             if message.get("type") != "table":
                 return message
-            self.token = message["token"]
+            self.token, self.place = message["token"], message
 
     def ask(self, message: Any) -> dict[str, Any]:
         """Send and return the first reply that is not a state pushed by the agents' runner."""

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -44,14 +45,20 @@ def server():
         yield base
 
 
-@pytest.fixture(scope="module")
-def browser():
+def chromium():
+    """A headless Chromium of its own (its own profile: a second one is another person's browser)."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
     driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
     yield driver
     driver.quit()
 
@@ -550,3 +557,71 @@ def test_a_reload_and_a_dropped_connection_come_back_to_the_same_table(waiting_s
     legal_elements(browser)[0].click()  # and plays on
     wait(browser, lambda d: text(d, "log") != log)
     browser.execute_script("sessionStorage.clear();")
+
+
+def play_when_asked(drivers: list, until) -> None:
+    """Each browser clicks its first legal action whenever its page says it is that person's turn, until
+    ``until()`` holds."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    deadline = time.monotonic() + 120
+    while not until():
+        assert time.monotonic() < deadline, [text(d, "status") for d in drivers]
+        for driver in drivers:
+            if not text(driver, "status").startswith("Your turn"):
+                continue
+            before = text(driver, "log")
+            try:
+                legal_elements(driver)[0].click()
+            except (IndexError, StaleElementReferenceException):
+                continue  # redrawn meanwhile: look again
+            wait(driver, lambda d: text(d, "log") != before)
+        time.sleep(0.05)
+
+
+def others_face_down(driver, seat: int) -> bool:
+    """No seat but ``seat`` shows a card face up on this page (the trick and the last trick aside)."""
+    faces = driver.find_elements(By.CSS_SELECTOR, f'#table .seat:not([data-seat="{seat}"]) .card[data-card]')
+    return not faces
+
+
+def test_two_people_in_two_browsers_play_a_hand_at_one_table(server, browser, shots):
+    open_table(browser, server, "standard", ["human", "heuristic", "guest", "heuristic"], seed=4, episode="hand")
+    link = wait(browser, lambda d: d.find_element(By.ID, "invite-link").get_attribute("value"))
+    assert re.fullmatch(re.escape(server) + r"/#join=[\w-]{24,}", link), link
+    assert "person (seat 2): open" in text(browser, "people")
+    guest = chromium()  # another person's browser: its own profile and storage
+    try:
+        guest.get(link)
+        wait(guest, lambda d: d.find_element(By.ID, "join").is_displayed())
+        assert not guest.find_element(By.ID, "setup").is_displayed()
+        guest.find_element(By.ID, "join-seat").click()
+        wait(guest, lambda d: text(d, "status") != "" and d.find_elements(By.CSS_SELECTOR, '.seat[data-seat="2"]'))
+        assert "#join" not in guest.current_url  # a reload comes back by its token, not by the invite
+        assert guest.find_element(By.ID, "pace").get_attribute("disabled")  # the host sets the pace
+        wait(browser, lambda d: "person (seat 2): here" in text(d, "people"))
+        assert others_face_down(browser, 0) and others_face_down(guest, 2)  # each sees only their own seat
+        mid = lambda d: len(d.find_elements(By.CSS_SELECTOR, "#trick .card")) >= 2  # noqa: E731
+        over = lambda: all("over" in text(d, "status") for d in (browser, guest))  # noqa: E731
+        play_when_asked([browser, guest], lambda: over() or (mid(browser) and "Your turn" in text(browser, "status")))
+        if "over" not in text(browser, "status"):  # mid-hand: each holds its own cards, sees no other's
+            assert page_cards(browser, 0) and page_cards(guest, 2) and not page_cards(browser, 0) & page_cards(guest, 2)
+            assert others_face_down(browser, 0) and others_face_down(guest, 2)
+            shoot(browser, shots / "web_two_people.png")
+        play_when_asked([browser, guest], over)
+        for driver in (browser, guest):
+            assert "The hand is over" in text(driver, "status")
+            tricks = [
+                int(e.text.split("tricks ")[1])
+                for e in driver.find_elements(By.CSS_SELECTOR, "#table .seat .facts")
+                if "tricks" in e.text
+            ]
+            assert sum(tricks) == 13
+        scores = (
+            "return [...document.querySelectorAll('#score-table tbody td:not(:first-child)')].map((c) => c.textContent)"
+        )
+        assert browser.execute_script(scores) == guest.execute_script(scores)  # one table, one score
+        assert "you (seat 0) + person (seat 2)" in text(browser, "score-table")  # each reads "you" for their own
+        assert "person (seat 0) + you (seat 2)" in text(guest, "score-table")
+    finally:
+        guest.quit()

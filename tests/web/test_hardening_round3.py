@@ -184,7 +184,8 @@ def test_item02_the_headers_are_sent_once_each(server):
 # ---------------------------------------------------------------- 8. message fields
 VALID = {"rules": "standard", "seats": ["human", "random", "random", "random"], "episode": "hand", "seed": 1,
          "pace_ms": 0, "action": 57, "ms": 10, "record": {"actions": []}, "index": 0, "seat": None,
-         "text": "bid 4", "token": "a-token"}  # fmt: skip
+         "text": "bid 4", "token": "a-token", "invite": "an-invite", "spectators": "public",
+         "substitute": "random"}  # fmt: skip
 WRONG = [["standard"], {"a": 1}, "7", 7, 1.5, True, None, ["human", 3, "random", "random"]]
 
 
@@ -315,7 +316,7 @@ def test_item10_a_tab_closing_mid_message_is_one_log_line(caplog, message):
         assert [r.getMessage() for r in records] == [
             "disconnect: 127.0.0.1:5555 closed while the server was answering it"
         ]
-    assert app.state.open_tables == 0  # the table's slot is freed
+    assert not app.state.rooms  # the table's slot is freed
 
 
 # ---------------------------------------------------------------- 11. ports

@@ -13,7 +13,12 @@ import pytest
 import spades_env
 from spades_env.records import replay
 
-from .helpers import Tab, my_turn, serving
+pytest.importorskip("starlette")  # the [web] extra
+
+from spades_env.web.server import MAX_MEMBERS  # noqa: E402
+from spades_env.web.session import PUBLIC  # noqa: E402
+
+from .helpers import Tab, my_turn, serving  # noqa: E402
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 HUMAN_FIRST = {"type": "new", "rules": "standard", "episode": "hand", "pace_ms": 0}
@@ -61,7 +66,11 @@ def test_the_page_and_its_assets_come_from_the_package_with_a_strict_policy(serv
         ({"type": "new", "rules": "standard", "seats": seats(), "pace_ms": -5}, "pace must be"),
         ({"type": "new", "rules": "nope", "seats": seats()}, "unknown rules 'nope'"),
         ({"type": "new", "rules": "standard", "seats": seats()[:3]}, "one entry per seat"),
-        ({"type": "new", "rules": "standard", "seats": ["human", "human", "random", "random"]}, "at most one seat"),
+        ({**HUMAN_FIRST, "seats": seats(), "spectators": "all"}, "spectators must be one of"),
+        ({**HUMAN_FIRST, "seats": seats(), "substitute": "human"}, "unknown substitute agent 'human'"),
+        ({**HUMAN_FIRST, "seats": seats(), "substitute": "../x.pt"}, "unknown substitute agent"),
+        ({"type": "join", "invite": "x" * 24}, "no table has that invite"),
+        ({"type": "fill", "seat": 1}, "start a game first"),
         ({"type": "new", "rules": "standard", "seats": seats(others="/etc/passwd")}, "unknown agent '/etc/passwd'"),
         ({"type": "new", "rules": "standard", "seats": seats(), "seed": "7"}, "seed must be"),
         ({"type": "act", "action": 0}, "start a game first"),
@@ -326,3 +335,179 @@ def test_a_record_folder_that_cannot_be_written_is_refused_at_start(tmp_path):
         create_app(record_dir=a_file)
     made = tmp_path / "new" / "games"
     assert create_app(record_dir=made).state.record_dir == made and made.is_dir()
+
+
+# ---------------------------------------------------------------- several people at one table
+PARTNERS = {"type": "new", "rules": "standard", "seats": ["human", "random", "human", "random"], "pace_ms": 0}
+
+
+def refusal(tab: Tab, message: dict) -> str:
+    """The error a message gets (the states pushed to the tab meanwhile passed over)."""
+    tab.send(message)
+    return tab.until(lambda m: m["type"] == "error")["message"]
+
+
+def play_as_people(tabs: dict[int, Tab], until) -> dict:
+    """Each tab plays its seat's first legal action whenever its view says it is to act (from the last view it
+    read on), until a view of any tab passes ``until``; every view a person gets holds no other seat's cards.
+    Returns that view."""
+    acted = {seat: -1 for seat in tabs}  # the decision count each tab last acted at (a state may come twice)
+    views = {seat: tab.view for seat, tab in tabs.items()}
+    while True:
+        for seat, tab in tabs.items():
+            view = views.pop(seat, None)
+            if view is None:
+                try:
+                    view = tab.until(lambda m: m["type"] == "state", timeout=0.3)["view"]
+                except TimeoutError:
+                    continue
+            assert view["viewer"] == seat
+            assert all(s["cards"] is None for s in view["seats"] if s["seat"] != seat)  # only its own hand
+            if until(view):
+                return view
+            legal = view["actions"]["legal"] if view["actions"] else []
+            if legal and view["decisions"] > acted[seat]:
+                acted[seat] = view["decisions"]
+                tab.send({"type": "act", "action": legal[0]["id"]})
+
+
+def test_two_people_play_a_hand_at_one_table_each_seeing_only_their_seat(server):
+    with Tab(server) as host, Tab(server) as guest, Tab(server) as third:
+        view = host.ask({**PARTNERS, "seed": 4})["view"]
+        invite = host.place["invite"]
+        assert host.place["seat"] == 0 and host.place["host"] and invite and len(invite) >= 24
+        assert view["people"] == [{"seat": 0, "state": "here"}, {"seat": 2, "state": "open"}]
+        assert view["seats"][0]["name"] == "you (seat 0)" and view["seats"][2]["name"] == "person (seat 2)"
+        assert refusal(third, {"type": "join", "invite": invite, "seat": 0}) == "seat 0 is taken"
+        assert "not a person's seat" in refusal(third, {"type": "join", "invite": invite, "seat": 1})
+        assert "takes no spectators" in refusal(third, {"type": "join", "invite": invite, "seat": None})
+        view = guest.ask({"type": "join", "invite": invite})["view"]  # the first open seat
+        assert guest.place["seat"] == 2 and not guest.place["host"] and guest.place["invite"] == invite
+        assert view["people"] == [{"seat": 0, "state": "here"}, {"seat": 2, "state": "here"}]
+        assert "no seat is open" in refusal(third, {"type": "join", "invite": invite})  # claims are exclusive
+        assert refusal(guest, {"type": "pace", "ms": 0}) == "only the table's host sets the agents' pace"
+        assert refusal(guest, {"type": "fill", "seat": 0}).startswith("only the table's host")
+        assert refusal(host, {"type": "fill", "seat": 2}) == "seat 2 is played by a person who is here"
+        record = guest.ask({"type": "save"})
+        assert record["message"] == "the record shows every hand: it is saved once the game is over"
+        view = play_as_people({0: host, 2: guest}, lambda v: v["holding"])  # both play to the hand's end
+        assert view["waiting"] == [0, 2] and len(view["results"]) == 1
+        host.send({"type": "continue"})  # the table waits for every person
+        host.until(lambda m: m["type"] == "state" and m["view"]["waiting"] == [2])
+        assert refusal(host, {"type": "continue"}) == "you have continued already; waiting for person (seat 2)"
+        guest.until(lambda m: m["type"] == "state" and m["view"]["waiting"] == [2])
+        view = guest.ask({"type": "continue"})["view"]
+        assert not view["holding"] and view["hand_number"] == 2
+
+
+def test_spectators_see_what_the_table_allows_and_never_play(server):
+    for allowed, every_hand in (("public", False), ("hands", True)):
+        with Tab(server) as host, Tab(server) as watcher:
+            host.ask({**HUMAN_FIRST, "seats": seats(), "seed": 2, "pace_ms": 5000, "spectators": allowed})
+            view = watcher.ask({"type": "join", "invite": host.place["invite"]})["view"]  # no open seat: watch
+            assert watcher.place["seat"] is None and view["actions"] is None
+            assert all((s["cards"] is not None) == every_hand for s in view["seats"]), allowed
+            assert view["viewer"] == (None if every_hand else -1)
+            assert refusal(watcher, {"type": "act", "action": 57}) == "you are watching this table: its people play"
+            assert host.until(lambda m: m["type"] == "state")["view"]["spectators"] == 1
+            saved = watcher.ask({"type": "save"})
+            assert (saved["type"] == "record") == every_hand, saved  # the deal only to who sees every hand
+
+
+def test_a_person_who_leaves_gets_the_host_s_agent_and_a_return_keeps_the_seat():
+    with serving(max_tables=2, reconnect_s=1.0) as base:
+        with Tab(base) as host:
+            host.ask({**PARTNERS, "seed": 6, "episode": "hand", "substitute": "heuristic"})
+            invite = host.place["invite"]
+            guest = Tab(base)
+            guest.ask({"type": "join", "invite": invite, "seat": 2})
+            token = guest.token
+            guest.close()  # a reload: the seat is kept for reconnect_s
+            away = host.until(lambda m: m["type"] == "state" and m["view"]["people"][1]["state"] == "away")["view"]
+            assert away["seats"][2]["name"] == "person (seat 2)"
+            back = Tab(base)
+            view = back.ask({"type": "resume", "token": token})["view"]
+            assert back.place["seat"] == 2 and view["viewer"] == 2  # the same seat, its own hand
+            back.close()  # gone for good: past reconnect_s its seat is the host's substitute's
+            view = host.until(lambda m: m["type"] == "state" and not m["view"]["people"][1:], timeout=10)["view"]
+            assert view["seats"][2]["name"] == "heuristic (seat 2)"
+            view = play_as_people({0: host}, lambda v: v["over"])  # the agent plays the seat on
+            record = host.ask({"type": "save"})["record"]
+            assert record["seats"][2] == "human" and record["replaced"][0]["seat"] == 2
+            assert record["replaced"][0]["agent"] == "heuristic"
+            assert replay(record).results == view["results"]
+
+
+def test_the_host_seats_an_agent_where_nobody_came():
+    with serving(max_tables=2, reconnect_s=0) as base:
+        with Tab(base) as host:
+            view = host.ask({**PARTNERS, "seed": 3, "episode": "hand", "substitute": "random"})["view"]
+            assert view["people"][1] == {"seat": 2, "state": "open"}
+            view = host.ask({"type": "fill", "seat": None})["view"]  # every seat nobody is in
+            assert view["seats"][2]["name"] == "random (seat 2)" and len(view["people"]) == 1
+            assert refusal(host, {"type": "fill", "seat": None}) == "every person's seat has its person here"
+            with Tab(base) as late:  # the seat is the agent's now
+                assert "no seat is open" in refusal(late, {"type": "join", "invite": host.place["invite"]})
+            assert play_as_people({0: host}, lambda v: v["over"])["over"]
+        time.sleep(0.3)  # the host gone, the table closes: its invite opens nothing
+        with Tab(base) as late:
+            assert "no table has that invite" in refusal(late, {"type": "join", "invite": host.place["invite"]})
+
+
+def test_a_table_of_several_people_takes_no_spectators_of_every_hand(server):
+    with Tab(server) as host:
+        reply = host.ask({**PARTNERS, "seed": 1, "spectators": "hands"})
+        assert reply["type"] == "error" and "the people could watch each other" in reply["message"]
+
+
+def test_the_last_person_waited_for_leaving_lets_the_agents_play_on():
+    with serving(max_tables=2, reconnect_s=30) as base:
+        with Tab(base) as host:
+            host.ask({**PARTNERS, "seed": 1})  # a game: the summary waits at each hand's end
+            guest = Tab(base)
+            guest.ask({"type": "join", "invite": host.place["invite"]})
+            view = play_as_people({0: host, 2: guest}, lambda v: v["holding"])
+            host.send({"type": "continue"})
+            host.until(lambda m: m["type"] == "state" and m["view"]["waiting"] == [2])
+            decisions = view["decisions"]
+            guest.close()  # away (kept for 30 s): the table no longer waits for it
+            view = host.until(lambda m: m["type"] == "state" and m["view"]["decisions"] > decisions)["view"]
+            assert not view["holding"] and view["people"][1]["state"] == "away"
+
+
+def test_the_host_s_part_passes_on_and_a_tab_cannot_come_back_into_its_own_table():
+    with serving(max_tables=3, reconnect_s=30) as base:
+        with Tab(base) as host, Tab(base) as first, Tab(base) as second:
+            seats4 = {**PARTNERS, "rules": "cutthroat", "seats": ["human"] * 4, "seed": 2, "pace_ms": 5000}
+            host.ask(seats4)
+            invite = host.place["invite"]
+            first.ask({"type": "join", "invite": invite, "seat": 1})
+            second.ask({"type": "join", "invite": invite, "seat": 3})
+            token = first.token
+            first.close()  # seat 1 away, kept
+            assert refusal(second, {"type": "resume", "token": token}) == "this tab is at that table already"
+            assert refusal(second, {"type": "pace", "ms": 0}).startswith("only the table's host")
+            host.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})  # the host opens another table
+            view = second.until(lambda m: m["type"] == "state" and m["view"]["host"])["view"]
+            assert [p["state"] for p in view["people"]] == ["away", "open", "here"]  # seat 0 went to the agent
+            assert view["seats"][0]["name"] == "heuristic (seat 0)"
+            second.send({"type": "fill", "seat": None})  # the new host seats agents for the person away and seat 2
+            view = second.until(lambda m: m["type"] == "state" and len(m["view"]["people"]) == 1)["view"]
+            assert [view["seats"][s]["name"] for s in (1, 2)] == ["heuristic (seat 1)", "heuristic (seat 2)"]
+            with Tab(base) as late:  # the token of the seat filled opens nothing
+                assert refusal(late, {"type": "resume", "token": token}).startswith("that table is gone")
+
+
+def test_a_table_takes_at_most_its_limit_of_tabs():
+    with serving(max_tables=1, reconnect_s=0) as base:
+        with Tab(base) as host:
+            host.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1, "pace_ms": 5000, "spectators": "public"})
+            watchers = [Tab(base) for _ in range(MAX_MEMBERS - 1)]
+            for tab in watchers:
+                assert tab.ask({"type": "join", "invite": host.place["invite"]})["view"]["viewer"] == PUBLIC
+            with Tab(base) as one_more:
+                assert refusal(one_more, {"type": "join", "invite": host.place["invite"]}) == (
+                    f"this table is full ({MAX_MEMBERS} tabs)"
+                )
+            for tab in watchers:
+                tab.close()

@@ -13,9 +13,14 @@ import spades_env
 
 pytest.importorskip("starlette")  # the [web] extra
 
+from spades_env.aec import raw_env  # noqa: E402
 from spades_env.core import PRESETS, why_illegal  # noqa: E402
+from spades_env.core.actions import BLIND_NIL, SEE_CARDS, action_name  # noqa: E402
+from spades_env.core.hand import Phase  # noqa: E402
+from spades_env.core.rules import preset  # noqa: E402
 from spades_env.web.server import Agents, MessageError, build_parser, create_app, parse_message
-from spades_env.web.session import LiveTable, ReplayTable, TableError
+from spades_env.web.session import PUBLIC, LiveTable, ReplayTable, TableError
+from spades_env.web.view import Track, table_view
 
 AGENTS = Agents()
 
@@ -117,3 +122,25 @@ def test_without_the_web_extra_the_command_says_what_to_install(monkeypatch, cap
     monkeypatch.setitem(sys.modules, "starlette.applications", None)
     assert main(["--port", "1"]) == 2
     assert "pip install 'spades_env[web]'" in capsys.readouterr().err
+
+
+def test_a_card_passed_in_the_exchange_is_named_in_the_log_to_its_giver_alone():
+    rules = preset("pagat").replace(blind_nil_requires_deficit=None)  # blind nil, so an exchange, from the start
+    env = raw_env(rules=rules, episode="hand")
+    env.reset(seed=0)
+    track, names = Track(), [f"s{seat}" for seat in range(4)]
+    passes = 0
+    while not env.episode_over and passes < 4:
+        hand = env.hand
+        seat, legal = hand.current, hand.legal_actions()
+        passing = hand.phase == Phase.EXCHANGE
+        action = BLIND_NIL if BLIND_NIL in legal and seat == 0 else SEE_CARDS if SEE_CARDS in legal else legal[-1]
+        track.step(env, action)
+        if not passing:
+            continue
+        passes += 1
+        assert table_view(env, track, seat, names)["log"][-1] == f"s{seat}: {action_name(action)}"
+        assert table_view(env, track, None, names)["log"][-1] == f"s{seat}: {action_name(action)}"  # every hand
+        for other in [s for s in range(4) if s != seat] + [PUBLIC]:
+            assert table_view(env, track, other, names)["log"][-1] == f"s{seat}: passes a card", other
+    assert passes == 4  # two cards each way

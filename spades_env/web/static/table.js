@@ -22,6 +22,8 @@ const RECONNECT_MS = 60000;
 let lostAt = null;
 let resuming = null;  // when the page began asking to come back to its table (null: not asking)
 let keyboardHand = false;  // the hand was last used from the keyboard: its focus comes back on the person's turn
+// An invite link (/#join=CODE) opens a place at another person's table; the code never goes to the server in a URL.
+let inviteCode = new URLSearchParams(location.hash.slice(1)).get("join");
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -46,6 +48,18 @@ function resume() {
   send({ type: "resume", token });
 }
 
+function offerJoin() {
+  resuming = null;
+  $("join").hidden = false;
+  showSetup(false);
+}
+
+// An invite pasted into a tab that shows the page already changes only the part after "#".
+window.addEventListener("hashchange", () => {
+  inviteCode = new URLSearchParams(location.hash.slice(1)).get("join");
+  if (inviteCode && hello) offerJoin();
+});
+
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 }
@@ -57,12 +71,18 @@ function receive(message) {
     const first = hello === null;
     hello = message;
     if (first) setUp();
-    resume();
+    if (inviteCode) offerJoin();  // an invite opened in this tab comes before the table it was at
+    else resume();
   }
   else if (message.type === "table") {  // a table of this tab's, new or come back to
     resuming = null;
     wasOver = false;
     sessionStorage.setItem(TOKEN_KEY, message.token);
+    if (inviteCode) { inviteCode = null; history.replaceState(null, "", location.pathname); }  // a reload comes back by the token
+    $("join").hidden = true;
+    $("invite").hidden = !message.invite;
+    $("invite-link").value = message.invite ? `${location.origin}/#join=${message.invite}` : "";
+    $("pace").disabled = !message.host;
     $("pace").value = message.pace_ms;
     $("pace-text").textContent = `${message.pace_ms} ms`;
     showSetup(false);
@@ -100,6 +120,15 @@ function setUp() {
     send({ type: "pace", ms: Number($("pace").value) });
   });
   $("start").addEventListener("click", start);
+  $("substitute").replaceChildren(...hello.agents.map((name) => option(name, name)));
+  $("substitute").value = hello.hint_agent;
+  $("join-seat").addEventListener("click", () => { say(""); send({ type: "join", invite: inviteCode }); });
+  $("join-watch").addEventListener("click", () => { say(""); send({ type: "join", invite: inviteCode, seat: null }); });
+  $("invite-copy").addEventListener("click", () => {
+    $("invite-link").select();
+    if (navigator.clipboard) navigator.clipboard.writeText($("invite-link").value).then(() => say("link copied"), () => say("select the link and copy it"));
+  });
+  $("fill").addEventListener("click", () => send({ type: "fill", seat: null }));
   $("show-setup").addEventListener("click", () => showSetup(true));
   $("hint").addEventListener("click", () => send({ type: "hint" }));
   $("save").addEventListener("click", () => send({ type: "save" }));
@@ -151,7 +180,7 @@ function seatChoices() {
     label.textContent = `Seat ${seat} `;
     const select = document.createElement("select");
     select.id = `seat-${seat}`;
-    select.append(option("human", "you"), ...hello.agents.map((name) => option(name, name)));
+    select.append(option("human", "you"), option("guest", "a person (by invite)"), ...hello.agents.map((name) => option(name, name)));
     select.value = seat === 0 ? "human" : "heuristic";
     label.append(select);
     box.append(label);
@@ -160,13 +189,20 @@ function seatChoices() {
 
 function start() {
   const players = hello.players[$("rules").value];
-  const seats = [];
-  for (let seat = 0; seat < players; seat++) seats.push($(`seat-${seat}`).value);
+  const chosen = [];
+  for (let seat = 0; seat < players; seat++) chosen.push($(`seat-${seat}`).value);
+  const mine = chosen.indexOf("human");
+  if (chosen.filter((who) => who === "human").length > 1) { say("choose 'you' for one seat (invite the other people)"); return; }
+  if (mine < 0 && chosen.includes("guest")) { say("take a seat yourself to invite others"); return; }
+  const seats = chosen.map((who) => (who === "guest" ? "human" : who));
   const seed = $("seed").value === "" ? null : Number($("seed").value);
   say("");
   showSetup(false);
   resuming = null;
-  send({ type: "new", rules: $("rules").value, seats, episode: $("episode").value, seed, pace_ms: Number($("pace").value) });
+  send({
+    type: "new", rules: $("rules").value, seats, episode: $("episode").value, seed, pace_ms: Number($("pace").value),
+    seat: mine < 0 ? null : mine, spectators: $("spectators").value, substitute: $("substitute").value,
+  });
 }
 
 function openRecord() {
@@ -271,7 +307,7 @@ function click() {
 }
 
 function anchorSeat() {
-  if (view.viewer !== null && view.viewer !== undefined) return view.viewer;
+  if (view.viewer !== null && view.viewer !== undefined && view.viewer >= 0) return view.viewer;
   return 0;
 }
 
@@ -409,6 +445,7 @@ function render() {
   renderStatus(myTurn);
   renderSummary();
   renderReplay();
+  renderPeople();
   $("hint").disabled = !myTurn;
   $("move").disabled = !myTurn;
   $("move-form").querySelector("button").disabled = !myTurn;
@@ -504,6 +541,8 @@ function renderStatus(myTurn) {
     if (view.episode === "hand") text = "The hand is over.";
     else if (view.winner === null) text = "The game is over, undecided.";
     else text = `Game over: ${view.sides[view.winner].name} win.`;
+  } else if (view.holding && !waitingForMe()) {
+    text = `The hand is over: waiting for ${view.waiting.map((seat) => view.seats[seat].name).join(", ")} to go on.`;
   } else if (view.holding) text = "The hand is over: see the summary, then go on.";
   else if (myTurn) text = `Your turn: ${{ bidding: "bid", blind: "bid blind or see your cards", exchange: "pass a card", play: "play a card", drawing: "keep or discard" }[view.phase]}.`;
   else if (view.current !== null) text = `${view.seats[view.current].name} to act.`;
@@ -549,7 +588,7 @@ function renderSummary() {
   row("bag penalty", view.sides.map((side) => result.bag_penalties[side.side]));
   row("points", view.sides.map((side) => result.points[side.side]));
   row("score (bags)", view.sides.map((side) => `${result.scores[side.side]} (${result.bags[side.side]})`));
-  $("continue").hidden = !view.holding;
+  $("continue").hidden = !view.holding || !waitingForMe();
 }
 
 // Every hand's bids, tricks, points and bags per side, and while bidding the bids made so far.
@@ -590,6 +629,27 @@ function renderScoreSheet() {
       return `${side.name} ${bids.length ? `${total} (${bids.join(" + ")})` : "–"}`;
     }).join(" · ");
   }
+}
+
+// Whether the hand-end summary waits for this tab's person (every person at the table goes on before the next hand).
+function waitingForMe() { return Boolean(view.waiting && view.viewer !== null && view.waiting.includes(view.viewer)); }
+
+// Who sits in the people's seats (here, away, open) and, for the host, agents for the seats nobody is in.
+function renderPeople() {
+  const list = $("people");
+  const people = view.people || [];
+  list.replaceChildren(...people.map((person) => {
+    const item = document.createElement("li");
+    item.textContent = `${view.seats[person.seat].name}: ${{ here: "here", away: "away (may come back)", open: "open" }[person.state]}`;
+    return item;
+  }));
+  if (view.spectators) {
+    const item = document.createElement("li");
+    item.textContent = `${view.spectators} watching`;
+    list.append(item);
+  }
+  $("fill").hidden = !(view.host && view.kind === "live" && !view.over && people.some((p) => p.state !== "here"));
+  $("pace").disabled = !view.host;
 }
 
 function statusLine() {
