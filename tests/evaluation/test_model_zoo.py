@@ -1,0 +1,50 @@
+"""benchmarks/model_zoo.py: every agent in the zoo, and a small zoo measured and read back."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")  # the learned agents
+
+from spades_env.agents.registry import available_agents, released_policies  # noqa: E402
+
+ROOT = Path(__file__).parents[2]
+
+
+def load_zoo():
+    spec = importlib.util.spec_from_file_location("model_zoo", ROOT / "benchmarks" / "model_zoo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_zoo_holds_every_agent_the_package_offers():
+    zoo = load_zoo()
+    assert set(zoo.zoo_agents()) == (set(available_agents()) | set(released_policies())) - {"heuristic"}
+    assert zoo.zoo_agents()[-2:] == ["pimc", "search"]  # the slow ones last
+    for name in zoo.zoo_agents():
+        file, made = zoo.source_of(name)
+        assert (ROOT / file.split(" ")[0]).exists(), name
+        assert ("training.train" in made) == (name in released_policies()), name
+
+
+def test_a_small_zoo_is_measured_and_read_back(tmp_path, capsys):
+    zoo = load_zoo()
+    argv = ["--agents", "random", "ppo_standard", "--presets", "standard", "two_player", "--deals", "4"]
+    argv += ["--games", "1", "--workers", "1", "--out", str(tmp_path)]
+    table = zoo.main(argv)
+    rows = table.splitlines()
+    assert len(rows) == 4 and rows[2].startswith("| `random` | rule-based |")
+    assert "spades_env/policies/ppo_standard.pt" in rows[3] and "training.train" in rows[3]
+    assert re.search(r"\| -\d+\.\d \[-\d+\.\d, [-+]\d+\.\d\]; \d+% \[", rows[2])  # random loses, with intervals
+    assert rows[3].count("cannot play it") == 1  # the 88-action policy has no drawing actions for two_player
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == [
+        "ppo_standard_standard.json", "random_standard.json", "random_two_player.json",
+    ]  # fmt: skip
+    capsys.readouterr()
+    assert zoo.main([*argv, "--resume"]) == table  # the same figures, read back
+    assert capsys.readouterr().out.count("(read back)") == 3
