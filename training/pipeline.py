@@ -283,10 +283,7 @@ class RolloutWorkers:
     """
 
     def __init__(self, config: TrainConfig, states: list[WorkerState], device: torch.device):
-        shares = worker_configs(config)
-        if len(states) != len(shares):
-            raise RolloutWorkerError(f"{len(states)} worker states for {len(shares)} rollout workers")
-        self.tables = [share.num_envs for share in shares]
+        shares = self._share_out(config, states)
         self.workers: list[RolloutWorker] = []
         try:
             for share, state in zip(shares, states):
@@ -294,6 +291,15 @@ class RolloutWorkers:
         except BaseException:
             self.close()
             raise
+
+    def _share_out(self, config: TrainConfig, states: list[WorkerState] | None) -> list[TrainConfig]:
+        """Each worker's share of the run (``tables`` noted: the workers' table counts, in order);
+        RolloutWorkerError unless ``states`` (None: fresh) has one state per worker."""
+        shares = worker_configs(config)
+        if states is not None and len(states) != len(shares):
+            raise RolloutWorkerError(f"{len(states)} worker states for {len(shares)} rollout workers")
+        self.tables = [share.num_envs for share in shares]
+        return shares
 
     @property
     def pending(self) -> bool:

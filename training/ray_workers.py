@@ -51,7 +51,7 @@ from typing import Any
 
 import torch
 
-from training.config import TrainConfig, worker_configs
+from training.config import TrainConfig
 from training.pipeline import RolloutWorkerError, RolloutWorkers, WorkerState, WorkerTables, pool_changed
 from training.rollout import Rollout
 
@@ -373,12 +373,9 @@ class RayRolloutWorkers(RolloutWorkers):
     def __init__(
         self, config: TrainConfig, states: list[WorkerState] | None, device: torch.device, spares: int | None = None
     ):
-        shares = worker_configs(config)
-        if states is not None and len(states) != len(shares):
-            raise RolloutWorkerError(f"{len(states)} worker states for {len(shares)} rollout workers")
+        shares = self._share_out(config, states)
         self.cluster = RayCluster(config.ray_address, len(shares), config.threads)
         self.ray = self.cluster.ray
-        self.tables = [share.num_envs for share in shares]
         self.workers: list[RayRolloutWorker] = []
         self._pool_sent: list | None = None
         self._pool_ref: Any = None

@@ -85,6 +85,7 @@ from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learnin
 from training.mixture import table_presets
 from training.pipeline import RolloutWorker, RolloutWorkers, WorkerState, fresh_worker_states, weights
 from training.ppo import explained_variance, normalize_by_group, ppo_update
+from training.ray_workers import RayClusterError
 from training.rollout import add_rewards, finish_batch
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
 from training.tables import Tables, make_tables
@@ -598,11 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as exc:  # init_from or --resume's checkpoint refused, before anything is written
         print(f"spades-train: error: {exc}", file=sys.stderr)
         return 2
-    except ValueError as exc:  # the Ray cluster asked for cannot be had (RayClusterError), before anything is written
-        from training.ray_workers import RayClusterError
-
-        if not isinstance(exc, RayClusterError):
-            raise
+    except RayClusterError as exc:  # the Ray cluster asked for cannot be had, before anything is written
         print(f"spades-train: error: {exc}", file=sys.stderr)
         return 2
     return 0
