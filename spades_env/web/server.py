@@ -266,33 +266,38 @@ class Room:
 
     def alone(self, connection: Connection) -> bool:
         """Whether ``connection`` is all there is at this table (it closes when that tab leaves)."""
-        return set(self.members) == {connection} and not self.parked
+        return set(self.members) == {connection} and not self.parked and not self.coming
 
-    async def enter(self, connection: Connection, seat: int | None, host: bool) -> None:
+    async def enter(
+        self, connection: Connection, seat: int | None, host: bool, returning: Member | None = None
+    ) -> None:
         """``connection`` takes its place (``seat``, None to watch) under a new token, sent before its first
-        state (a place whose token never reached its tab is not kept for it); the others see it."""
+        state; the others see it. A person becomes the host of a table that has none. When the token does not
+        reach the tab, the place is not kept for it: a ``returning`` member (a resume) goes back to the park
+        under its old token, a new place is open again."""
+        if seat is not None:
+            self.table.sit(seat)  # TableError (nothing changed) for a seat that is no person's
+        hosted = any(m.host for m in [*self.members.values(), *(m for m, _ in self.parked.values())])
+        host = host or (seat is not None and not hosted)
         token = secrets.token_urlsafe(TOKEN_BYTES)
         member = Member(seat, host, token)
         self.members[connection] = member
         connection.room = self
-        if seat is not None:
-            self.table.sit(seat)
+        message = {"type": "table", "token": token, "pace_ms": self.pace, "seat": seat, "host": host}
+        message["invite"] = self.invite
         try:
-            await connection.send(
-                {
-                    "type": "table",
-                    "token": token,
-                    "pace_ms": self.pace,
-                    "seat": seat,
-                    "host": host,
-                    "invite": self.invite,
-                }
-            )
-        except DISCONNECTS:  # the token never reached the tab: its place is not kept for it, nor given to an agent
+            await asyncio.wait_for(connection.send(message), SEND_TIMEOUT_S)
+        except (*DISCONNECTS, asyncio.TimeoutError) as exc:  # the token never reached the tab
+            if isinstance(exc, asyncio.TimeoutError):
+                connection.drop()
             self.members.pop(connection)
             connection.room = None
-            self.withdraw(member)
-            raise
+            if returning is not None:
+                self.park(returning)
+            else:
+                self.withdraw(member)
+            await self.broadcast()
+            raise WebSocketDisconnect(code=1006) from None
         await self.broadcast()
         self.wake.set()
 
@@ -303,13 +308,17 @@ class Room:
         connection.room = None
         self.wake.set()  # the hand-end hold may have waited for this tab alone
         if park and self.state.reconnect_s:
-            timer = asyncio.get_running_loop().call_later(self.state.reconnect_s, self._expire, member.token)
-            self.parked[member.token] = (member, timer)
-            self.state.tokens[member.token] = self
-            if member.seat is not None:
-                self.table.stand(member.seat)
+            self.park(member)
         else:
             self.vacate(member)
+
+    def park(self, member: Member) -> None:
+        """``member`` is away: its place is kept under its token for ``reconnect_s``."""
+        timer = asyncio.get_running_loop().call_later(self.state.reconnect_s, self._expire, member.token)
+        self.parked[member.token] = (member, timer)
+        self.state.tokens[member.token] = self
+        if member.seat is not None:
+            self.table.stand(member.seat)
 
     def come_back(self, token: str) -> Member | None:
         """The parked member of ``token``, taken out of the park (None when it is not here)."""
@@ -322,7 +331,9 @@ class Room:
 
     def _expire(self, token: str) -> None:
         if not self.closed and token in self.parked:
-            self.expiring.add(asyncio.get_running_loop().create_task(self._gone(token)))
+            task = asyncio.get_running_loop().create_task(self._gone(token))
+            self.expiring.add(task)
+            task.add_done_callback(self.expiring.discard)
 
     async def _gone(self, token: str) -> None:
         """The tab of ``token`` did not come back in time (taken out of the park under the lock, so that its seat
@@ -347,23 +358,30 @@ class Room:
                 table.stand(member.seat)
             else:
                 table.replace(member.seat, self.substitute)
-        if member.host and isinstance(table, LiveTable):
-            people = sorted((m.seat, id(m), m) for m in self.members.values() if m.seat is not None)
-            if people:
-                people[0][2].host = True
-            elif not table.over:  # nobody left to seat an agent where nobody came: done now
-                for seat in sorted(table.people):
-                    if self.holder(seat) is None and seat not in self.coming.values():
-                        table.replace(seat, self.substitute)
+        if member.host and isinstance(table, LiveTable) and not self.pass_host() and not table.over:
+            for seat in sorted(table.people):  # nobody here to seat an agent where nobody is: done now
+                if self.holder(seat) is None and seat not in self.coming.values():
+                    table.replace(seat, self.substitute)
         self.wake.set()
 
+    def pass_host(self) -> bool:
+        """The host's part goes to the first person here (by seat); False when no person is here (the next
+        person who comes takes it)."""
+        people = sorted((m.seat, id(m), m) for m in self.members.values() if m.seat is not None)
+        if people:
+            people[0][2].host = True
+        return bool(people)
+
     def withdraw(self, member: Member) -> None:
-        """A place that was never taken (its token did not reach the tab): its seat is open again; the table
-        closes when nobody is left."""
+        """A place that was never taken (its token did not reach the tab): its seat is open again, a host's part
+        passes on; the table closes when nobody is left."""
         if not self.members and not self.parked and not self.coming:
             self.close()
-        elif member.seat is not None and isinstance(self.table, LiveTable) and member.seat in self.table.people:
+            return
+        if member.seat is not None and isinstance(self.table, LiveTable) and member.seat in self.table.people:
             self.table.stand(member.seat)
+        if member.host:
+            self.pass_host()
 
     def close(self) -> None:
         """The table is closed: its runner stops, its tokens and invite are spent, its slot is freed."""
@@ -403,13 +421,12 @@ class Room:
         return view
 
     async def broadcast(self) -> None:
-        """Every tab at the table gets its view (a tab gone away is left to its own connection to notice)."""
-        for connection, member in list(self.members.items()):
-            await connection.deliver({"type": "state", "view": self.view_for(member)})
+        """Every tab at the table gets its view, all at once (a slow tab costs one SEND_TIMEOUT_S at most)."""
+        views = [(connection, {"type": "state", "view": self.view_for(m)}) for connection, m in self.members.items()]
+        await asyncio.gather(*(connection.deliver(view) for connection, view in views))
 
     async def tell_all(self, message: dict[str, Any]) -> None:
-        for connection in list(self.members):
-            await connection.deliver(message)
+        await asyncio.gather(*(connection.deliver(message) for connection in list(self.members)))
 
     # ------------------------------------------------------------------ agents
     async def run_agents(self) -> None:
@@ -457,6 +474,7 @@ class Connection:
         self.lock = asyncio.Lock()  # one message of this tab at a time
         self.sending = asyncio.Lock()  # one frame at a time: the table's runner and other tabs send here too
         self.hinter: Any = None
+        self.dropping: asyncio.Task | None = None  # the closing of a tab that did not keep up (held: not collected)
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self.sending:
@@ -474,11 +492,16 @@ class Connection:
             pass
         except asyncio.TimeoutError:
             log.warning("a tab took more than %g s to take a message: closed", SEND_TIMEOUT_S)
-            asyncio.get_running_loop().create_task(self.drop())
+            self.drop()
 
-    async def drop(self) -> None:
+    def drop(self) -> None:
+        """Close a tab that does not keep up (its connection then ends as a tab gone away)."""
+        if self.dropping is None:
+            self.dropping = asyncio.get_running_loop().create_task(self._close(1008))
+
+    async def _close(self, code: int) -> None:
         with contextlib.suppress(Exception):
-            await self.ws.close(code=1008)
+            await self.ws.close(code=code)
 
     async def serve(self) -> None:
         """Answer the tab's messages until it goes away; its place at a table is parked then."""
@@ -643,14 +666,14 @@ class Connection:
             room.coming[self] = seat  # held: no other join takes it, and the table counts this tab
         try:
             await self._leave()
-        except BaseException:
-            room.coming.pop(self, None)
-            raise
-        async with room.lock:
-            room.coming.pop(self, None)
-            if room.closed:
-                raise TableError("that table has closed")
-            await room.enter(self, seat, host=False)
+            async with room.lock:
+                room.coming.pop(self, None)
+                if room.closed:
+                    raise TableError("that table has closed")
+                await room.enter(self, seat, host=False)
+        finally:
+            if room.coming.pop(self, None) is not None and not (room.members or room.parked or room.coming):
+                room.close()  # cancelled on its way in, and nobody else is at the table
 
     async def on_resume(self, m: dict[str, Any]) -> None:
         """Come back to a table whose tab went away less than ``reconnect_s`` ago (its token, from the "table"
@@ -668,7 +691,7 @@ class Connection:
             member = room.come_back(m["token"])
             if member is None or room.closed:
                 raise TableError("that table is gone")
-            await room.enter(self, member.seat, member.host)
+            await room.enter(self, member.seat, member.host, returning=member)
 
     async def on_act(self, m: dict[str, Any]) -> None:
         await self._play(m["action"])
@@ -719,7 +742,7 @@ class Connection:
         room, _ = self._host("seats an agent for a person")
         _, _, table = self._live()
         async with room.lock:
-            here = [m.seat for m in room.members.values()]
+            here = [m.seat for m in room.members.values()] + list(room.coming.values())  # here or on the way
             if m["seat"] is None:
                 seats = [s for s in sorted(table.people) if s not in here]
                 if not seats:
@@ -727,7 +750,7 @@ class Connection:
             elif m["seat"] not in table.people:
                 raise TableError(f"seat {m['seat']} is not a person's seat at this table")
             elif m["seat"] in here:
-                raise TableError(f"seat {m['seat']} is played by a person who is here")
+                raise TableError(f"seat {m['seat']} is played by a person who is here or on the way")
             else:
                 seats = [m["seat"]]
             for seat in seats:

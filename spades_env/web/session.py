@@ -170,7 +170,7 @@ class LiveTable:
         return action
 
     def _step(self, action: int) -> None:
-        self.track.step(self.env, action)
+        self.track.step(self.env, action, self.names)
         if self.track.hand_ended and not self.over:
             self.waiting = self.people - self.empty
             self._release()
@@ -260,7 +260,14 @@ class ReplayTable:
         self.total = len(record["actions"])
         specs = record.get("seats")
         ok = isinstance(specs, list) and len(specs) == self.rules.num_players and all(isinstance(s, str) for s in specs)
-        self.names = seat_names(specs) if ok else [f"seat {s}" for s in range(self.rules.num_players)]
+        if not ok:
+            self.names = [f"seat {s}" for s in range(self.rules.num_players)]
+        else:  # "you" for the one person of a game; each person's seat number when several played
+            self.names = seat_names(specs) if specs.count(HUMAN) < 2 else person_names(specs)
+            for change in record.get("replaced", []):  # a seat an agent took over: both named
+                seat = change.get("seat") if isinstance(change, dict) else None
+                if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(self.names):
+                    self.names[seat] += f", then {str(change.get('agent'))[:40]}"
         self.viewer: int | None = None
         self.index = -1  # none replayed yet
         self.seek(0)
@@ -274,7 +281,7 @@ class ReplayTable:
             self.env.reset(options=reset_options(self.record, self.rules))
             self.track, self.index = Track(), 0
         for action in self.record["actions"][self.index : index]:
-            self.track.step(self.env, int(action))
+            self.track.step(self.env, int(action), self.names)
         self.index = index
 
     def set_viewer(self, seat: Any) -> None:

@@ -53,17 +53,23 @@ PHASE_WORDS = {
 
 @dataclass(frozen=True)
 class LogLine:
-    """One line of the log: ``text`` with ``{}`` where the seat's name goes (as the viewer names it); a
-    ``private`` line (a card passed in the exchange) reads ``{} passes a card`` to every other seat."""
+    """One line of the log: ``text`` with ``{}`` where the seat's name goes: its ``name`` when the line was
+    written (a person's moves stay theirs after an agent takes the seat over), "you" and the like for the
+    viewer's own seat; a ``private`` line (a card passed in the exchange) reads ``{} passes a card`` to every
+    other seat."""
 
     seat: int | None
     text: str
+    name: str = ""
     private: bool = False
 
     def seen_by(self, viewer: int | None, names: list[str]) -> str:
-        """The line as ``viewer`` (a seat, None for every hand, or no seat: a spectator of what is played) reads it."""
+        """The line as ``viewer`` (a seat, None for every hand, or no seat: a spectator of what is played) reads
+        it, ``names`` being the seats' names as the viewer reads them now."""
         text = "{}: passes a card" if self.private and viewer is not None and viewer != self.seat else self.text
-        return text.format(names[self.seat]) if self.seat is not None else text
+        if self.seat is None:
+            return text
+        return text.format(names[self.seat] if self.seat == viewer or not self.name else self.name)
 
 
 @dataclass
@@ -76,19 +82,20 @@ class Track:
     hand_ended: bool = False  # the last decision ended a hand
     log: list[LogLine] = field(default_factory=list)  # one line per decision, newest last
 
-    def step(self, env: Any, action: int) -> None:
-        """Take ``action`` in ``env`` (legal: the caller checked) and note what it did."""
+    def step(self, env: Any, action: int, names: list[str]) -> None:
+        """Take ``action`` in ``env`` (legal: the caller checked) and note what it did, the seats named
+        ``names`` (as everyone reads them now)."""
         before = env.hand
         seat = before.current
         passing = before.phase == Phase.EXCHANGE  # the card passed is the giver's to know
         hands_done = len(env.game.results)
         env.step(action)
         self.decisions += 1
-        self.log.append(LogLine(seat, "{}: " + action_name(action), private=passing))
+        self.log.append(LogLine(seat, "{}: " + action_name(action), names[seat], private=passing))
         if before.last_transition is not None and before.last_transition.trick_winner >= 0:
             _, seats, cards, winner = before.last_trick
             self.last_trick = {"cards": [_played(s, c) for s, c in zip(seats, cards)], "winner": winner}
-            self.log.append(LogLine(winner, "trick to {}"))
+            self.log.append(LogLine(winner, "trick to {}", names[winner]))
         self.hand_ended = len(env.game.results) > hands_done
         if self.hand_ended:
             self.log.append(LogLine(None, f"hand {hands_done + 1} over"))

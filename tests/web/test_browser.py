@@ -598,7 +598,7 @@ def test_two_people_in_two_browsers_play_a_hand_at_one_table(server, browser, sh
         guest.find_element(By.ID, "join-seat").click()
         wait(guest, lambda d: text(d, "status") != "" and d.find_elements(By.CSS_SELECTOR, '.seat[data-seat="2"]'))
         assert "#join" not in guest.current_url  # a reload comes back by its token, not by the invite
-        assert guest.find_element(By.ID, "pace").get_attribute("disabled")  # the host sets the pace
+        assert guest.find_element(By.ID, "pace-note").is_displayed()  # the host sets the pace
         wait(browser, lambda d: "person (seat 2): here" in text(d, "people"))
         assert others_face_down(browser, 0) and others_face_down(guest, 2)  # each sees only their own seat
         mid = lambda d: len(d.find_elements(By.CSS_SELECTOR, "#trick .card")) >= 2  # noqa: E731

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("starlette")  # the [web] extra
 
-from starlette.websockets import WebSocketState  # noqa: E402
+from starlette.websockets import WebSocketDisconnect, WebSocketState  # noqa: E402
 
 from spades_env.web.server import MAX_MEMBERS, Agents, Connection  # noqa: E402
 from spades_env.web.session import LiveTable  # noqa: E402
@@ -104,5 +104,75 @@ def test_tables_opened_at_once_stay_within_the_server_s_limit():
         assert sum(isinstance(r, Exception) and "limit of 2 open tables" in str(r) for r in results) == 1
         for room in list(app.state.rooms):
             room.close()
+
+    asyncio.run(run())
+
+
+class GoneSocket(Socket):
+    """A socket whose tab has gone: every send fails as a closed one does."""
+
+    application_state = WebSocketState.DISCONNECTED
+
+
+def test_a_seat_on_its_way_in_is_not_filled_and_the_join_lands_in_it():
+    async def run():
+        app = server()
+        host = tab(app)
+        await host._open(table(["human", "random", "human", "random"]), 5000, "off", "random", 0)
+        room = host.room
+        elsewhere, guest = tab(app), tab(app)  # the guest sits at a table of its own first
+        await elsewhere._open(table(["human", "random", "random", "random"], 2), 5000, "public", "random", 0)
+        await guest.on_join({"invite": elsewhere.room.invite, "seat": None})
+        async with elsewhere.room.lock:  # the guest's leaving waits here: its join is on its way
+            joining = asyncio.create_task(guest.on_join({"invite": room.invite}))
+            await asyncio.sleep(0.01)
+            assert room.coming == {guest: 2}
+            with pytest.raises(Exception, match="every person's seat has its person here"):
+                await host.on_fill({"seat": None})
+            with pytest.raises(Exception, match="here or on the way"):
+                await host.on_fill({"seat": 2})
+        await joining
+        assert room.members[guest].seat == 2 and room.table.people == {0, 2} and not room.coming
+        for open_room in list(app.state.rooms):
+            open_room.close()
+
+    asyncio.run(run())
+
+
+def test_a_person_who_comes_back_to_a_table_whose_host_left_becomes_its_host():
+    async def run():
+        app = server(reconnect_s=30)
+        host, guest = tab(app), tab(app)
+        await host._open(table(["human", "random", "human", "random"]), 5000, "off", "random", 0)
+        room = host.room
+        await guest.on_join({"invite": room.invite})
+        room.leave(guest, park=True)  # the guest is away
+        token = next(iter(room.parked))
+        await host._leave()  # and the host goes for good
+        back = tab(app)
+        await back.on_resume({"token": token})
+        assert room.members[back].host and room.members[back].seat == 2
+        room.close()
+
+    asyncio.run(run())
+
+
+def test_a_return_whose_token_does_not_reach_the_tab_keeps_the_seat_parked():
+    async def run():
+        app = server(reconnect_s=30)
+        host, guest = tab(app), tab(app)
+        await host._open(table(["human", "random", "human", "random"]), 5000, "off", "random", 0)
+        room = host.room
+        await guest.on_join({"invite": room.invite})
+        room.leave(guest, park=True)
+        token = next(iter(room.parked))
+        flaky = Connection(app, GoneSocket())
+        with pytest.raises(WebSocketDisconnect):
+            await flaky.on_resume({"token": token})
+        assert token in room.parked and app.state.tokens[token] is room and 2 in room.table.empty
+        again = tab(app)
+        await again.on_resume({"token": token})  # the same token still brings the person back
+        assert room.members[again].seat == 2
+        room.close()
 
     asyncio.run(run())

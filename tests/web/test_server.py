@@ -387,7 +387,7 @@ def test_two_people_play_a_hand_at_one_table_each_seeing_only_their_seat(server)
         assert "no seat is open" in refusal(third, {"type": "join", "invite": invite})  # claims are exclusive
         assert refusal(guest, {"type": "pace", "ms": 0}) == "only the table's host sets the agents' pace"
         assert refusal(guest, {"type": "fill", "seat": 0}).startswith("only the table's host")
-        assert refusal(host, {"type": "fill", "seat": 2}) == "seat 2 is played by a person who is here"
+        assert refusal(host, {"type": "fill", "seat": 2}) == "seat 2 is played by a person who is here or on the way"
         record = guest.ask({"type": "save"})
         assert record["message"] == "the record shows every hand: it is saved once the game is over"
         view = play_as_people({0: host, 2: guest}, lambda v: v["holding"])  # both play to the hand's end
@@ -485,6 +485,7 @@ def test_the_host_s_part_passes_on_and_a_tab_cannot_come_back_into_its_own_table
             second.ask({"type": "join", "invite": invite, "seat": 3})
             token = first.token
             first.close()  # seat 1 away, kept
+            second.until(lambda m: m["type"] == "state" and m["view"]["people"][1]["state"] == "away")
             assert refusal(second, {"type": "resume", "token": token}) == "this tab is at that table already"
             assert refusal(second, {"type": "pace", "ms": 0}).startswith("only the table's host")
             host.ask({**HUMAN_FIRST, "seats": seats(), "seed": 1})  # the host opens another table

@@ -135,7 +135,7 @@ def test_a_card_passed_in_the_exchange_is_named_in_the_log_to_its_giver_alone():
         seat, legal = hand.current, hand.legal_actions()
         passing = hand.phase == Phase.EXCHANGE
         action = BLIND_NIL if BLIND_NIL in legal and seat == 0 else SEE_CARDS if SEE_CARDS in legal else legal[-1]
-        track.step(env, action)
+        track.step(env, action, names)
         if not passing:
             continue
         passes += 1
@@ -144,3 +144,24 @@ def test_a_card_passed_in_the_exchange_is_named_in_the_log_to_its_giver_alone():
         for other in [s for s in range(4) if s != seat] + [PUBLIC]:
             assert table_view(env, track, other, names)["log"][-1] == f"s{seat}: passes a card", other
     assert passes == 4  # two cards each way
+
+
+def test_a_person_s_moves_keep_their_name_after_an_agent_takes_the_seat_and_the_replay_names_both():
+    table = LiveTable("standard", ["human", "random", "human", "random"], AGENTS.make, episode="hand", seed=5)
+    while table.track.decisions < 6:
+        seat = table.to_act
+        if seat in table.people:
+            table.act(table.view(seat)["actions"]["legal"][0]["id"], seat)
+        else:
+            table.agent_move()
+    before = table.view(0)["log"]
+    table.replace(2, "random")
+    after = table.view(0)["log"]
+    assert any(line.startswith("person (seat 2): ") for line in before) and after == before
+    assert table.view(0)["seats"][2]["name"] == "random (seat 2)"
+    while not table.over:
+        table.agent_move() if table.agent_turn() else table.act(table.view(0)["actions"]["legal"][0]["id"], 0)
+    replayed = ReplayTable(table.record())
+    assert [s["name"] for s in replayed.view()["seats"]] == [
+        "person (seat 0)", "random (seat 1)", "person (seat 2), then random", "random (seat 3)",
+    ]  # fmt: skip

@@ -82,7 +82,6 @@ function receive(message) {
     $("join").hidden = true;
     $("invite").hidden = !message.invite;
     $("invite-link").value = message.invite ? `${location.origin}/#join=${message.invite}` : "";
-    $("pace").disabled = !message.host;
     $("pace").value = message.pace_ms;
     $("pace-text").textContent = `${message.pace_ms} ms`;
     showSetup(false);
@@ -117,7 +116,8 @@ function setUp() {
   $("pace-text").textContent = `${hello.pace_ms} ms`;
   $("pace").addEventListener("input", () => {
     $("pace-text").textContent = `${$("pace").value} ms`;
-    send({ type: "pace", ms: Number($("pace").value) });
+    // the host's pace is the table's; anyone else's is for the next table they open
+    if (!view || view.kind !== "live" || view.host) send({ type: "pace", ms: Number($("pace").value) });
   });
   $("start").addEventListener("click", start);
   $("substitute").replaceChildren(...hello.agents.map((name) => option(name, name)));
@@ -649,7 +649,7 @@ function renderPeople() {
     list.append(item);
   }
   $("fill").hidden = !(view.host && view.kind === "live" && !view.over && people.some((p) => p.state !== "here"));
-  $("pace").disabled = !view.host;
+  $("pace-note").hidden = !(view.kind === "live" && !view.host);
 }
 
 function statusLine() {
