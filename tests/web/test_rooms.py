@@ -139,15 +139,20 @@ def test_a_seat_on_its_way_in_is_not_filled_and_the_join_lands_in_it():
     asyncio.run(run())
 
 
+async def guest_away():
+    """A table of two people whose guest (seat 2) has gone away: the app, the host, the table, the guest's token."""
+    app = server(reconnect_s=30)
+    host, guest = tab(app), tab(app)
+    await host._open(table(["human", "random", "human", "random"]), 5000, "off", "random", 0)
+    room = host.room
+    await guest.on_join({"invite": room.invite})
+    room.leave(guest, park=True)
+    return app, host, room, next(iter(room.parked))
+
+
 def test_a_person_who_comes_back_to_a_table_whose_host_left_becomes_its_host():
     async def run():
-        app = server(reconnect_s=30)
-        host, guest = tab(app), tab(app)
-        await host._open(table(["human", "random", "human", "random"]), 5000, "off", "random", 0)
-        room = host.room
-        await guest.on_join({"invite": room.invite})
-        room.leave(guest, park=True)  # the guest is away
-        token = next(iter(room.parked))
+        app, host, room, token = await guest_away()
         await host._leave()  # and the host goes for good
         back = tab(app)
         await back.on_resume({"token": token})
@@ -159,13 +164,7 @@ def test_a_person_who_comes_back_to_a_table_whose_host_left_becomes_its_host():
 
 def test_a_return_whose_token_does_not_reach_the_tab_keeps_the_seat_parked():
     async def run():
-        app = server(reconnect_s=30)
-        host, guest = tab(app), tab(app)
-        await host._open(table(["human", "random", "human", "random"]), 5000, "off", "random", 0)
-        room = host.room
-        await guest.on_join({"invite": room.invite})
-        room.leave(guest, park=True)
-        token = next(iter(room.parked))
+        app, host, room, token = await guest_away()
         flaky = Connection(app, GoneSocket())
         with pytest.raises(WebSocketDisconnect):
             await flaky.on_resume({"token": token})
