@@ -16,13 +16,12 @@ back instead of played again (a long table interrupted goes on where it stopped)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
 
 from spades_env.core.rules import PRESETS, preset
-from spades_env.evaluation import EvalConfig, evaluate, write_json
+from spades_env.evaluation import EvalConfig, evaluate, finished_report, write_json
 
 MATCHES = ("policy_vs_heuristic", "policy_vs_random", "heuristic_vs_random")
 SIDE_FIELDS = (
@@ -45,20 +44,6 @@ def match_config(match: str, policy: str, preset_name: str, args: argparse.Names
     return EvalConfig(
         a, b, rules=preset_name, deals=deals, games=games, seed=args.seed, workers=args.workers, progress=False
     )
-
-
-SAME_RUN_KEYS = ("agent_a", "agent_b", "rules_name", "seed", "deals", "games")
-
-
-def finished_report(path: Path, cfg: EvalConfig) -> dict | None:
-    """The report at ``path`` if it is this match's (same agents, rules, seed, deals and games), else None."""
-    if not path.is_file():
-        return None
-    report = json.loads(path.read_text())
-    done = report.get("config", {})
-    wanted = {"agent_a": cfg.agent_a, "agent_b": cfg.agent_b, "rules_name": cfg.rules, "seed": cfg.seed}
-    wanted.update(deals=cfg.deals, games=cfg.games)
-    return report if all(done.get(k) == wanted[k] for k in SAME_RUN_KEYS) else None
 
 
 def cell_games(report: dict) -> str:

@@ -19,18 +19,16 @@ from these runs.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 from spades_env.agents.registry import POLICY_DIR, available_agents, released_policies
 from spades_env.core.rules import PRESETS
-from spades_env.evaluation import EvalConfig, evaluate, write_json
+from spades_env.evaluation import EvalConfig, evaluate, finished_report, write_json
 from spades_env.nn.policy_file import PolicyFileError
 
 REFERENCE = "heuristic"
 SEARCHERS = ("pimc", "search")  # tens of milliseconds a decision: deals only, fewer of them
-SAME_RUN_KEYS = ("agent_a", "agent_b", "rules_name", "seed", "deals", "games")
 CODE = {  # where a rule-based or search agent is written (a learned one is its policy file)
     "random": "spades_env/agents/random_agent.py",
     "heuristic": "spades_env/agents/heuristic/",
@@ -73,17 +71,6 @@ def match_config(agent: str, preset_name: str, args: argparse.Namespace) -> Eval
         agent, REFERENCE, rules=preset_name, deals=deals, games=games, seed=args.seed, workers=args.workers,
         progress=False,
     )  # fmt: skip
-
-
-def finished_report(path: Path, cfg: EvalConfig) -> dict | None:
-    """The report at ``path`` if it is this match's (same agents, rules, seed, deals and games), else None."""
-    if not path.is_file():
-        return None
-    report = json.loads(path.read_text())
-    done = report.get("config", {})
-    wanted = {"agent_a": cfg.agent_a, "agent_b": cfg.agent_b, "rules_name": cfg.rules, "seed": cfg.seed}
-    wanted.update(deals=cfg.deals, games=cfg.games)
-    return report if all(done.get(k) == wanted[k] for k in SAME_RUN_KEYS) else None
 
 
 def cell(report: dict) -> str:

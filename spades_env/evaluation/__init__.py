@@ -25,6 +25,7 @@ from .duplicate import (
 from .report import (
     check_json_path,
     check_png_path,
+    finished_report,
     format_report,
     headline_lines,
     headline_summary,
@@ -44,6 +45,7 @@ __all__ = [
     "check_json_path",
     "check_png_path",
     "evaluate",
+    "finished_report",
     "format_report",
     "headline_lines",
     "headline_summary",

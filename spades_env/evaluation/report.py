@@ -184,6 +184,21 @@ def write_json(report: dict[str, Any], path: str | os.PathLike) -> None:
         f.write("\n")
 
 
+SAME_RUN_KEYS = ("agent_a", "agent_b", "rules_name", "seed", "deals", "games")
+
+
+def finished_report(path: str | os.PathLike, cfg: Any) -> dict[str, Any] | None:
+    """The report written at ``path`` if it is ``cfg``'s evaluation (same agents, rules, seed, deals and games; a
+    benchmark's ``--resume`` reads it back), else None."""
+    if not Path(path).is_file():
+        return None
+    report = json.loads(Path(path).read_text())
+    done = report.get("config", {})
+    wanted = {"agent_a": cfg.agent_a, "agent_b": cfg.agent_b, "rules_name": cfg.rules, "seed": cfg.seed}
+    wanted.update(deals=cfg.deals, games=cfg.games)
+    return report if all(done.get(k) == wanted[k] for k in SAME_RUN_KEYS) else None
+
+
 def write_png(report: dict[str, Any], path: str | os.PathLike) -> None:
     """A chart: points per deal and win rate with their intervals, and per-side statistics."""
     import matplotlib
