@@ -172,13 +172,14 @@ class LiveTable:
     def _step(self, action: int) -> None:
         self.track.step(self.env, action, self.names)
         if self.track.hand_ended and not self.over:
-            self.waiting = self.people - self.empty
-            self._release()
+            self.waiting = self.people - self.empty  # none: the hand's end shows until the next decision
 
-    def _release(self) -> None:
-        """The hand-end hold ends once nobody is left to continue."""
-        if not self.waiting:
-            self.track.hand_ended = False
+    def _stop_waiting(self, seat: int) -> None:
+        """The table no longer waits for ``seat`` after a hand's end; the hold ends once it waits for nobody."""
+        if seat in self.waiting:
+            self.waiting.discard(seat)
+            if not self.waiting:
+                self.track.hand_ended = False
 
     def resume(self, seat: int | None = None) -> None:
         """The person in ``seat`` (the one person's by default) continues after a hand's end; the table goes on
@@ -189,17 +190,14 @@ class LiveTable:
         if seat not in self.waiting:
             others = ", ".join(self.names[s] for s in sorted(self.waiting))
             raise TableError(f"you have continued already; waiting for {others}")
-        self.waiting.discard(seat)
-        self._release()
+        self._stop_waiting(seat)
 
     def stand(self, seat: int) -> None:
         """Nobody sits in the person's ``seat`` now (not claimed yet, or the person gone): the table does not
         wait for it after a hand's end (its turn still waits)."""
         self._seat(seat)
         self.empty.add(seat)
-        if self.waiting:
-            self.waiting.discard(seat)
-            self._release()
+        self._stop_waiting(seat)
 
     def sit(self, seat: int) -> None:
         """Someone sits in the person's ``seat`` again."""
@@ -215,9 +213,7 @@ class LiveTable:
         self.empty.discard(seat)
         self.replaced.append({"seat": seat, "decision": self.track.decisions, "agent": spec})
         self.names[seat] = f"{spec} (seat {seat})"
-        if self.waiting:
-            self.waiting.discard(seat)
-            self._release()
+        self._stop_waiting(seat)
 
     def hint(self, agent: Any, seat: int | None = None) -> int:
         """``agent``'s choice for the turn of the person in ``seat`` (nothing changes)."""

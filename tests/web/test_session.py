@@ -165,3 +165,13 @@ def test_a_person_s_moves_keep_their_name_after_an_agent_takes_the_seat_and_the_
     assert [s["name"] for s in replayed.view()["seats"]] == [
         "person (seat 0)", "random (seat 1)", "person (seat 2), then random", "random (seat 3)",
     ]  # fmt: skip
+
+
+def test_a_watched_game_shows_each_hand_s_end_until_the_next_decision_without_holding():
+    table = LiveTable("standard", ["random"] * 4, AGENTS.make, seed=2)
+    while not table.view()["results"]:
+        table.agent_move()
+    view = table.view()
+    assert view["hand_ended"] and not view["holding"] and table.agent_turn()  # the summary shows; agents go on
+    table.agent_move()
+    assert not table.view()["hand_ended"]
