@@ -247,12 +247,17 @@ class Room:
         self.runner = asyncio.create_task(self.run_agents())
 
     # ------------------------------------------------------------------ who sits
+    def places(self) -> list[Member]:
+        """The members at the table and those parked (away, may come back)."""
+        return [*self.members.values(), *(member for member, _ in self.parked.values())]
+
     def holder(self, seat: int) -> Member | None:
         """The member, at the table or parked, who holds ``seat``."""
-        for member in [*self.members.values(), *(m for m, _ in self.parked.values())]:
-            if member.seat == seat:
-                return member
-        return None
+        return next((member for member in self.places() if member.seat == seat), None)
+
+    def deserted(self) -> bool:
+        """Whether nobody is at the table, away from it or on the way to it (it closes then)."""
+        return not (self.members or self.parked or self.coming)
 
     def open_seats(self) -> list[int]:
         """The people's seats nobody holds nor is coming to (claimable by the invite)."""
@@ -277,14 +282,14 @@ class Room:
         under its old token, a new place is open again."""
         if seat is not None:
             self.table.sit(seat)  # TableError (nothing changed) for a seat that is no person's
-        hosted = any(m.host for m in [*self.members.values(), *(m for m, _ in self.parked.values())])
-        host = host or (seat is not None and not hosted)
+        host = host or (seat is not None and not any(member.host for member in self.places()))
         token = secrets.token_urlsafe(TOKEN_BYTES)
         member = Member(seat, host, token)
         self.members[connection] = member
         connection.room = self
-        message = {"type": "table", "token": token, "pace_ms": self.pace, "seat": seat, "host": host}
-        message["invite"] = self.invite
+        message = {
+            "type": "table", "token": token, "pace_ms": self.pace, "seat": seat, "host": host, "invite": self.invite,
+        }  # fmt: skip
         try:
             await asyncio.wait_for(connection.send(message), SEND_TIMEOUT_S)
         except (*DISCONNECTS, asyncio.TimeoutError) as exc:  # the token never reached the tab
@@ -349,7 +354,7 @@ class Room:
         """A member's place is given up for good: its seat goes to the substitute agent while others are at the
         table; a host's part passes to the first person here (or, with none here, the seats nobody is in go to
         the substitute); the table closes when nobody is left."""
-        if not self.members and not self.parked and not self.coming:
+        if self.deserted():
             self.close()
             return
         table = self.table
@@ -359,9 +364,8 @@ class Room:
             else:
                 table.replace(member.seat, self.substitute)
         if member.host and isinstance(table, LiveTable) and not self.pass_host() and not table.over:
-            for seat in sorted(table.people):  # nobody here to seat an agent where nobody is: done now
-                if self.holder(seat) is None and seat not in self.coming.values():
-                    table.replace(seat, self.substitute)
+            for seat in self.open_seats():  # nobody here to seat an agent where nobody is: done now
+                table.replace(seat, self.substitute)
         self.wake.set()
 
     def pass_host(self) -> bool:
@@ -375,7 +379,7 @@ class Room:
     def withdraw(self, member: Member) -> None:
         """A place that was never taken (its token did not reach the tab): its seat is open again, a host's part
         passes on; the table closes when nobody is left."""
-        if not self.members and not self.parked and not self.coming:
+        if self.deserted():
             self.close()
             return
         if member.seat is not None and isinstance(self.table, LiveTable) and member.seat in self.table.people:
@@ -578,10 +582,8 @@ class Connection:
         table has none); the other people's seats are open for the invite."""
         self._check_room()  # again: the table was built in a thread
         await self._leave()
-        state = self.app.state
-        if len(state.rooms) >= state.max_tables:  # another tab took the slot while this one left its table
-            raise TableError(f"this server holds its limit of {state.max_tables} open tables; close one and retry")
-        room = Room(state, table, pace, spectators, substitute)
+        self._check_room()  # and once this tab has left: another tab may have taken the slot meanwhile
+        room = Room(self.app.state, table, pace, spectators, substitute)
         people = sorted(table.people) if isinstance(table, LiveTable) else []
         mine = seat if seat is not None else people[0] if people else None
         for other in people:
@@ -672,7 +674,7 @@ class Connection:
                     raise TableError("that table has closed")
                 await room.enter(self, seat, host=False)
         finally:
-            if room.coming.pop(self, None) is not None and not (room.members or room.parked or room.coming):
+            if room.coming.pop(self, None) is not None and room.deserted():
                 room.close()  # cancelled on its way in, and nobody else is at the table
 
     async def on_resume(self, m: dict[str, Any]) -> None:
@@ -742,7 +744,7 @@ class Connection:
         room, _ = self._host("seats an agent for a person")
         _, _, table = self._live()
         async with room.lock:
-            here = [m.seat for m in room.members.values()] + list(room.coming.values())  # here or on the way
+            here = [member.seat for member in room.members.values()] + list(room.coming.values())  # or on the way
             if m["seat"] is None:
                 seats = [s for s in sorted(table.people) if s not in here]
                 if not seats:
