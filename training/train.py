@@ -85,7 +85,7 @@ from training.metrics import METRIC_FIELDS, MetricsLog, eval_label, plot_learnin
 from training.mixture import table_presets
 from training.pipeline import RolloutWorker, RolloutWorkers, WorkerState, fresh_worker_states, weights
 from training.ppo import explained_variance, normalize_by_group, ppo_update
-from training.ray_workers import RayClusterError
+from training.ray_workers import RayCluster, RayClusterError, RayRolloutWorkers, ray_module
 from training.rollout import add_rewards, finish_batch
 from training.run_dir import CHECKPOINT, RunLock, check_folder, clear_folder
 from training.tables import Tables, make_tables
@@ -138,8 +138,6 @@ def check_run(config: TrainConfig) -> None:
     check_workers(config)
     check_table_memory(config, device)
     if config.rollout_backend == "ray":
-        from training.ray_workers import ray_module
-
         ray_module()  # installed (the cluster itself is joined when the run starts: training.train.train)
 
 
@@ -226,8 +224,6 @@ def rollout_workers(config: TrainConfig, states: list[WorkerState], device: torc
     """The run's rollout workers on its ``rollout_backend``: processes here, or Ray actors
     (:class:`training.ray_workers.RayRolloutWorkers`, the same interface)."""
     if config.rollout_backend == "ray":
-        from training.ray_workers import RayRolloutWorkers  # Ray is an extra: imported only when asked for
-
         return RayRolloutWorkers(config, states, device)
     return RolloutWorkers(config, states, device)
 
@@ -236,8 +232,6 @@ def imitation_worker(config: TrainConfig, device: torch.device) -> Any:
     """The worker that collects half of the imitation's decisions (``imitation_data(rollout, decisions)``,
     ``close()``): a process, or one Ray actor on the Ray backend."""
     if config.rollout_backend == "ray":
-        from training.ray_workers import RayRolloutWorkers
-
         return RayRolloutWorkers(dataclasses.replace(config, rollout_workers=1), None, device, spares=0)
     return RolloutWorker(config, None, device)
 
@@ -554,7 +548,6 @@ def ray_cluster(config: TrainConfig) -> Iterator[None]:
     if config.rollout_backend != "ray":
         yield
         return
-    from training.ray_workers import RayCluster
 
     cluster = RayCluster(config.ray_address, config.rollout_workers, config.threads)
     try:
