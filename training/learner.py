@@ -177,10 +177,16 @@ def network_options(config: TrainConfig) -> dict[str, Any]:
     }
 
 
+def build_policy(config: TrainConfig, device: torch.device) -> PolicyNet:
+    """The run's policy network, fresh (from torch's current random state): a rollout worker's, which needs no critic
+    and no optimizer (Adam's first use imports torch's compiler, over a second of a new worker's start)."""
+    return PolicyNet(config.hidden, **network_options(config)).to(device)
+
+
 def build_learner(config: TrainConfig, device: torch.device) -> Learner:
     """Fresh networks (from torch's current random state) and Adam over policy and critic."""
     options = network_options(config)
-    policy = PolicyNet(config.hidden, **options).to(device)
+    policy = build_policy(config, device)
     critic = ValueNet(CRITIC_INPUTS[config.critic_input].size, config.critic_hidden).to(device)
     policy.weight_grad_dtype = critic.weight_grad_dtype = weight_grad_dtype(config.weight_grad, device)
     params = list(policy.parameters()) + list(critic.parameters())

@@ -53,7 +53,7 @@ import torch
 
 from spades_env.core.rules import Rules
 from training.config import TrainConfig, worker_configs
-from training.learner import SnapshotNets, build_learner  # the worker builds the same networks as the learner
+from training.learner import SnapshotNets, build_policy, network_options  # the learner's networks
 from training.rollout import Rollout, add_rewards, collect, heuristic_decisions
 from training.trajectories import join_decisions
 
@@ -94,9 +94,8 @@ def fresh_worker_states(config: TrainConfig, rules: Rules, rollout: Rollout, poo
 
 
 def _networks(config: TrainConfig, device: torch.device) -> tuple[torch.nn.Module, SnapshotNets]:
-    """The worker's policy and snapshot networks: the learner's (no optimizer is used)."""
-    learner = build_learner(config, device)
-    return learner.policy, learner.snapshots
+    """The worker's policy and snapshot networks, as the learner builds them (no critic, no optimizer)."""
+    return build_policy(config, device), SnapshotNets(config.hidden, device, **network_options(config))
 
 
 def _send(conn: Any, message: tuple) -> None:
