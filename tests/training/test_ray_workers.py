@@ -325,3 +325,5 @@ def test_the_ray_benchmarks_run_and_report_what_they_measure(tmp_path):
     killed = json.loads(fault.read_text())
     assert killed["restarts"] == 1 and len(killed["update_s"]) == 3
     assert killed["extra_in_rollouts"] == killed["extra_s"] / killed["rollout_s"]
+    first, *after = killed["update_s"]  # kill at 1: the reference is the update before it
+    assert killed["total_extra_s"] == pytest.approx(sum(t - first for t in after))
