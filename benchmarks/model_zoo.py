@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 
 from spades_env.agents.registry import POLICY_DIR, available_agents, released_policies
-from spades_env.core.rules import PRESETS
+from spades_env.core.actions import NUM_ACTIONS
+from spades_env.core.drawing import has_drawing
+from spades_env.core.rules import PRESETS, preset
 from spades_env.evaluation import EvalConfig, evaluate, finished_report, write_json
-from spades_env.nn.policy_file import PolicyFileError
 
 REFERENCE = "heuristic"
 SEARCHERS = ("pimc", "search")  # tens of milliseconds a decision: deals only, fewer of them
@@ -60,6 +61,19 @@ def source_of(name: str) -> tuple[str, str]:
         _, meta = load_policy(path)
         return f"spades_env/policies/{path.name}", f"`{meta.get('command', 'not recorded')}`"
     return CODE.get(name, "spades_env/agents/"), "code: no training"
+
+
+def cannot_play(agent: str, preset_name: str) -> str | None:
+    """Why ``agent`` cannot play ``preset_name`` (a policy of the older 88-action space has no drawing actions),
+    or None."""
+    if agent not in released_policies() or not has_drawing(preset(preset_name)):
+        return None
+    from spades_env.nn import load_policy
+
+    policy, _ = load_policy(POLICY_DIR / f"{agent}.pt")
+    if policy.num_actions < NUM_ACTIONS:
+        return f"trained on {policy.num_actions} actions: no drawing actions"
+    return None
 
 
 def match_config(agent: str, preset_name: str, args: argparse.Namespace) -> EvalConfig:
@@ -121,14 +135,13 @@ def main(argv: list[str] | None = None) -> str:
             cfg, path = match_config(agent, name, args), out / f"{agent}_{name}.json"
             report = finished_report(path, cfg) if args.resume else None
             took = "read back"
-            if report is None:
+            why = cannot_play(agent, name)
+            if why is not None:
+                report, took = {"cannot": why}, "not played"
+            elif report is None:
                 start = time.perf_counter()
-                try:
-                    report = evaluate(cfg)
-                except PolicyFileError as exc:  # a policy of an older action space: no actions for this preset
-                    report = {"cannot": str(exc).split(": ", 1)[-1]}
-                else:
-                    write_json(report, str(path))
+                report = evaluate(cfg)
+                write_json(report, str(path))
                 took = f"{time.perf_counter() - start:.0f} s"
             reports.append(report)
             print(f"{agent} on {name}: {cell(report)} ({took})", flush=True)
