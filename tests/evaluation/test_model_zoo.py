@@ -49,3 +49,25 @@ def test_a_small_zoo_is_measured_and_read_back(tmp_path, capsys):
     assert zoo.main([*argv, "--resume"]) == table  # the same figures, read back
     out = capsys.readouterr().out
     assert out.count("(read back)") == 3 and out.count("(not played)") == 1
+
+
+def test_the_zoo_page_lists_every_agent_on_every_preset():
+    """docs/model_zoo.md: one row per agent of the zoo, with a measured cell (or "cannot play it") per preset."""
+    from spades_env.core.rules import PRESETS
+
+    zoo = load_zoo()
+    page = (ROOT / "docs" / "model_zoo.md").read_text()
+    head = next(line for line in page.splitlines() if line.startswith("| agent |"))
+    columns = [c.strip() for c in head.strip("|").split("|")]
+    assert [c for c in columns if c in PRESETS] == list(PRESETS)
+    rows = [line for line in page.splitlines() if re.match(r"\| `[a-z_0-9]+` \|", line)]
+    assert [re.match(r"\| `([a-z_0-9]+)` \|", row).group(1) for row in rows] == zoo.zoo_agents()
+    measured = re.compile(
+        r"^(?:[-+]\d+\.\d \[[-+]\d+\.\d, [-+]\d+\.\d\](?:; \d+% \[\d+%, \d+%\] \(fair \d+%\))?|cannot play it)$"
+    )
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(cells) == len(columns), row
+        for name in PRESETS:
+            assert measured.match(cells[columns.index(name)]), (row.split("|")[1], name)
+        assert (ROOT / cells[columns.index("file")].strip("`").split(" ")[0]).exists(), row
