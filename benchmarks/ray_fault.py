@@ -1,23 +1,28 @@
-"""What a lost actor costs the Ray backend: updates timed with one actor killed inside a rollout, against the rest.
+"""What a lost actor costs the Ray backend: the same run timed twice, once as it is and once with an actor killed.
 
 The trainer's own loop (``training.train.Batches`` and the PPO update, as
 ``training_throughput.py`` times them) on the Ray backend with ``--workers``
-actors, on a local Ray. After ``--warmup`` updates, each update's time
-(the wait for the batch, then the update) is recorded; at update
-``--kill-at`` a third of a rollout after the next rollout was asked for, one
-actor's process is killed with SIGKILL, and that rollout is redone (by a
-standby actor with ``--spares 1``, or by the actor once Ray has started it
-again with ``--spares 0``). It prints the extra time of the update that waited
-for the redone rollout over the median of the others, and that extra in units
-of one rollout (a rollout asked for and waited for alone, timed before),
-the issue's measure: at most one rollout. It also prints the whole cost: every
-update from the kill on, over the median of the updates before it (the dead
-actor's start-up, where Ray starts it again, slows the updates beside it on a
-machine with no free core). That the redone rollout is the one a run without
-the kill trains on, decision for decision, is the tests' part
-(tests/training/test_ray_workers.py).
+actors, on a local Ray. After ``--warmup`` updates, each update's time (the
+wait for the batch, then the update) is recorded. The run is made twice from
+the same config and seed, so with the same batches and the same work at each
+update (snapshots, pool changes): first as it is (the reference), then with
+one actor's process killed with SIGKILL during update ``--kill-at``, a third
+of a rollout after the next rollout was asked for. That rollout is redone (by
+a standby actor with ``--spares 1``, or by the actor once Ray has started it
+again with ``--spares 0``). It prints, update by update, the killed run's time
+over the reference's, and two sums in units of one rollout (a rollout asked
+for and waited for alone, timed in the reference):
 
-    python benchmarks/ray_fault.py [--config C.yaml] [--workers 2] [--spares 1] [--updates 10] [--kill-at 5]
+* the update that waited for the redone rollout: the issue's measure, at most
+  one rollout;
+* every update from the kill on: the whole cost, with the start of the actor
+  Ray starts again, which on a machine with no free core slows the updates
+  beside it.
+
+That the redone rollout is the one a run without the kill trains on, decision
+for decision, is the tests' part (tests/training/test_ray_workers.py).
+
+    python benchmarks/ray_fault.py [--config C.yaml] [--workers 2] [--spares 1] [--updates 16] [--kill-at 5]
         [--json out.json]
 """
 
@@ -28,7 +33,6 @@ import dataclasses
 import json
 import os
 import signal
-import statistics
 import sys
 import tempfile
 import time
@@ -44,23 +48,18 @@ from training.train import Batches, learning_rate, start_run  # noqa: E402
 
 
 def main() -> None:
-    """Time the updates, kill one actor inside a rollout, print the extra time in rollouts."""
+    """Time the run, then the same run with one actor killed inside a rollout; print the extra time in rollouts."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=None, help="the training config (default: the embedded default)")
     parser.add_argument("--workers", type=int, default=2, help="Ray actors (rollout_workers)")
     parser.add_argument("--spares", type=int, default=1, help="standby actors (ray_spares)")
-    parser.add_argument("--updates", type=int, default=10, help="updates timed")
+    parser.add_argument("--updates", type=int, default=16, help="updates timed")
     parser.add_argument("--warmup", type=int, default=2, help="updates before the timing")
     parser.add_argument("--kill-at", type=int, default=5, help="the timed update during which an actor is killed")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     if not 1 <= args.kill_at < args.updates - 1:
-        parser.error(
-            "--kill-at must be at least 1 (the updates before it are the reference) and below --updates - 1 "
-            "(the update after it waits for the redo)"
-        )
-    import ray
-
+        parser.error("--kill-at must be at least 1 and below --updates - 1 (the update after it waits for the redo)")
     from training.ray_workers import init_ray
 
     torch.set_num_threads(1)
@@ -68,6 +67,41 @@ def main() -> None:
         load_config(args.config), rollout_workers=args.workers, rollout_backend="ray", ray_spares=args.spares
     ).validate()
     init_ray(num_cpus=max(os.cpu_count() or 1, args.workers))
+    rollout_s, reference, _, _ = timed_run(config, args, kill=False)
+    _, times, restarts, inside = timed_run(config, args, kill=True)
+    over = [t - r for t, r in zip(times, reference)]
+    extra, total = over[args.kill_at + 1], sum(over[args.kill_at :])
+    out = {
+        "workers": args.workers,
+        "spares": args.spares,
+        "rollout_s": rollout_s,
+        "reference_update_s": reference,
+        "update_s": times,
+        "killed_at": args.kill_at,
+        "killed_inside_the_rollout": inside,
+        "restarts": restarts,
+        "extra_s": extra,
+        "extra_in_rollouts": extra / rollout_s,
+        "total_extra_s": total,
+        "total_extra_in_rollouts": total / rollout_s,
+        "noise_before_the_kill_s": sum(abs(o) for o in over[: args.kill_at]) / args.kill_at,
+    }
+    print(f"a rollout alone: {rollout_s:.2f} s; updates over the reference: {', '.join(f'{o:+.2f}' for o in over)} s")
+    print(
+        f"the update that waited for the redo: {extra:+.2f} s = {extra / rollout_s:.2f} rollouts; every update from "
+        f"the kill on ({len(times) - args.kill_at}): {total:+.2f} s = {total / rollout_s:.2f} rollouts ({restarts} "
+        f"actor death(s) survived, {args.spares} standby; killed {'inside' if inside else 'after'} the rollout; "
+        f"before the kill the two runs differed by {out['noise_before_the_kill_s']:.2f} s an update)"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+
+
+def timed_run(config, args, kill: bool) -> tuple[float, list[float], int, bool | None]:
+    """One run in a folder of its own: (a rollout alone, each timed update's seconds, the actor deaths survived,
+    whether the kill landed inside the rollout); with ``kill``, one actor is killed during update ``--kill-at``."""
+    import ray
+
     with tempfile.TemporaryDirectory() as tmp:
         run = start_run(config, Path(tmp) / "run", resume=False)
         run.rollout.start(0, run.rng)
@@ -87,7 +121,7 @@ def main() -> None:
             for step in range(args.updates):
                 t0 = time.perf_counter()
                 batch, _ = source.next()  # waits for its batch, asks for the next
-                if step == args.kill_at:
+                if kill and step == args.kill_at:
                     time.sleep(rollout_s / 3)  # inside the rollout just asked for
                     inside = not ray.wait([worker.waiting], timeout=0)[0]  # its answer not there yet
                     os.kill(victim, signal.SIGKILL)
@@ -95,39 +129,7 @@ def main() -> None:
                 times.append(time.perf_counter() - t0)
         finally:
             source.close()
-    restarts = actors.restarts
-    hit = times[args.kill_at + 1]  # the update that waited for the redone rollout
-    others = [t for i, t in enumerate(times) if i != args.kill_at + 1]
-    extra = hit - statistics.median(others)
-    # The whole cost: every update from the kill on, over the median of those before it (the restarted actor's
-    # start-up slows the updates beside it too, on a machine without a free core).
-    before = statistics.median(times[: args.kill_at])
-    total = sum(t - before for t in times[args.kill_at :])
-    out = {
-        "workers": args.workers,
-        "spares": args.spares,
-        "rollout_s": rollout_s,
-        "update_s": times,
-        "killed_at": args.kill_at,
-        "killed_inside_the_rollout": inside,
-        "restarts": restarts,
-        "extra_s": extra,
-        "extra_in_rollouts": extra / rollout_s,
-        "total_extra_s": total,
-        "total_extra_in_rollouts": total / rollout_s,
-    }
-    print(f"a rollout alone: {rollout_s:.2f} s; updates: {', '.join(f'{t:.2f}' for t in times)} s")
-    print(
-        f"the update after the kill: {hit:.2f} s, {extra:+.2f} s over the median of the others = "
-        f"{extra / rollout_s:.2f} rollouts ({restarts} actor death(s) survived, {args.spares} standby; killed "
-        f"{'inside' if inside else 'after'} the rollout)"
-    )
-    print(
-        f"every update from the kill on ({len(times) - args.kill_at}): {total:+.2f} s over the median of the "
-        f"{args.kill_at} before it = {total / rollout_s:.2f} rollouts"
-    )
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+    return rollout_s, times, actors.restarts, inside
 
 
 def update(run, batch) -> None:
