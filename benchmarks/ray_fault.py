@@ -6,8 +6,9 @@ actors, on a local Ray. After ``--warmup`` updates, each update's time (the
 wait for the batch, then the update) is recorded. The run is made twice from
 the same config and seed, so with the same batches and the same work at each
 update (snapshots, pool changes): first as it is (the reference), then with
-one actor's process killed with SIGKILL during update ``--kill-at``, a third
-of a rollout after the next rollout was asked for. That rollout is redone (by
+one actor's process killed with SIGKILL during update ``--kill-at`` (0-based),
+a third of a rollout after the next rollout was asked for, from a timer while
+the update goes on. That rollout is redone (by
 a standby actor with ``--spares 1``, or by the actor once Ray has started it
 again with ``--spares 0``). It prints, update by update, the killed run's time
 over the reference's, and two sums in units of one rollout (a rollout asked
@@ -17,7 +18,8 @@ for and waited for alone, timed in the reference):
   one rollout;
 * every update from the kill on: the whole cost, with the start of the actor
   Ray starts again, which on a machine with no free core slows the updates
-  beside it.
+  beside it; also less the two runs' mean difference per update before the
+  kill (a machine whose speed drifts between the runs).
 
 That the redone rollout is the one a run without the kill trains on, decision
 for decision, is the tests' part (tests/training/test_ray_workers.py).
@@ -35,6 +37,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -71,6 +74,8 @@ def main() -> None:
     _, times, restarts, inside = timed_run(config, args, kill=True)
     over = [t - r for t, r in zip(times, reference)]
     extra, total = over[args.kill_at + 1], sum(over[args.kill_at :])
+    offset = sum(over[: args.kill_at]) / args.kill_at  # how far apart the two runs were before the kill
+    corrected = total - offset * (len(times) - args.kill_at)
     out = {
         "workers": args.workers,
         "spares": args.spares,
@@ -85,6 +90,9 @@ def main() -> None:
         "total_extra_s": total,
         "total_extra_in_rollouts": total / rollout_s,
         "noise_before_the_kill_s": sum(abs(o) for o in over[: args.kill_at]) / args.kill_at,
+        "offset_before_the_kill_s": offset,
+        "total_extra_less_offset_s": corrected,
+        "total_extra_less_offset_in_rollouts": corrected / rollout_s,
     }
     print(f"a rollout alone: {rollout_s:.2f} s; updates over the reference: {', '.join(f'{o:+.2f}' for o in over)} s")
     print(
@@ -92,6 +100,10 @@ def main() -> None:
         f"the kill on ({len(times) - args.kill_at}): {total:+.2f} s = {total / rollout_s:.2f} rollouts ({restarts} "
         f"actor death(s) survived, {args.spares} standby; killed {'inside' if inside else 'after'} the rollout; "
         f"before the kill the two runs differed by {out['noise_before_the_kill_s']:.2f} s an update)"
+    )
+    print(
+        f"every update from the kill on, less the runs' mean difference before it ({offset:+.2f} s an update): "
+        f"{corrected:+.2f} s = {corrected / rollout_s:.2f} rollouts"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
@@ -117,19 +129,26 @@ def timed_run(config, args, kill: bool) -> tuple[float, list[float], int, bool |
             rollout_s = time.perf_counter() - t0
             worker = actors.workers[-1]
             victim = ray.get(worker.actor.pid.remote())  # asked now: the actor answers between rollouts only
-            times, inside = [], None
+            times, inside = [], []
+
+            def kill_inside() -> None:
+                inside.append(not ray.wait([worker.waiting], timeout=0)[0])  # its answer not there yet
+                os.kill(victim, signal.SIGKILL)
+
             for step in range(args.updates):
                 t0 = time.perf_counter()
                 batch, _ = source.next()  # waits for its batch, asks for the next
-                if kill and step == args.kill_at:
-                    time.sleep(rollout_s / 3)  # inside the rollout just asked for
-                    inside = not ray.wait([worker.waiting], timeout=0)[0]  # its answer not there yet
-                    os.kill(victim, signal.SIGKILL)
+                killer = None
+                if kill and step == args.kill_at:  # a third into the rollout just asked for, the update going on
+                    killer = threading.Timer(rollout_s / 3, kill_inside)
+                    killer.start()
                 update(run, batch)
                 times.append(time.perf_counter() - t0)
+                if killer is not None:
+                    killer.join()  # done long before (a third of a rollout, against an update): not timed
         finally:
             source.close()
-    return rollout_s, times, actors.restarts, inside
+    return rollout_s, times, actors.restarts, (inside[0] if inside else None)
 
 
 def update(run, batch) -> None:

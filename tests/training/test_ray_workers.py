@@ -327,3 +327,6 @@ def test_the_ray_benchmarks_run_and_report_what_they_measure(tmp_path):
     over = [t - r for t, r in zip(killed["update_s"], killed["reference_update_s"])]  # the same run without the kill
     assert killed["extra_s"] == over[2] and killed["extra_in_rollouts"] == over[2] / killed["rollout_s"]
     assert killed["total_extra_s"] == pytest.approx(over[1] + over[2])  # from the kill (at 1) on
+    assert killed["offset_before_the_kill_s"] == over[0]
+    assert killed["total_extra_less_offset_s"] == pytest.approx(over[1] + over[2] - 2 * over[0])
+    assert killed["killed_inside_the_rollout"] in (True, False)  # the timer killed it
