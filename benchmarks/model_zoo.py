@@ -22,9 +22,8 @@ import argparse
 import time
 from pathlib import Path
 
+from spades_env.agents import check_plays, make_agent
 from spades_env.agents.registry import POLICY_DIR, available_agents, released_policies
-from spades_env.core.actions import NUM_ACTIONS
-from spades_env.core.drawing import has_drawing
 from spades_env.core.rules import PRESETS, preset
 from spades_env.evaluation import EvalConfig, evaluate, finished_report, write_json
 
@@ -64,15 +63,12 @@ def source_of(name: str) -> tuple[str, str]:
 
 
 def cannot_play(agent: str, preset_name: str) -> str | None:
-    """Why ``agent`` cannot play ``preset_name`` (a policy of the older 88-action space has no drawing actions),
-    or None."""
-    if agent not in released_policies() or not has_drawing(preset(preset_name)):
-        return None
-    from spades_env.nn import load_policy
-
-    policy, _ = load_policy(POLICY_DIR / f"{agent}.pt")
-    if policy.num_actions < NUM_ACTIONS:
-        return f"trained on {policy.num_actions} actions: no drawing actions"
+    """Why ``agent`` cannot play ``preset_name`` (``check_plays``: a policy of the older 88-action space has no
+    drawing actions), or None."""
+    try:
+        check_plays(make_agent(agent), preset(preset_name))
+    except ValueError as exc:
+        return str(exc)
     return None
 
 

@@ -347,16 +347,29 @@ def _phase_word(phase: Phase) -> str:
     }[phase]
 
 
-def seat_agents(specs: Sequence[str], seed: int | None) -> dict[int, Any]:
-    """An agent for every seat that is not ``human``, each with its own generator from the seed."""
+def seat_agents(specs: Sequence[str], seed: int | None, rules: Rules | None = None) -> dict[int, Any]:
+    """An agent for every seat that is not ``human``, each with its own generator from the seed (ValueError for
+    one that cannot play ``rules``, when given)."""
     from .agents import make_agent
 
     agents = {}
     for seat, spec in enumerate(specs):
         if spec != HUMAN:
             agents[seat] = make_agent(spec)
+            if rules is not None:
+                check_agent(agents[seat], spec, rules)
             _reseed(agents[seat], 0 if seed is None else seed, seat)
     return agents
+
+
+def check_agent(agent: Any, spec: str, rules: Rules) -> None:
+    """ValueError naming ``spec`` and the reason when ``agent`` cannot play ``rules``."""
+    from .agents import check_plays
+
+    try:
+        check_plays(agent, rules)
+    except ValueError as exc:
+        raise ValueError(f"agent {spec!r} cannot play these rules: {exc}") from None
 
 
 def play_game(
@@ -473,10 +486,11 @@ def main(argv: list[str] | None = None, stdin: IO[str] | None = None, stdout: IO
     try:
         rules = load_rules(args.rules)
         specs = seat_specs(args, rules)
-        agents = seat_agents(specs, args.seed)
+        agents = seat_agents(specs, args.seed, rules)
         from .agents import make_agent
 
         hint_agent = make_agent(args.hint_agent)
+        check_agent(hint_agent, args.hint_agent, rules)
         if args.record:  # checked before the game, so that the game is not played for nothing
             check_json_path(args.record, "--record")
     except ValueError as exc:  # unknown rules or agents, bad seats, a record path that cannot be written: named

@@ -15,13 +15,14 @@ import argparse
 import dataclasses
 import io
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from spades_env.agents import available_agents, make_agent
+from spades_env.agents import available_agents, check_plays, make_agent
 from spades_env.agents.pimc import MAX_SAMPLES
 from spades_env.config_io import MAX_CONFIG_BYTES, IntegerCheckingLoader, load_rules, one_line, read_limited
 from spades_env.core.rules import PRESETS, RulesError, quoted
@@ -303,13 +304,6 @@ class TrainConfig:
                 raise ValueError(f"train config 'rules': {one_line(str(exc), MAX_REASON_CHARS)}") from None
         if not isinstance(self.eval_opponents, list):
             raise ValueError(f"train config 'eval_opponents' must list agents, got {quoted(self.eval_opponents)}")
-        for name in self.eval_opponents:
-            problem = _opponent_problem(name)
-            if problem:
-                raise ValueError(f"train config 'eval_opponents': {problem}")
-        problem = _opponent_problem(self.opponent)
-        if problem:
-            raise ValueError(f"train config 'opponent': {problem}")
         if self.backend not in BACKENDS:
             raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
         if self.expert not in EXPERTS:
@@ -369,6 +363,13 @@ class TrainConfig:
                     f"train config 'num_envs': a mixture of {len(self.presets)} presets needs at least as many "
                     f"tables, got {self.num_envs}"
                 )
+        for name in self.eval_opponents:
+            problem = _opponent_problem(name, self.presets)
+            if problem:
+                raise ValueError(f"train config 'eval_opponents': {problem}")
+        problem = _opponent_problem(self.opponent, self.presets)
+        if problem:
+            raise ValueError(f"train config 'opponent': {problem}")
         tables_per_worker = len(self.presets) if self.mixture else 1  # each worker's share plays every preset
         if self.rollout_workers > 1 and self.num_envs < self.rollout_workers * tables_per_worker:
             raise ValueError(
@@ -510,9 +511,10 @@ def mixture_weights(entries: list) -> dict[str, float]:
     return weights
 
 
-def _opponent_problem(name: Any) -> str | None:
-    """Why ``make_agent(name)`` cannot build an evaluation opponent (built here as the final evaluation will build
-    it: a file that is not a policy fails now, not after the training), or None when it can."""
+def _opponent_problem(name: Any, presets: Iterable[str]) -> str | None:
+    """Why ``make_agent(name)`` cannot build an opponent that plays every one of ``presets`` (built here as the
+    tables and the final evaluation will build it: a file that is not a policy, or a policy without the drawing
+    turns in two_player, fails now, not after the training), or None when it can."""
     import torch  # loaded with the agents' plugins anyway; imported here, the module reads without it
 
     if not isinstance(name, str) or not name:
@@ -520,12 +522,17 @@ def _opponent_problem(name: Any) -> str | None:
     try:
         # building a policy's network draws from torch's global generator: a config's check must not move it
         with torch.random.fork_rng(devices=[]):
-            make_agent(name)
+            agent = make_agent(name)
     except Exception as exc:  # whatever the factory or loader raises: unknown name, unreadable or foreign file
         return (
             f"cannot load {quoted(name)} ({type(exc).__name__}: {one_line(str(exc), MAX_REASON_CHARS)}); use "
             f"registered names ({sorted(available_agents())}), released policies or policy files"
         )
+    for spec in presets:
+        try:
+            check_plays(agent, load_rules(spec))
+        except ValueError as exc:
+            return f"{quoted(name)} cannot play {quoted(spec)}: {one_line(str(exc), MAX_REASON_CHARS)}"
     return None
 
 
@@ -549,15 +556,23 @@ def _teachers_problem(config: TrainConfig) -> str | None:
 
 def teacher_problem(config: TrainConfig) -> str | None:
     """Why a teacher of ``config`` cannot be loaded (an unknown name, a missing or foreign file, an agent that is
-    not a trained policy), or None. Checked when a run starts, as ``init_from`` is, not when a config is built:
+    not a trained policy) or cannot play a preset it teaches, or None. Checked when a run starts, as ``init_from`` is, not when a config is built:
     a shipped config may name the policy an earlier run of the chain writes."""
-    from training.teachers import load_teacher, parse_teachers
+    from training.teachers import EVERY_OTHER, load_teacher, parse_teachers
 
-    for agent in parse_teachers(config.teachers).values():
+    spec = parse_teachers(config.teachers)
+    played = {load_rules(rules).name: load_rules(rules) for rules in config.presets}  # by the tables' names
+    for preset, agent in spec.items():
         try:
-            load_teacher(agent)
+            teacher = load_teacher(agent)
         except Exception as exc:  # whatever the loader raises: unknown name, unreadable or foreign file
             return f"cannot load {quoted(agent)} ({type(exc).__name__}: {one_line(str(exc), MAX_REASON_CHARS)})"
+        taught = [name for name in played if name not in spec] if preset == EVERY_OTHER else [preset]
+        for name in taught:
+            try:
+                check_plays(teacher, played[name])
+            except ValueError as exc:
+                return f"{quoted(agent)} cannot teach {name}: {one_line(str(exc), MAX_REASON_CHARS)}"
     return None
 
 

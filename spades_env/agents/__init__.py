@@ -3,10 +3,11 @@
 ``make_agent(name, **options)`` builds an agent by name (``random``,
 ``heuristic``, ``heuristic_classic``, ``pimc``), by checkpoint path or by released policy name (see
 :mod:`spades_env.agents.registry`). Every agent has ``act(observation)`` on
-the env's observation dict and ``act_batch(obs, mask)`` on batch rows.
+the env's observation dict and ``act_batch(obs, mask)`` on batch rows;
+``check_plays(agent, rules)`` says up front why an agent cannot play a rule set.
 """
 
-from .base import Agent, AgentProtocol, legal_actions, make_rng, mask_bits
+from .base import Agent, AgentProtocol, check_plays, legal_actions, make_rng, mask_bits
 from .heuristic import ClassicHeuristicAgent, HeuristicAgent, choose_bid, choose_card, estimate_tricks, nil_risk
 from .knowledge import VoidTracker, rules_from_view
 from .pimc import PIMCAgent
@@ -36,6 +37,7 @@ __all__ = [
     "UnknownAgentError",
     "VoidTracker",
     "available_agents",
+    "check_plays",
     "choose_bid",
     "choose_card",
     "estimate_tricks",

@@ -7,7 +7,9 @@ the Gymnasium wrapper's observation or one row of the batch engine's arrays
 gives it. The returned action is legal under the
 mask. :class:`Agent` is a convenience base class: it holds a seeded
 ``numpy.random.Generator`` and gives ``act_batch(obs, mask)`` as a loop over
-rows, which agents with a vectorised policy override.
+rows, which agents with a vectorised policy override. An agent that cannot play
+some rule set says why in ``check_rules(rules)`` (a ValueError), which
+:func:`check_plays` asks before a table or an evaluation starts.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..core.actions import NUM_ACTIONS
+from ..core.rules import Rules
 
 
 @runtime_checkable
@@ -70,6 +73,9 @@ class Agent:
             out[i] = self.act({"observation": obs[i], "action_mask": mask[i]})
         return out
 
+    def check_rules(self, rules: Rules) -> None:
+        """Raise ValueError naming why this agent cannot play ``rules``; the base class plays every rule set."""
+
     def describe(self) -> dict[str, Any]:
         """Name and options, for evaluation records."""
         return {"name": self.name, "seed": self.seed}
@@ -77,6 +83,15 @@ class Agent:
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.describe().items() if k != "name")
         return f"{type(self).__name__}({opts})"
+
+
+def check_plays(agent: Any, rules: Rules) -> None:
+    """Raise ValueError naming why ``agent`` cannot play ``rules`` (asked before play, so that a table or an
+    evaluation is refused up front, not stopped at the first decision it cannot take); an agent tells by an
+    optional ``check_rules(rules)``, and one without it is taken to play every rule set."""
+    check = getattr(agent, "check_rules", None)
+    if callable(check):
+        check(rules)
 
 
 def check_mask_values(mask: np.ndarray) -> None:

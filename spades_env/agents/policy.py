@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..core.actions import ACTION_NAMES, BID_OFFSET, NUM_ACTIONS
+from ..core.drawing import has_drawing
+from ..core.rules import Rules
 from ..nn import (
     POLICY_FORMAT,
     CheckpointError,
@@ -80,16 +82,26 @@ class PolicyAgent(Agent):
         # The classic heuristic: the prior the released policy was trained with.
         self.heuristic = ClassicHeuristicAgent() if policy.prior_weight > 0 else None
 
+    def _no_drawing(self) -> str:
+        """What a policy of the older action space lacks (no file path: a web table shows it to the page)."""
+        known = self.policy.num_actions
+        return (
+            f"trained on {known} actions (spades_v2 or older), it "
+            f"has no output for {', '.join(repr(ACTION_NAMES[a]) for a in range(known, NUM_ACTIONS))}"
+            "; the drawing turns of two-player Spades need a policy trained on spades_v3"
+        )
+
+    def check_rules(self, rules: Rules) -> None:
+        """PolicyFileError when these rules have turns the policy has no output for (a spades_v2 policy in
+        two-player Spades, whose hands start with drawing)."""
+        if has_drawing(rules) and self.policy.num_actions < NUM_ACTIONS:
+            raise PolicyFileError(self._no_drawing())
+
     @torch.no_grad()
     def legal_logits(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
         """The policy's logits per row of (obs, mask), illegal actions pushed to a huge negative value (on the CPU)."""
-        known = self.policy.num_actions
-        if known < NUM_ACTIONS and np.asarray(mask)[..., known:].any():
-            raise PolicyFileError(
-                f"{self.path or 'this policy'}: trained on {known} actions (spades_v2 or older), it "
-                f"has no output for {', '.join(repr(ACTION_NAMES[a]) for a in range(known, NUM_ACTIONS))}"
-                "; the drawing turns of two-player Spades need a policy trained on spades_v3"
-            )
+        if self.policy.num_actions < NUM_ACTIONS and np.asarray(mask)[..., self.policy.num_actions :].any():
+            raise PolicyFileError(f"{self.path or 'this policy'}: {self._no_drawing()}")
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=self.device)
         m = torch.as_tensor(np.asarray(mask), device=self.device)
         logits = self.policy(x, legal=m)

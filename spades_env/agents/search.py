@@ -249,6 +249,12 @@ class SearchAgent(PIMCAgent):
         self.last_samples = 0  # deals searched at the last network-rollout search
         self._obs: Mapping[str, np.ndarray] | None = None
 
+    def check_rules(self, rules: Rules) -> None:
+        """PolicyFileError when the network takes the unsearched decisions (``others="network"``) and has no output
+        for the drawing turns these rules have."""
+        if self.others == "network":
+            self.net.check_rules(rules)
+
     def describe(self) -> dict[str, Any]:
         """Name, network and budget."""
         return {

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents import make_agent
+from ..agents import check_plays, make_agent
 from ..cli_args import max_workers
 from ..config_io import load_rules
 from ..core.rules import Rules
@@ -193,7 +193,7 @@ def _roles(cfg: EvalConfig) -> list[tuple[str, str, dict[str, Any]]]:
 
 def check_config(cfg: EvalConfig) -> tuple[Rules, list[tuple[str, ...]], dict[str, Any]]:
     """The rules, orientations and one agent per role, built as a worker builds them (:class:`ConfigError`
-    naming the rules, agent or option that is wrong)."""
+    naming the rules, agent or option that is wrong, or why an agent cannot play the rules)."""
     try:
         rules = resolve_rules(cfg.rules)
     except (ValueError, TypeError, KeyError, OSError) as exc:
@@ -206,6 +206,7 @@ def check_config(cfg: EvalConfig) -> tuple[Rules, list[tuple[str, ...]], dict[st
     for role, name, options in _roles(cfg):
         try:
             agents[role] = make_agent(name, **options)
+            check_plays(agents[role], rules)  # a policy without the drawing turns is refused here, not at deal 0
         except Exception as exc:  # whatever the factory raises: unknown name, bad option, unreadable checkpoint
             with_options = f" with options {options}" if options else ""
             raise ConfigError(f"agent {role} {name!r}{with_options}: {type(exc).__name__}: {exc}") from exc

@@ -724,7 +724,7 @@ class Connection:
         if self.hinter is None:
             self.hinter = await asyncio.to_thread(agents.make, agents.hint_agent, 0, 0)
         async with room.lock:
-            action = await asyncio.to_thread(table.hint, self.hinter, seat)
+            action = await asyncio.to_thread(table.hint, self.hinter, seat, agents.hint_agent)
         await self.send({"type": "hint", "action": action, "name": action_name(action), "agent": agents.hint_agent})
 
     async def on_continue(self, m: dict[str, Any]) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..aec import raw_env
+from ..agents import check_plays
 from ..core.explain import why_illegal
 from ..core.rules import PRESETS, Rules, preset
 from ..play import HUMAN, seat_names
@@ -73,7 +74,8 @@ class LiveTable:
             raise TableError(f"seed must be an integer in 0..{MAX_SEED} or null")
         self.seed = int(np.random.SeedSequence().entropy % MAX_SEED) if seed is None else seed
         self.make_agent = make_agent
-        self.agents = {s: make_agent(spec, self.seed, s) for s, spec in enumerate(seats) if spec != HUMAN}
+        self.rules = rules
+        self.agents = {s: self._agent(spec, s) for s, spec in enumerate(seats) if spec != HUMAN}
         self.specs = list(seats)
         self.people = {s for s, spec in enumerate(seats) if spec == HUMAN}  # seats a person plays (until replaced)
         self.names = person_names(self.specs)  # as everyone reads them; each person reads "you" for their own
@@ -207,7 +209,7 @@ class LiveTable:
     def replace(self, seat: int, spec: str) -> None:
         """The agent ``spec`` plays the person's ``seat`` from now to the game's end."""
         self._seat(seat)
-        agent = self.make_agent(spec, self.seed, seat)  # TableError for a name the server does not offer
+        agent = self._agent(spec, seat)
         self.agents[seat] = agent
         self.people.discard(seat)
         self.empty.discard(seat)
@@ -215,11 +217,25 @@ class LiveTable:
         self.names[seat] = f"{spec} (seat {seat})"
         self._stop_waiting(seat)
 
-    def hint(self, agent: Any, seat: int | None = None) -> int:
+    def _agent(self, spec: str, seat: int) -> Any:
+        """The agent ``spec`` for ``seat``; TableError for a name the server does not offer or an agent that
+        cannot play these rules (a policy without the drawing turns of two players)."""
+        agent = self.make_agent(spec, self.seed, seat)
+        self._check_plays(agent, spec)
+        return agent
+
+    def _check_plays(self, agent: Any, spec: str) -> None:
+        try:
+            check_plays(agent, self.rules)
+        except ValueError as exc:
+            raise TableError(f"{spec} cannot play {self.rules.name}: {exc}") from None
+
+    def hint(self, agent: Any, seat: int | None = None, name: str = "the hint agent") -> int:
         """``agent``'s choice for the turn of the person in ``seat`` (nothing changes)."""
         seat = self._seat(seat)
         if self.to_act != seat or self.holding:
             raise TableError("a hint is for your turn")
+        self._check_plays(agent, name)
         return int(agent.act(self.env.observe(self.env.agent_selection)))
 
     def record(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from spades_env.core import BidKind, HandState, make_deal, preset, score_hand
 from spades_env.core.scoring import Bid
 from spades_env.evaluation import EvalConfig, evaluate, mean_interval, orientations, tally_hand, win_interval
 from spades_env.evaluation.__main__ import main, parse_options
-from spades_env.evaluation.duplicate import deal_context
+from spades_env.evaluation.duplicate import ConfigError, deal_context
 from spades_env.obs.decode import decode_observation
 
 SHORT = preset("standard").replace(target_score=150)
@@ -270,3 +270,12 @@ def test_undecided_games_report_how_many_a_led_when_they_stopped():
     assert g["undecided"] == g["n_games"] == 6
     # the heuristic leads random after two hands in most games; the count is of the stopped games only
     assert 0 < g["undecided_a_leading"] <= g["undecided"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_agent_that_cannot_play_the_rules_is_refused_before_any_deal(workers):
+    """ppo_standard has no output for the drawing turns: a ConfigError naming the role and why, before the workers
+    start (it used to come back from deal 0 wrapped in a WorkerError)."""
+    cfg = EvalConfig("heuristic", "ppo_standard", rules="two_player", deals=2, workers=workers, progress=False)
+    with pytest.raises(ConfigError, match=r"agent B 'ppo_standard': PolicyFileError: trained on 88 actions"):
+        evaluate(cfg)

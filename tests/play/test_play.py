@@ -118,6 +118,8 @@ def test_play_one_hand_in_cutthroat():
         (["--seat", "7"], "--seat must be in 0..3"),
         (["--opponents", "nosuchagent"], "unknown agent 'nosuchagent'"),
         (["--rules", "nosuchrules"], "unknown rules preset"),
+        (["--rules", "two_player", "--opponents", "ppo_standard"], "agent 'ppo_standard' cannot play these rules"),
+        (["--rules", "two_player", "--hint-agent", "ppo_standard"], "no output for 'keep', 'discard'"),
     ],
 )
 def test_play_bad_table_is_named(argv, message, capsys):

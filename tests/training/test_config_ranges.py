@@ -165,3 +165,12 @@ def test_item29_training_evaluations_draw_seeds_the_evaluation_tool_never_uses(t
             assert all(task_seed(seed, kind, i) < STREAM_SPAN for i in range(200))
     assert all(task_seed(cfg.seed, k, i, cfg.seed_stream) >= STREAM_SPAN for k in (DEAL, GAME) for i in range(200))
     assert task_seed(5, DEAL, 3) == task_seed(5, DEAL, 3, "tool")  # the tool's seeds are those of before
+
+
+@pytest.mark.parametrize("field", ["opponent", "eval_opponents"])
+def test_an_opponent_that_cannot_play_a_preset_of_the_run_is_refused_naming_both(field):
+    value = "ppo_standard" if field == "opponent" else ["heuristic", "ppo_standard"]
+    from_mapping({"rules": "standard", field: value})  # it plays every four-player preset
+    for where in ({"rules": "two_player"}, {"mixture": ["standard", "two_player"], "num_envs": 4}):
+        with pytest.raises(ValueError, match=f"'{field}': 'ppo_standard' cannot play 'two_player': trained on 88"):
+            from_mapping({**where, field: value})

@@ -14,7 +14,7 @@ import torch
 from spades_env.agents import make_agent
 from spades_env.core.actions import NUM_ACTIONS
 from training import train as train_module
-from training.config import from_mapping, load_config
+from training.config import from_mapping, load_config, teacher_problem
 from training.ppo import BATCH_KEYS, batch_tensors, choice_rows, policy_log_probs, ppo_update, teacher_kl
 from training.teachers import Teachers, parse_teachers
 from training.train import start_run
@@ -58,6 +58,15 @@ def test_a_run_with_a_teacher_that_does_not_load_is_refused_before_anything_is_w
     err = capsys.readouterr().err
     assert "'teachers'" in err and message in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_teacher_that_cannot_play_a_preset_it_teaches_is_refused_naming_it():
+    mixture = {"mixture": ["standard", "cutthroat", "two_player"], "num_envs": 6}
+    assert teacher_problem(from_mapping({**mixture, "teachers": ["standard=ppo_standard", "*=ppo"]})) is None
+    assert teacher_problem(from_mapping({**mixture, "teachers": ["two_player=ppo", "*=ppo_standard"]})) is None
+    for teachers in (["*=ppo_standard"], ["two_player=ppo_standard"], ["cutthroat=ppo", "*=ppo_standard"]):
+        problem = teacher_problem(from_mapping({**mixture, "teachers": teachers}))
+        assert problem is not None and problem.startswith("'ppo_standard' cannot teach two_player: trained on 88")
 
 
 def test_each_preset_s_rows_get_its_teacher_s_probabilities_and_others_none(tmp_path):

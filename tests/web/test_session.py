@@ -175,3 +175,19 @@ def test_a_watched_game_shows_each_hand_s_end_until_the_next_decision_without_ho
     assert view["hand_ended"] and not view["holding"] and table.agent_turn()  # the summary shows; agents go on
     table.agent_move()
     assert not table.view()["hand_ended"]
+
+
+def test_an_agent_that_cannot_play_the_rules_is_refused_at_seating_and_the_table_is_left_as_it_was():
+    with pytest.raises(TableError, match=r"ppo_standard cannot play two_player: trained on 88 actions") as refused:
+        LiveTable("two_player", ["human", "ppo_standard"], AGENTS.make, seed=3)
+    assert "policies" not in str(refused.value)  # the page never reads a server path
+    table = LiveTable("two_player", ["human", "human"], AGENTS.make, seed=3)
+    before = table.view(None)
+    with pytest.raises(TableError, match="ppo_standard cannot play two_player"):
+        table.replace(1, "ppo_standard")
+    assert table.people == {0, 1} and table.replaced == [] and table.view(None) == before
+    with pytest.raises(TableError, match="ppo_standard cannot play two_player"):
+        table.hint(AGENTS.make("ppo_standard", 0, 0), table.to_act, "ppo_standard")
+    assert table.view(None) == before
+    table.replace(1, "ppo")  # today's release has the drawing turns
+    assert table.agents[1] is not None and table.view(None)["seats"][1]["name"] == "ppo (seat 1)"
