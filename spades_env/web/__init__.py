@@ -34,7 +34,7 @@ page to server
     (``token``: come back to the place whose tab went away less than
     ``reconnect_s``, 60 s by default, ago).
 server to page
-    ``hello`` (presets, agents, spectator choices, limits), ``table``
+    ``hello`` (presets, agents and per preset those that cannot play it, spectator choices, limits), ``table``
     (``token``: this tab's secret for ``resume``, sent to it alone;
     ``pace_ms``; ``seat``: its seat, null when watching; ``host``;
     ``invite``: the table's invite, null when it takes nobody else),

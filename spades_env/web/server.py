@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import secrets
@@ -193,6 +194,23 @@ class Agents:
         if hint_agent not in names:
             raise ValueError(f"unknown hint agent {hint_agent!r}; known: {self.names}")
         self.hint_agent = hint_agent
+
+    @functools.cached_property
+    def unplayable(self) -> dict[str, dict[str, str]]:
+        """Per preset, the offered agents that cannot play it and why (``check_plays``; no server path in the
+        reasons): the page leaves them out of its choices, a substitute among them is refused. Each agent is
+        built once, when a page first asks."""
+        from ..agents import check_plays
+
+        out: dict[str, dict[str, str]] = {name: {} for name in sorted(PRESETS)}
+        for agent_name in self.names:
+            agent = self.make(agent_name, 0, 0)
+            for rules_name in out:
+                try:
+                    check_plays(agent, preset(rules_name))
+                except ValueError as exc:
+                    out[rules_name][agent_name] = str(exc)
+        return out
 
     def make(self, name: str, seed: int, seat: int) -> Any:
         """A fresh agent for a seat, its generator drawn from the table's seed and the seat."""
@@ -515,6 +533,7 @@ class Connection:
             "presets": sorted(PRESETS),
             "players": {name: preset(name).num_players for name in sorted(PRESETS)},
             "agents": state.agents.names,
+            "unplayable": await asyncio.to_thread(lambda: state.agents.unplayable),
             "hint_agent": state.agents.hint_agent,
             "spectators": list(SPECTATORS),
             "max_pace_ms": MAX_PACE_MS,
@@ -631,6 +650,10 @@ class Connection:
         substitute = m.get("substitute", state.agents.hint_agent)
         if substitute not in state.agents.names or substitute == HUMAN:
             raise TableError(f"unknown substitute agent {substitute[:40]!r}; this server offers {state.agents.names}")
+        unplayable = await asyncio.to_thread(lambda: state.agents.unplayable)
+        why = unplayable.get(m["rules"], {}).get(substitute)
+        if why is not None:  # refused now: the seat of a person who leaves would have nobody to play it
+            raise TableError(f"the substitute {substitute} cannot play {m['rules']}: {why}")
         self._check_room()  # before the agents are loaded
         seat = m.get("seat")
         if seat is not None and (seat < 0 or seat >= len(m["seats"]) or m["seats"][seat] != HUMAN):

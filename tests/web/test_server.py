@@ -512,3 +512,24 @@ def test_a_table_takes_at_most_its_limit_of_tabs():
                 )
             for tab in watchers:
                 tab.close()
+
+
+def test_agents_that_cannot_play_a_preset_are_named_in_the_hello_and_refused_as_seat_or_substitute(server):
+    with Tab(server) as tab:
+        unplayable = tab.hello["unplayable"]
+        assert set(unplayable) == set(tab.hello["presets"])
+        assert {rules: sorted(refused) for rules, refused in unplayable.items() if refused} == {
+            "two_player": ["ppo_standard"]
+        }
+        assert "88 actions" in unplayable["two_player"]["ppo_standard"]
+        two = {"type": "new", "rules": "two_player", "seed": 1, "pace_ms": 5000}
+        reply = tab.ask({**two, "seats": ["human", "ppo_standard"]})
+        assert reply["type"] == "error" and "ppo_standard cannot play two_player" in reply["message"]
+        reply = tab.ask({**two, "seats": ["human", "heuristic"], "substitute": "ppo_standard"})
+        assert reply == {
+            "type": "error",
+            "message": f"the substitute ppo_standard cannot play two_player: {unplayable['two_player']['ppo_standard']}",
+        }
+        assert tab.token is None  # no table was opened
+        reply = tab.ask({**two, "seats": ["human", "ppo"], "substitute": "ppo"})
+        assert reply["type"] == "state" and tab.token is not None

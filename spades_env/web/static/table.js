@@ -120,8 +120,6 @@ function setUp() {
     if (!view || view.kind !== "live" || view.host) send({ type: "pace", ms: Number($("pace").value) });
   });
   $("start").addEventListener("click", start);
-  $("substitute").replaceChildren(...hello.agents.map((name) => option(name, name)));
-  $("substitute").value = hello.hint_agent;
   $("join-seat").addEventListener("click", () => { say(""); send({ type: "join", invite: inviteCode }); });
   $("join-watch").addEventListener("click", () => { say(""); send({ type: "join", invite: inviteCode, seat: null }); });
   $("invite-copy").addEventListener("click", () => {
@@ -171,8 +169,19 @@ function option(value, text) {
   return element;
 }
 
+// the agents the server offers that can play these rules (one without the drawing turns cannot play two_player)
+function playable(rules) {
+  const refused = hello.unplayable[rules] || {};
+  return hello.agents.filter((name) => !(name in refused));
+}
+
 function seatChoices() {
   const players = hello.players[$("rules").value];
+  const agents = playable($("rules").value);
+  const substitute = $("substitute");
+  const kept = substitute.value;
+  substitute.replaceChildren(...agents.map((name) => option(name, name)));
+  substitute.value = agents.includes(kept) ? kept : agents.includes(hello.hint_agent) ? hello.hint_agent : agents[0];
   const box = $("seat-choices");
   box.replaceChildren();
   for (let seat = 0; seat < players; seat++) {
@@ -180,7 +189,7 @@ function seatChoices() {
     label.textContent = `Seat ${seat} `;
     const select = document.createElement("select");
     select.id = `seat-${seat}`;
-    select.append(option("human", "you"), option("guest", "a person (by invite)"), ...hello.agents.map((name) => option(name, name)));
+    select.append(option("human", "you"), option("guest", "a person (by invite)"), ...agents.map((name) => option(name, name)));
     select.value = seat === 0 ? "human" : "heuristic";
     label.append(select);
     box.append(label);
