@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from spades_env.agents import make_agent
+from spades_env.agents import check_plays, make_agent
 from spades_env.agents.registry import register_agent
 from spades_env.core.actions import BID_OFFSET, KEEP
+from spades_env.core.rules import Rules
 from spades_env.evaluation import EvalConfig, evaluate, headline_summary
 
 
@@ -28,6 +29,10 @@ class SplitAgent:
 
     def __init__(self, bid: str = "heuristic", play: str = "heuristic"):
         self.bidder, self.player = make_agent(bid), make_agent(play)
+
+    def check_rules(self, rules: Rules) -> None:
+        """ValueError when the card player cannot play ``rules`` (it takes the drawing turns too)."""
+        check_plays(self.player, rules)
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         """The bidder's action when a bid or call is legal, else the player's."""

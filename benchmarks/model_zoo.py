@@ -65,8 +65,9 @@ def source_of(name: str) -> tuple[str, str]:
 def cannot_play(agent: str, preset_name: str) -> str | None:
     """Why ``agent`` cannot play ``preset_name`` (``check_plays``: a policy of the older 88-action space has no
     drawing actions), or None."""
+    built = make_agent(agent)  # an unknown name or unreadable file is an error, not "cannot play it"
     try:
-        check_plays(make_agent(agent), preset(preset_name))
+        check_plays(built, preset(preset_name))
     except ValueError as exc:
         return str(exc)
     return None

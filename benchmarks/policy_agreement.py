@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from spades_env.agents import HeuristicAgent, make_agent
+from spades_env.agents import HeuristicAgent, check_plays, make_agent
 from spades_env.config_io import load_rules
 from spades_env.core.actions import BID_OFFSET
 from spades_env.evaluation import play_episode
@@ -45,7 +45,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rules = load_rules(args.rules)
-    player, opponent = Shadowed(make_agent(args.policy)), HeuristicAgent()
+    policy = make_agent(args.policy)
+    check_plays(policy, rules)  # before any deal: a policy without the drawing turns cannot play two_player
+    player, opponent = Shadowed(policy), HeuristicAgent()
     for deal in range(args.deals):
         for policy_side in (0, 1):
             agents = [player if rules.side_of(s) == policy_side else opponent for s in range(rules.num_players)]

@@ -556,8 +556,8 @@ def _teachers_problem(config: TrainConfig) -> str | None:
 
 def teacher_problem(config: TrainConfig) -> str | None:
     """Why a teacher of ``config`` cannot be loaded (an unknown name, a missing or foreign file, an agent that is
-    not a trained policy) or cannot play a preset it teaches, or None. Checked when a run starts, as ``init_from`` is, not when a config is built:
-    a shipped config may name the policy an earlier run of the chain writes."""
+    not a trained policy) or cannot play a preset it teaches, or None. Checked when a run starts, as ``init_from``
+    is, not when a config is built: a shipped config may name the policy an earlier run of the chain writes."""
     from training.teachers import EVERY_OTHER, load_teacher, parse_teachers
 
     spec = parse_teachers(config.teachers)

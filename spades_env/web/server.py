@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
 import json
 import logging
 import secrets
@@ -194,17 +193,20 @@ class Agents:
         if hint_agent not in names:
             raise ValueError(f"unknown hint agent {hint_agent!r}; known: {self.names}")
         self.hint_agent = hint_agent
+        # the page leaves these out of its choices; a seat or substitute among them is refused
+        self.unplayable = self._unplayable()
 
-    @functools.cached_property
-    def unplayable(self) -> dict[str, dict[str, str]]:
+    def _unplayable(self) -> dict[str, dict[str, str]]:
         """Per preset, the offered agents that cannot play it and why (``check_plays``; no server path in the
-        reasons): the page leaves them out of its choices, a substitute among them is refused. Each agent is
-        built once, when a page first asks."""
+        reasons): each agent built once, at start-up, so that one that fails to build is refused by name then."""
         from ..agents import check_plays
 
         out: dict[str, dict[str, str]] = {name: {} for name in sorted(PRESETS)}
         for agent_name in self.names:
-            agent = self.make(agent_name, 0, 0)
+            try:
+                agent = self.make(agent_name, 0, 0)
+            except Exception as exc:  # a plugin agent that needs options, a file that went away: named at start
+                raise ValueError(f"agent {agent_name!r} cannot be built: {type(exc).__name__}: {exc}") from None
             for rules_name in out:
                 try:
                     check_plays(agent, preset(rules_name))
@@ -533,7 +535,7 @@ class Connection:
             "presets": sorted(PRESETS),
             "players": {name: preset(name).num_players for name in sorted(PRESETS)},
             "agents": state.agents.names,
-            "unplayable": await asyncio.to_thread(lambda: state.agents.unplayable),
+            "unplayable": state.agents.unplayable,
             "hint_agent": state.agents.hint_agent,
             "spectators": list(SPECTATORS),
             "max_pace_ms": MAX_PACE_MS,
@@ -650,9 +652,8 @@ class Connection:
         substitute = m.get("substitute", state.agents.hint_agent)
         if substitute not in state.agents.names or substitute == HUMAN:
             raise TableError(f"unknown substitute agent {substitute[:40]!r}; this server offers {state.agents.names}")
-        unplayable = await asyncio.to_thread(lambda: state.agents.unplayable)
-        why = unplayable.get(m["rules"], {}).get(substitute)
-        if why is not None:  # refused now: the seat of a person who leaves would have nobody to play it
+        why = state.agents.unplayable.get(m["rules"], {}).get(substitute)
+        if why is not None and HUMAN in m["seats"]:  # refused now: a person who leaves would have nobody to play on
             raise TableError(f"the substitute {substitute} cannot play {m['rules']}: {why}")
         self._check_room()  # before the agents are loaded
         seat = m.get("seat")

@@ -10,7 +10,10 @@ import pytest
 
 pytest.importorskip("torch")  # the learned agents
 
-from spades_env.agents.registry import available_agents, released_policies  # noqa: E402
+from spades_env.agents import check_plays  # noqa: E402
+from spades_env.agents.registry import UnknownAgentError, available_agents, released_policies  # noqa: E402
+from spades_env.core.rules import preset  # noqa: E402
+from spades_env.nn import PolicyFileError  # noqa: E402
 
 ROOT = Path(__file__).parents[2]
 
@@ -74,3 +77,21 @@ def test_the_zoo_page_lists_every_agent_on_every_preset():
             assert measured.match(cell), (agent, name)
             assert (cell == "cannot play it") == (zoo.cannot_play(agent, name) is not None), (agent, name)
         assert (ROOT / cells[columns.index("file")].strip("`").split(" ")[0]).exists(), row
+
+
+def test_cannot_play_names_the_drawing_turns_and_an_unknown_agent_is_an_error_not_a_cell():
+    zoo = load_zoo()
+    assert "88 actions" in zoo.cannot_play("ppo_standard", "two_player")
+    assert zoo.cannot_play("ppo_standard", "standard") is None and zoo.cannot_play("ppo", "two_player") is None
+    with pytest.raises(UnknownAgentError):
+        zoo.cannot_play("nosuchagent", "standard")
+
+
+def test_the_bid_play_split_benchmark_asks_its_card_player_whether_it_can_play():
+    spec = importlib.util.spec_from_file_location("bid_play_split", ROOT / "benchmarks" / "bid_play_split.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    two = preset("two_player")
+    check_plays(module.SplitAgent(bid="ppo_standard", play="heuristic"), two)  # the bidder takes no drawing turn
+    with pytest.raises(PolicyFileError, match="88 actions"):
+        check_plays(module.SplitAgent(bid="heuristic", play="ppo_standard"), two)

@@ -627,27 +627,30 @@ def test_two_people_in_two_browsers_play_a_hand_at_one_table(server, browser, sh
         guest.quit()
 
 
-def test_the_set_up_offers_only_the_agents_that_can_play_the_chosen_rules(server, browser):
-    browser.get(server + "/")
-    wait(browser, lambda d: text(d, "connection") == "connected" and d.find_elements(By.ID, "seat-0"))
+def test_the_set_up_offers_only_the_agents_that_can_play_the_chosen_rules(browser):
+    with serving(max_tables=2, reconnect_s=0, hint_agent="random") as base:  # the fallback: not the first agent
+        browser.get(base + "/")
+        wait(browser, lambda d: text(d, "connection") == "connected" and d.find_elements(By.ID, "seat-0"))
 
-    def choices(rules: str) -> tuple[list[str], list[str], str]:
-        browser.execute_script(
-            "const s = document.getElementById('rules'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
-            rules,
-        )
-        read = "return [...document.getElementById(arguments[0]).options].map((o) => o.value);"
-        return (
-            browser.execute_script(read, "seat-1"),
-            browser.execute_script(read, "substitute"),
-            browser.execute_script("return document.getElementById('substitute').value;"),
-        )
+        def choices(rules: str) -> tuple[list[str], list[str], str]:
+            browser.execute_script(
+                "const s = document.getElementById('rules'); s.value = arguments[0];"
+                "s.dispatchEvent(new Event('change'));",
+                rules,
+            )
+            read = "return [...document.getElementById(arguments[0]).options].map((o) => o.value);"
+            return (
+                browser.execute_script(read, "seat-1"),
+                browser.execute_script(read, "substitute"),
+                browser.execute_script("return document.getElementById('substitute').value;"),
+            )
 
-    seat, substitute, chosen = choices("standard")
-    assert "ppo_standard" in seat and "ppo_standard" in substitute and chosen == "heuristic"
-    browser.execute_script("document.getElementById('substitute').value = 'ppo_standard';")
-    seat, substitute, chosen = choices("two_player")  # no drawing turns: left out, the substitute falls back
-    assert "ppo_standard" not in seat and "ppo_standard" not in substitute and chosen == "heuristic"
-    assert {"ppo", "heuristic", "search", "pimc", "random"} <= set(seat) and seat[:2] == ["human", "guest"]
-    browser.execute_script("document.getElementById('substitute').value = 'ppo';")
-    assert choices("cutthroat")[2] == "ppo"  # a substitute that can play stays chosen
+        seat, substitute, chosen = choices("standard")
+        assert "ppo_standard" in seat and "ppo_standard" in substitute and chosen == "random"  # the hint agent
+        browser.execute_script("document.getElementById('substitute').value = 'ppo_standard';")
+        seat, substitute, chosen = choices("two_player")  # no drawing turns: left out, the substitute falls back
+        assert "ppo_standard" not in seat and "ppo_standard" not in substitute and chosen == "random"
+        assert {"ppo", "heuristic", "search", "pimc", "random"} <= set(seat) and seat[:2] == ["human", "guest"]
+        assert substitute[0] == "heuristic"  # so the fallback above was the hint agent, not the first choice
+        browser.execute_script("document.getElementById('substitute').value = 'ppo';")
+        assert choices("cutthroat")[2] == "ppo"  # a substitute that can play stays chosen

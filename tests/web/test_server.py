@@ -533,3 +533,25 @@ def test_agents_that_cannot_play_a_preset_are_named_in_the_hello_and_refused_as_
         assert tab.token is None  # no table was opened
         reply = tab.ask({**two, "seats": ["human", "ppo"], "substitute": "ppo"})
         assert reply["type"] == "state" and tab.token is not None
+
+
+def test_an_agent_that_fails_to_build_is_refused_by_name_when_the_server_starts(monkeypatch):
+    from spades_env.agents import registry
+    from spades_env.web.server import Agents
+
+    def broken(**options):
+        raise RuntimeError("needs an option")
+
+    monkeypatch.setitem(registry._FACTORIES, "broken_plugin", broken)
+    monkeypatch.setitem(registry._DESCRIPTIONS, "broken_plugin", "a plugin that cannot be built without options")
+    with pytest.raises(ValueError, match="agent 'broken_plugin' cannot be built: RuntimeError: needs an option"):
+        Agents()
+
+
+def test_a_table_without_people_needs_no_substitute_that_can_play(tmp_path):
+    with serving(hint_agent="ppo_standard") as base, Tab(base) as tab:  # the default substitute: the hint agent
+        two = {"type": "new", "rules": "two_player", "seed": 1, "pace_ms": 5000}
+        reply = tab.ask({**two, "seats": ["human", "ppo"]})
+        assert reply["type"] == "error" and "the substitute ppo_standard cannot play two_player" in reply["message"]
+        reply = tab.ask({**two, "seats": ["ppo", "heuristic"]})  # agents alone: nobody leaves
+        assert reply["type"] == "state" and tab.token is not None

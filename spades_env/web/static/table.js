@@ -172,7 +172,7 @@ function option(value, text) {
 // the agents the server offers that can play these rules (one without the drawing turns cannot play two_player)
 function playable(rules) {
   const refused = hello.unplayable[rules] || {};
-  return hello.agents.filter((name) => !(name in refused));
+  return hello.agents.filter((name) => !Object.hasOwn(refused, name));
 }
 
 function seatChoices() {
