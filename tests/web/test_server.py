@@ -548,7 +548,7 @@ def test_an_agent_that_fails_to_build_is_refused_by_name_when_the_server_starts(
         Agents()
 
 
-def test_a_table_without_people_needs_no_substitute_that_can_play(tmp_path):
+def test_a_table_without_people_needs_no_substitute_that_can_play():
     with serving(hint_agent="ppo_standard") as base, Tab(base) as tab:  # the default substitute: the hint agent
         two = {"type": "new", "rules": "two_player", "seed": 1, "pace_ms": 5000}
         reply = tab.ask({**two, "seats": ["human", "ppo"]})
