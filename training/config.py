@@ -36,6 +36,7 @@ WEIGHT_GRADS = ("float32", "bfloat16", "auto")  # spades_env.nn.WEIGHT_GRADS (no
 # what the critic reads: the full-information position (every hand, no history of play), the full state (the
 # position and the history) or the acting seat's observation
 EXPERTS = ("none", "pimc", "search")  # expert: no expert, PIMC, search with the learner's network (training.expert)
+EXPERT_DECISIONS = ("all", "bids", "cards")  # expert_decisions: which of the learner's decisions the expert is offered
 ADVANTAGE_NORMS = ("batch", "preset")  # advantage_norm: per minibatch only, or per preset of a mixture first
 CRITIC_INPUTS: dict[str, ObservationLayout] = {"position": POSITION, "state": STATE, "observation": OBSERVATION}
 
@@ -226,6 +227,11 @@ class TrainConfig:
     )
     expert_samples: int = _f(16, "sampled deals per decision the expert searches")
     expert_coef: float = _f(1.0, "weight of the cross-entropy at the expert's targets in the update's loss")
+    expert_decisions: str = _f(
+        "all",
+        "which decisions with a choice the expert is offered: 'all', 'bids' (the bidding only: the card play stays "
+        "PPO's) or 'cards' (the card play only); expert_fraction is the share of those",
+    )
     teachers: list = _f(
         [],
         "policy distillation: 'preset=agent' entries ('*=agent' for every preset not named; an agent is a released "
@@ -308,6 +314,10 @@ class TrainConfig:
             raise ValueError(f"train config 'backend' must be one of {BACKENDS}, got {self.backend!r}")
         if self.expert not in EXPERTS:
             raise ValueError(f"train config 'expert' must be one of {EXPERTS}, got {self.expert!r}")
+        if self.expert_decisions not in EXPERT_DECISIONS:
+            raise ValueError(
+                f"train config 'expert_decisions' must be one of {EXPERT_DECISIONS}, got {quoted(self.expert_decisions)}"
+            )
         problem = _teachers_problem(self)
         if problem:
             raise ValueError(f"train config 'teachers': {problem}")

@@ -53,11 +53,11 @@ from spades_env.agents.knowledge import rules_from_observation
 from spades_env.agents.pimc import PIMCAgent, representative_card
 from spades_env.agents.policy import PolicyAgent
 from spades_env.agents.search import SearchAgent
-from spades_env.core.actions import BID_OFFSET
+from spades_env.core.actions import BID_ACTIONS, BID_OFFSET, CARD_ACTIONS
 from spades_env.core.cards import cards_of
 from spades_env.nn import PolicyNet
 from spades_env.obs.decode import decode_observation
-from training.config import EXPERTS
+from training.config import EXPERT_DECISIONS, EXPERTS
 from training.ppo import NO_TARGET
 
 EXPERT_STREAM = 0xE4  # mixed into the run's seed: the expert's generator is its own stream
@@ -66,10 +66,14 @@ EXPERT_STREAM = 0xE4  # mixed into the run's seed: the expert's generator is its
 class Expert:
     """A search agent giving targets for a sample of decisions (see the module docstring); pickles with the tables."""
 
-    def __init__(self, kind: str, fraction: float, samples: int, seed: int):
+    decisions = "all"  # what an expert pickled before expert_decisions existed was offered
+
+    def __init__(self, kind: str, fraction: float, samples: int, seed: int, decisions: str = "all"):
         if kind not in EXPERTS[1:]:
             raise ValueError(f"expert must be one of {EXPERTS[1:]}, got {kind!r}")
-        self.kind, self.fraction = kind, float(fraction)
+        if decisions not in EXPERT_DECISIONS:
+            raise ValueError(f"expert decisions must be one of {EXPERT_DECISIONS}, got {decisions!r}")
+        self.kind, self.fraction, self.decisions = kind, float(fraction), decisions
         self.rng = np.random.default_rng([seed, EXPERT_STREAM])  # the positions drawn and the search's deals
         if kind == "pimc":
             self.agent: PIMCAgent = PIMCAgent(rng=self.rng, samples=samples)
@@ -92,7 +96,11 @@ class Expert:
         actions = np.full(len(obs), NO_TARGET, dtype=np.int64)
         cards = np.zeros(len(obs), dtype=np.int64)
         drawn = self.rng.random(len(obs)) < self.fraction  # one uniform per row: the same draws whatever the rows
-        for row in np.flatnonzero(drawn & ((mask != 0).sum(1) > 1)):
+        offered = drawn & ((mask != 0).sum(1) > 1)
+        if self.decisions != "all":
+            actions_of = BID_ACTIONS if self.decisions == "bids" else CARD_ACTIONS
+            offered &= (mask[:, actions_of.start : actions_of.stop] != 0).any(1)
+        for row in np.flatnonzero(offered):
             self.agent.last_values = {}
             action = self.agent.act({"observation": obs[row], "action_mask": mask[row]})
             if len(self.agent.last_values) > 1:  # searched among several candidates
@@ -101,8 +109,13 @@ class Expert:
         return actions, cards
 
     def describe(self) -> dict[str, Any]:
-        """The expert's kind, fraction and its agent's settings."""
-        return {"kind": self.kind, "fraction": self.fraction, "agent": self.agent.describe()}
+        """The expert's kind, fraction, decisions offered and its agent's settings."""
+        return {
+            "kind": self.kind,
+            "fraction": self.fraction,
+            "decisions": self.decisions,
+            "agent": self.agent.describe(),
+        }
 
 
 def equivalent_cards(agent: PIMCAgent, obs: np.ndarray, mask: np.ndarray, action: int) -> int:
@@ -124,4 +137,10 @@ def make_expert(config: Any, rng: np.random.Generator) -> Expert | None:
     tables' own stream, so that several rollout workers search different deals."""
     if config.expert == "none":
         return None
-    return Expert(config.expert, config.expert_fraction, config.expert_samples, int(rng.integers(2**63)))
+    return Expert(
+        config.expert,
+        config.expert_fraction,
+        config.expert_samples,
+        int(rng.integers(2**63)),
+        config.expert_decisions,
+    )

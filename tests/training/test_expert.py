@@ -89,6 +89,32 @@ def test_every_target_is_legal_and_stands_for_its_run_of_equivalent_cards(cutthr
     assert bids >= 1 and bids < len(rows)  # PIMC searches bids and card play
 
 
+@pytest.mark.parametrize("decisions", ["bids", "cards"])
+def test_expert_decisions_narrows_the_offer_to_the_bidding_or_the_card_play(cutthroat_positions, decisions):
+    obs, mask = cutthroat_positions
+    every = Expert("pimc", 1.0, samples=4, seed=2)
+    narrow = Expert("pimc", 1.0, samples=4, seed=2, decisions=decisions)
+    actions, _ = every.targets(obs, mask)
+    narrowed, _ = narrow.targets(obs, mask)
+    bidding = (mask[:, 54:72] != 0).any(1)
+    wanted = bidding if decisions == "bids" else ~bidding
+    assert (narrowed[~wanted] == NO_TARGET).all()
+    assert ((narrowed != NO_TARGET) == ((actions != NO_TARGET) & wanted)).all()  # the same rows drawn, fewer kept
+    kept = narrowed[narrowed != NO_TARGET]
+    assert len(kept) >= 2 and ((kept >= 54) if decisions == "bids" else (kept < 54)).all()
+    assert narrow.describe()["decisions"] == decisions
+
+
+def test_expert_decisions_is_checked_and_old_experts_offered_everything(tmp_path):
+    with pytest.raises(ValueError, match="'expert_decisions' must be one of"):
+        dataclasses.replace(load_config(SMOKE), expert="pimc", expert_decisions="bid").validate()
+    with pytest.raises(ValueError, match="expert decisions must be one of"):
+        Expert("pimc", 0.1, samples=4, seed=0, decisions="play")
+    old = Expert("pimc", 0.1, samples=4, seed=0)
+    del old.__dict__["decisions"]  # pickled before the field existed
+    assert pickle.loads(pickle.dumps(old)).decisions == "all"
+
+
 def test_a_card_s_run_holds_the_cards_with_no_unseen_card_between_them():
     obs, mask = _positions("standard", steps=60)
     agent = Expert("pimc", 1.0, samples=4, seed=2).agent
