@@ -15,7 +15,7 @@ import argparse
 import dataclasses
 import io
 import math
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ import yaml
 from spades_env.agents import available_agents, check_plays, make_agent
 from spades_env.agents.pimc import MAX_SAMPLES
 from spades_env.config_io import MAX_CONFIG_BYTES, IntegerCheckingLoader, load_rules, one_line, read_limited
-from spades_env.core.rules import PRESETS, RulesError, quoted
+from spades_env.core.rules import PRESETS, Rules, RulesError, quoted
 from spades_env.nn.policy_file import MAX_REASON_CHARS
 from spades_env.obs.layout import OBSERVATION, POSITION, STATE, ObservationLayout
 from spades_env.rewards import RELATIVE_TO
@@ -285,6 +285,10 @@ class TrainConfig:
         """The presets the tables play and their weights: the mixture's, or ``{rules: 1}``."""
         return mixture_weights(self.mixture) if self.mixture else {self.rules: 1.0}
 
+    def played_rules(self) -> dict[str, Rules]:
+        """Each preset the tables play (as :attr:`presets` names it: a preset or a rules file) and its rules."""
+        return {spec: load_rules(spec) for spec in self.presets}
+
     def validate(self) -> TrainConfig:
         """Raise ValueError naming the first bad field."""
         for name, (low, high, low_included) in RANGES.items():
@@ -373,11 +377,12 @@ class TrainConfig:
                     f"train config 'num_envs': a mixture of {len(self.presets)} presets needs at least as many "
                     f"tables, got {self.num_envs}"
                 )
+        played = self.played_rules()
         for name in self.eval_opponents:
-            problem = _opponent_problem(name, self.presets)
+            problem = _opponent_problem(name, played)
             if problem:
                 raise ValueError(f"train config 'eval_opponents': {problem}")
-        problem = _opponent_problem(self.opponent, self.presets)
+        problem = _opponent_problem(self.opponent, played)
         if problem:
             raise ValueError(f"train config 'opponent': {problem}")
         tables_per_worker = len(self.presets) if self.mixture else 1  # each worker's share plays every preset
@@ -521,8 +526,9 @@ def mixture_weights(entries: list) -> dict[str, float]:
     return weights
 
 
-def _opponent_problem(name: Any, presets: Iterable[str]) -> str | None:
-    """Why ``make_agent(name)`` cannot build an opponent that plays every one of ``presets`` (built here as the
+def _opponent_problem(name: Any, presets: Mapping[str, Rules]) -> str | None:
+    """Why ``make_agent(name)`` cannot build an opponent that plays every one of ``presets`` (each preset as the
+    config names it, and its rules: :meth:`TrainConfig.played_rules`; the opponent built here as the
     tables and the final evaluation will build it: a file that is not a policy, or a policy without the drawing
     turns in two_player, fails now, not after the training), or None when it can."""
     import torch  # loaded with the agents' plugins anyway; imported here, the module reads without it
@@ -538,9 +544,9 @@ def _opponent_problem(name: Any, presets: Iterable[str]) -> str | None:
             f"cannot load {quoted(name)} ({type(exc).__name__}: {one_line(str(exc), MAX_REASON_CHARS)}); use "
             f"registered names ({sorted(available_agents())}), released policies or policy files"
         )
-    for spec in presets:
+    for spec, rules in presets.items():
         try:
-            check_plays(agent, load_rules(spec))
+            check_plays(agent, rules)
         except ValueError as exc:
             return f"{quoted(name)} cannot play {quoted(spec)}: {one_line(str(exc), MAX_REASON_CHARS)}"
     return None
@@ -557,7 +563,7 @@ def _teachers_problem(config: TrainConfig) -> str | None:
         spec = parse_teachers(config.teachers)
     except ValueError as exc:
         return str(exc)
-    played = sorted({load_rules(rules).name for rules in config.presets})  # the tables' names of their presets
+    played = sorted({rules.name for rules in config.played_rules().values()})  # the tables' names of their presets
     for preset in spec:
         if preset != EVERY_OTHER and preset not in played:
             return f"preset {preset!r} is not played by this run (it plays {played})"
@@ -571,7 +577,7 @@ def teacher_problem(config: TrainConfig) -> str | None:
     from training.teachers import EVERY_OTHER, load_teacher, parse_teachers
 
     spec = parse_teachers(config.teachers)
-    played = {load_rules(rules).name: load_rules(rules) for rules in config.presets}  # by the tables' names
+    played = {rules.name: rules for rules in config.played_rules().values()}  # by the tables' names
     for preset, agent in spec.items():
         try:
             teacher = load_teacher(agent)
