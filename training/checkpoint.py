@@ -124,6 +124,7 @@ ADDED_FIELDS = {
     "expert_fraction": 0.01,
     "expert_samples": 16,
     "expert_coef": 1.0,
+    "expert_decisions": "all",
     "teachers": [],
     "teacher_coef": 1.0,
     "opponent": "heuristic",

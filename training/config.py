@@ -322,9 +322,11 @@ class TrainConfig:
             raise ValueError(
                 f"train config 'expert_decisions' must be one of {EXPERT_DECISIONS}, got {quoted(self.expert_decisions)}"
             )
-        problem = _teachers_problem(self)
-        if problem:
-            raise ValueError(f"train config 'teachers': {problem}")
+        if self.expert == "search" and self.expert_decisions == "bids":  # its bids are the network's own, unsearched
+            raise ValueError(
+                "train config 'expert_decisions: bids' needs 'expert: pimc': the search expert takes the network's bid "
+                "without searching it, so it would give no targets"
+            )
         if self.backend == "torch":
             refused = {
                 "expert": (self.expert != "none", "none (the expert searches on the host's observations)"),
@@ -377,7 +379,10 @@ class TrainConfig:
                     f"train config 'num_envs': a mixture of {len(self.presets)} presets needs at least as many "
                     f"tables, got {self.num_envs}"
                 )
-        played = self.played_rules()
+        played = self.played_rules()  # the mixture is checked: each preset's rules, loaded once for these checks
+        problem = _teachers_problem(self, played)
+        if problem:
+            raise ValueError(f"train config 'teachers': {problem}")
         for name in self.eval_opponents:
             problem = _opponent_problem(name, played)
             if problem:
@@ -552,9 +557,10 @@ def _opponent_problem(name: Any, presets: Mapping[str, Rules]) -> str | None:
     return None
 
 
-def _teachers_problem(config: TrainConfig) -> str | None:
-    """Why the ``teachers`` entries cannot teach this run (a bad entry, a preset the run does not play), or None;
-    whether their agents load is :func:`teacher_problem`'s question."""
+def _teachers_problem(config: TrainConfig, presets: Mapping[str, Rules]) -> str | None:
+    """Why the ``teachers`` entries cannot teach this run, whose tables play ``presets``
+    (:meth:`TrainConfig.played_rules`), or None: a bad entry, a preset the run does not play. Whether their agents
+    load is :func:`teacher_problem`'s question."""
     from training.teachers import EVERY_OTHER, parse_teachers
 
     if not isinstance(config.teachers, list):
@@ -563,7 +569,7 @@ def _teachers_problem(config: TrainConfig) -> str | None:
         spec = parse_teachers(config.teachers)
     except ValueError as exc:
         return str(exc)
-    played = sorted({rules.name for rules in config.played_rules().values()})  # the tables' names of their presets
+    played = sorted({rules.name for rules in presets.values()})  # the tables' names of their presets
     for preset in spec:
         if preset != EVERY_OTHER and preset not in played:
             return f"preset {preset!r} is not played by this run (it plays {played})"

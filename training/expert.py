@@ -14,6 +14,11 @@ to play as the search did:
   play, and PIMC's bids. Decisions the expert does not search (blind calls,
   the exchange, two players' drawing turns: the heuristic's or the network's
   choice) and positions whose candidates are all equivalent get none.
+  ``expert_decisions`` narrows the offer to the bidding (``bids``: rows whose
+  legal actions are bids; PIMC only, as the search expert takes the network's
+  bid unsearched) or to the card play (``cards``: rows whose legal actions are
+  cards); ``all`` (the default) offers both. The draws are the same whatever
+  it is, so it only takes rows away.
 * **Which expert.** ``pimc`` (:class:`~spades_env.agents.pimc.PIMCAgent`:
   heuristic rollouts, searched bids) or ``search``
   (:class:`~spades_env.agents.search.SearchAgent`: the network itself

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import signal
 import subprocess
@@ -103,6 +104,29 @@ def test_run_killed_at_a_random_update_resumes_to_the_same_weights(tmp_path):
     assert resumed["counters"]["learner_decisions"] == whole["counters"]["learner_decisions"]
     a, b = _weights(whole), _weights(resumed)
     assert all(torch.equal(a[k], b[k]) for k in a), f"killed after update {kill_after}"
+
+
+# The fields of TrainConfig when ADDED_FIELDS was last complete, besides those it lists: a field added since needs an
+# ADDED_FIELDS entry (or to be resumable), else every older checkpoint is refused for a value it never had.
+KNOWN_FIELDS = frozenset(
+    "advantage_norm anneal_lr backend bag_cost bc_decisions bc_epochs bc_learning_rate checkpoint_every clip_coef "
+    "critic_hidden critic_input device ent_coef eval_deals eval_every eval_opponents eval_workers exp_name "
+    "final_eval_deals final_eval_games gae_lambda gamma heuristic_fraction hidden init_from learning_rate "
+    "max_grad_norm max_updates minibatch_size mixture num_envs pool_size prior_on_bids prior_weight progress "
+    "random_fraction ray_address ray_spares reward_scale rollout_backend rollout_steps rollout_workers rules runs_dir "
+    "seed selfplay_fraction snapshot_every sparse_input target_kl threads time_limit_minutes total_decisions "
+    "update_epochs vf_coef".split()
+)
+
+
+def test_every_field_added_since_has_the_value_older_checkpoints_trained_with():
+    from training.checkpoint import ADDED_FIELDS, RESUMABLE_FIELDS
+    from training.config import TrainConfig
+
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    unhandled = fields - KNOWN_FIELDS - set(ADDED_FIELDS) - set(RESUMABLE_FIELDS)
+    assert not unhandled, f"add these fields to training.checkpoint.ADDED_FIELDS: {sorted(unhandled)}"
+    assert set(ADDED_FIELDS) <= fields
 
 
 def test_a_checkpoint_from_before_a_field_existed_fits_the_value_it_trained_with():

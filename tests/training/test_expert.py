@@ -105,9 +105,11 @@ def test_expert_decisions_narrows_the_offer_to_the_bidding_or_the_card_play(cutt
     assert narrow.describe()["decisions"] == decisions
 
 
-def test_expert_decisions_is_checked_and_old_experts_offered_everything(tmp_path):
+def test_expert_decisions_is_checked_and_old_experts_offered_everything():
     with pytest.raises(ValueError, match="'expert_decisions' must be one of"):
         dataclasses.replace(load_config(SMOKE), expert="pimc", expert_decisions="bid").validate()
+    with pytest.raises(ValueError, match="'expert_decisions: bids' needs 'expert: pimc'"):
+        dataclasses.replace(load_config(SMOKE), expert="search", expert_decisions="bids").validate()
     with pytest.raises(ValueError, match="expert decisions must be one of"):
         Expert("pimc", 0.1, samples=4, seed=0, decisions="play")
     old = Expert("pimc", 0.1, samples=4, seed=0)
