@@ -120,7 +120,8 @@ def sample_hands(
 ) -> list[int]:
     """Deal the ``unseen`` cards: ``counts[p]`` to player p (0 for the agent itself), never a card of a suit
     p is void in (``voids[p]`` suit bitmask); ``known[p]`` cards are p's for sure. Cards left over (the
-    set-aside card) are dealt to nobody. Returns one bitboard per player."""
+    set-aside card) are dealt to nobody. Returns one bitboard per player; SamplingError only when no deal
+    satisfies the constraints."""
     n = len(counts)
     known = list(known) if known is not None else [0] * n
     fixed = 0
@@ -146,7 +147,12 @@ def sample_hands(
         hands = _try_deal(rng, free, need, spare, allowed_by_suit, known)
         if hands is not None:
             return hands
-    raise SamplingError("could not deal the unseen cards consistently with the known voids")
+    # the quick tries can all miss where the voids leave few deals (one player void in three suits must take the
+    # fourth whole): deal again, card by card, keeping only choices after which the rest can still be dealt
+    hands = _deal_looking_ahead(rng, free, need, spare, allowed_by_suit, known)
+    if hands is None:
+        raise SamplingError("could not deal the unseen cards consistently with the known voids")
+    return hands
 
 
 def _deal_in_order(rng: np.random.Generator, free: list[int], need: list[int], known: list[int]) -> list[int]:
@@ -196,6 +202,67 @@ def _try_deal(
         hands[chosen] |= 1 << card
         left[chosen] -= 1
     return None if any(left) else hands
+
+
+def _can_deal(left: list[int], supply: list[int], allowed_by_suit: list[list[int]]) -> bool:
+    """Whether ``supply[s]`` cards of each suit can give every player p its ``left[p]`` cards, each of a suit it may
+    hold (Hall's condition: every set of players needs no more than the suits open to it hold); the cards over go
+    aside, which takes any suit."""
+    players = [p for p in range(len(left)) if left[p] > 0]
+    open_suits = [[s for s in range(NUM_SUITS) if p in allowed_by_suit[s]] for p in players]
+    for subset in range(1, 1 << len(players)):
+        chosen = [i for i in range(len(players)) if subset >> i & 1]
+        suits = {s for i in chosen for s in open_suits[i]}
+        if sum(left[players[i]] for i in chosen) > sum(supply[s] for s in suits):
+            return False
+    return True
+
+
+def _deal_looking_ahead(
+    rng: np.random.Generator,
+    free: list[int],
+    need: list[int],
+    spare: int,
+    allowed_by_suit: list[list[int]],
+    known: list[int],
+) -> list[int] | None:
+    """A deal respecting the voids whenever one exists (None when none does): :func:`_try_deal`'s card-by-card
+    draw, each card's choices (a player, or aside) weighted as there, but only among those after which the
+    remaining cards can still be dealt (:func:`_can_deal`), so that it never runs into a dead end."""
+    left, spare_left, hands = list(need), spare, list(known)
+    supply = [0] * NUM_SUITS
+    for card in free:
+        supply[CARD_SUIT[card]] += 1
+    if not _can_deal(left, supply, allowed_by_suit):
+        return None
+    for i in rng.permutation(len(free)):
+        card = free[i]
+        suit = CARD_SUIT[card]
+        supply[suit] -= 1
+        options, weights = [], []
+        for p in allowed_by_suit[suit]:
+            if left[p] > 0:
+                left[p] -= 1
+                if _can_deal(left, supply, allowed_by_suit):
+                    options.append(p)
+                    weights.append(left[p] + 1)
+                left[p] += 1
+        if spare_left > 0 and _can_deal(left, supply, allowed_by_suit):
+            options.append(NO_SEAT)  # the card is set aside
+            weights.append(spare_left)
+        pick = rng.random() * sum(weights)  # some option keeps the deal possible: the state before this card did
+        chosen = options[-1]
+        for option, weight in zip(options, weights):
+            if pick < weight:
+                chosen = option
+                break
+            pick -= weight
+        if chosen == NO_SEAT:
+            spare_left -= 1
+        else:
+            hands[chosen] |= 1 << card
+            left[chosen] -= 1
+    return hands
 
 
 def equivalent_choices(legal: int, unseen: int, deuce_high: bool) -> list[int]:

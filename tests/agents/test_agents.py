@@ -22,7 +22,7 @@ from spades_env.agents import (
     rules_from_view,
 )
 from spades_env.agents.heuristic import estimate_tricks
-from spades_env.agents.pimc import equivalent_choices, sample_hands
+from spades_env.agents.pimc import SamplingError, equivalent_choices, sample_hands
 from spades_env.core import BidKind, HandState, Phase, Rules, deal_cards, parse_action, preset
 from spades_env.core.actions import BLIND_NIL, SEE_CARDS, action_name, mask_array
 from spades_env.core.cards import CARD_SUIT, SUIT_MASKS, mask_of, parse_cards
@@ -407,6 +407,39 @@ def test_sample_hands_respects_counts_voids_and_known_cards():
         assert not hands[1] & SUIT_MASKS[1] and not hands[2] & SUIT_MASKS[2]
         assert sum(h.bit_count() for h in hands) == 39
         assert hands[1] | hands[2] | hands[3] == unseen
+
+
+def test_sample_hands_deals_the_one_consistent_deal_the_quick_tries_miss():
+    # from a cutthroat search-vs-PIMC evaluation that stopped on it: slot 1 is void in all but spades and must
+    # take the 6 spades left, slot 2 (void in hearts and spades) and slot 3 share the clubs and diamonds
+    unseen = mask_of(parse_cards("3C 6C 8C 9C QC 2D 4D 5D 7D TD JD KD 4S 5S 6S 8S KS AS"))
+    counts, voids = [0, 6, 6, 6], [0, 0b0111, 0b1100, 0b0100]
+    spades = unseen & SUIT_MASKS[3]
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        hands = sample_hands(rng, unseen, counts, voids, max_tries=1)
+        assert hands[1] == spades and hands[0] == 0 and hands[1] | hands[2] | hands[3] == unseen
+        assert [h.bit_count() for h in hands] == counts
+        assert not hands[2] & (SUIT_MASKS[2] | SUIT_MASKS[3])
+    with pytest.raises(SamplingError, match="consistently with the known voids"):  # no such deal: still an error
+        sample_hands(rng, unseen, [0, 7, 6, 5], voids)
+
+
+def test_sample_hands_finds_a_deal_whenever_the_true_one_exists():
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        sizes = [0, *rng.integers(1, 14, size=3).tolist()]
+        cards = rng.permutation(52).tolist()
+        hands, start = [0] * 4, 0
+        for p in (1, 2, 3):
+            hands[p] = mask_of(cards[start : start + sizes[p]])
+            start += sizes[p]
+        voids = [0] + [sum(1 << s for s in range(4) if not hands[p] & SUIT_MASKS[s]) for p in (1, 2, 3)]
+        unseen = hands[1] | hands[2] | hands[3] | mask_of(cards[start : start + int(rng.integers(0, 3))])  # aside
+        got = sample_hands(rng, unseen, sizes, voids, max_tries=int(rng.integers(0, 2)))
+        assert [h.bit_count() for h in got] == sizes and not (got[1] & got[2] or got[2] & got[3] or got[1] & got[3])
+        assert all(not got[p] & SUIT_MASKS[s] for p in (1, 2, 3) for s in range(4) if voids[p] >> s & 1)
+        assert (got[1] | got[2] | got[3]) & ~unseen == 0
 
 
 def test_equivalent_choices_keep_one_card_per_run():
