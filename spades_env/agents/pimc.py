@@ -186,22 +186,25 @@ def _try_deal(
         card = free[i]
         players = [p for p in allowed_by_suit[CARD_SUIT[card]] if left[p] > 0]
         weights = [left[p] for p in players]
-        total = sum(weights) + spare_left
-        if total <= 0:
+        if sum(weights) + spare_left <= 0:
             return None
-        pick = rng.random() * total
-        chosen = NO_SEAT
-        for p, w in zip(players, weights):
-            if pick < w:
-                chosen = p
-                break
-            pick -= w
+        chosen = _weighted_choice(rng, [*players, NO_SEAT], [*weights, spare_left])
         if chosen == NO_SEAT:
             spare_left -= 1  # the card is set aside
             continue
         hands[chosen] |= 1 << card
         left[chosen] -= 1
     return None if any(left) else hands
+
+
+def _weighted_choice(rng: np.random.Generator, options: list[int], weights: list[int]) -> int:
+    """One of ``options``, drawn in proportion to its weight (>= 0) with one uniform of ``rng``."""
+    pick = rng.random() * sum(weights)
+    for option, weight in zip(options, weights):
+        if pick < weight:
+            return option
+        pick -= weight
+    return options[-1]  # float rounding
 
 
 def _can_deal(left: list[int], supply: list[int], allowed_by_suit: list[list[int]]) -> bool:
@@ -250,13 +253,7 @@ def _deal_looking_ahead(
         if spare_left > 0 and _can_deal(left, supply, allowed_by_suit):
             options.append(NO_SEAT)  # the card is set aside
             weights.append(spare_left)
-        pick = rng.random() * sum(weights)  # some option keeps the deal possible: the state before this card did
-        chosen = options[-1]
-        for option, weight in zip(options, weights):
-            if pick < weight:
-                chosen = option
-                break
-            pick -= weight
+        chosen = _weighted_choice(rng, options, weights)  # some option is left: the state before this card could
         if chosen == NO_SEAT:
             spare_left -= 1
         else:
