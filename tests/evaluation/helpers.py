@@ -1,9 +1,23 @@
-"""Shared by the evaluation tests: a stand-in for a match that must not be played, and a command line that must
-exit with status 2 before any work."""
+"""Shared by the evaluation tests: a stand-in for a match that must not be played, a command line that must
+exit with status 2 before any work, and a benchmark script loaded as a module."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` as a module (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def no_match(*args, **kwargs):

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("torch")  # the released policy
 
 from spades_env.agents import make_agent  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("card_sureness", ROOT / "benchmarks" / "card_sureness.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from .helpers import load_benchmark  # noqa: E402
 
 
 class Uniform:
@@ -34,7 +24,7 @@ class Uniform:
 
 
 def test_a_uniform_policy_counts_every_legal_card_and_the_release_at_least_its_own():
-    sureness = _module()
+    sureness = load_benchmark("card_sureness")
     uniform = Uniform()
     counts = sureness.card_counts({"uniform": uniform, "ppo": make_agent("ppo")}, "cutthroat", 3, 0.05)
     assert len(counts["uniform"]) == len(counts["ppo"]) == len(uniform.legal) >= 60  # the same positions
@@ -44,7 +34,7 @@ def test_a_uniform_policy_counts_every_legal_card_and_the_release_at_least_its_o
 
 
 def test_main_prints_each_policy_and_refuses_a_bad_entry(capsys):
-    sureness = _module()
+    sureness = load_benchmark("card_sureness")
     sureness.main(["release=ppo", "--hands", "1"])
     out = capsys.readouterr().out
     assert out.startswith("release: ") and "2+ cards at p >= 0.05" in out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -15,14 +14,13 @@ from spades_env.agents.registry import UnknownAgentError, available_agents, rele
 from spades_env.core.rules import preset  # noqa: E402
 from spades_env.nn import PolicyFileError  # noqa: E402
 
+from .helpers import load_benchmark  # noqa: E402
+
 ROOT = Path(__file__).parents[2]
 
 
 def load_zoo():
-    spec = importlib.util.spec_from_file_location("model_zoo", ROOT / "benchmarks" / "model_zoo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("model_zoo")
 
 
 def test_the_zoo_holds_every_agent_the_package_offers():
@@ -88,9 +86,7 @@ def test_cannot_play_names_the_drawing_turns_and_an_unknown_agent_is_an_error_no
 
 
 def test_the_bid_play_split_benchmark_asks_its_card_player_whether_it_can_play():
-    spec = importlib.util.spec_from_file_location("bid_play_split", ROOT / "benchmarks" / "bid_play_split.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark("bid_play_split")
     two = preset("two_player")
     check_plays(module.SplitAgent(bid="ppo_standard", play="heuristic"), two)  # the bidder takes no drawing turn
     with pytest.raises(PolicyFileError, match="88 actions"):
