@@ -1,11 +1,12 @@
 """How often the expert of learning from search agrees with itself: two searches of the same positions.
 
-The training tables (``training.rollout.Rollout``) are played by the heuristic; at every decision with a
-choice two experts built alike but for their seed (``training.expert.Expert``: PIMC by default, 16 deals)
-give their targets, and the share of positions where both searched and agree is printed, card plays and bids
-apart. A card target stands for its run of equivalent cards, so two cards of one run agree. This is the
-ceiling of a learner's agreement with the expert's targets (``expert_agreement`` in ``metrics.csv``): what
-one search says and the next does not is noise the learner can only fit by spreading its probability.
+The training tables (``training.rollout.Rollout``, 8 tables) are played by the heuristic; at the decisions
+with a choice of every 4th table step, two experts built alike but for their seed (``training.expert.Expert``:
+PIMC, 16 deals) give their targets, and the share of positions where both searched and agree is printed, card
+plays and bids apart. A card target stands for its run of equivalent cards, so two cards of one run agree.
+This is the agreement (``expert_agreement`` in ``metrics.csv``) of a learner that reproduces the expert's
+choices exactly, what fitting its targets converges to: what one search says and the next does not is noise
+that the learner can only fit by spreading its probability.
 
     python benchmarks/expert_self_agreement.py [--rules cutthroat] [--steps 400] [--samples 16] [--seed 11]
 """

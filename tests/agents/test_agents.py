@@ -409,6 +409,14 @@ def test_sample_hands_respects_counts_voids_and_known_cards():
         assert hands[1] | hands[2] | hands[3] == unseen
 
 
+def test_sample_hands_quick_tries_deal_as_they_always_did():
+    # pinned from the sampler before its look-ahead existed: where the quick tries succeed, the deals are unchanged
+    rng = np.random.default_rng(5)
+    unseen, counts, voids = mask_of(range(13, 52)), [0, 13, 13, 13], [0, 1 << 1, 1 << 2, 0]
+    assert sample_hands(rng, unseen, counts, voids) == [0, 0xAC2732C000000, 0x11980029DC000, 0x4240CD1622000]
+    assert sample_hands(rng, unseen, counts, voids) == [0, 0x8055EF4000000, 0x3E80003266000, 0x412A108D98000]
+
+
 def test_sample_hands_deals_the_one_consistent_deal_the_quick_tries_miss():
     # from a cutthroat search-vs-PIMC evaluation that stopped on it: slot 1 is void in all but spades and must
     # take the 6 spades left, slot 2 (void in hearts and spades) and slot 3 share the clubs and diamonds
