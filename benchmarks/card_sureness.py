@@ -19,13 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from spades_env.aec import PHASE_NAMES, raw_env
+from spades_env.aec import raw_env
 from spades_env.agents import HeuristicAgent, check_plays, make_agent
 from spades_env.config_io import load_rules
 from spades_env.core import Phase
 from spades_env.core.actions import BID_OFFSET
 
-PLAY = PHASE_NAMES[Phase.PLAY]  # the info's phase at a card play
 DEFAULT_THRESHOLD = 0.05  # search's default prune: a card at this probability or more is searched
 
 
@@ -38,12 +37,12 @@ def card_counts(policies: Mapping[str, Any], rules: str, hands: int, threshold: 
         env = raw_env(rules=rules, episode="hand")
         env.reset(seed=seed)
         for _ in env.agent_iter():
-            obs, _, terminated, truncated, info = env.last()
+            obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
             mask = obs["action_mask"]
-            if info["phase"] == PLAY and mask[:BID_OFFSET].sum() > 1:  # a card play with a choice (no exchange)
+            if env.hand.phase == Phase.PLAY and mask[:BID_OFFSET].sum() > 1:  # a card play with a choice
                 for name, policy in policies.items():
                     probs = policy.probabilities(obs)
                     counts[name].append(int((probs[:BID_OFFSET][mask[:BID_OFFSET] != 0] >= threshold).sum()))
