@@ -17,8 +17,9 @@ to play as the search did:
   ``expert_decisions`` narrows the offer to the bidding (``bids``: rows whose
   legal actions are bids; PIMC only, as the search expert takes the network's
   bid unsearched) or to the card play (``cards``: rows whose legal actions are
-  cards); ``all`` (the default) offers both. The draws are the same whatever
-  it is, so it only takes rows away.
+  cards); ``all`` (the default) offers both. Within a call the rows are
+  drawn as with ``all`` and those of the other kind dropped (the searches
+  they skip leave the generator elsewhere for the next call).
 * **Which expert.** ``pimc`` (:class:`~spades_env.agents.pimc.PIMCAgent`:
   heuristic rollouts, searched bids) or ``search``
   (:class:`~spades_env.agents.search.SearchAgent`: the network itself
